@@ -1,0 +1,163 @@
+package io.jccl;
+
+import io.jccl.internal.comm.CommFactory;
+
+import java.lang.foreign.MemorySegment;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A group of ranks that run collective operations together (NCCL's {@code ncclComm_t}).
+ *
+ * <p>Every rank calls the same collectives in the same order with matching arguments. Buffers are
+ * {@link MemorySegment}s (heap or native); {@link ArrayCollectives} and {@link BufferCollectives} add overloads for
+ * primitive arrays and {@link java.nio.ByteBuffer}s. Counts are in elements of the given {@link DataType}.
+ * A synchronous call returns when this rank's part is done and its receive buffer holds the result; an
+ * {@code *Async} call returns a future at once and the buffers must not be touched until it completes.
+ * Operations run in the order they were called, as on a CUDA stream.
+ *
+ * <p>Inside {@link Jccl#group()} calls only record work; the group's {@code close()} launches everything recorded
+ * on every communicator together and waits for it, so send/recv pairs and several communicators driven from one
+ * thread cannot deadlock.
+ *
+ * <p>A communicator is meant to be driven by one thread at a time; concurrent calls fail with
+ * {@link Result#INVALID_USAGE}. Failures throw {@link JcclException}; a failure that involves a peer also marks
+ * the communicator broken ({@link #asyncError()}), and every later call fails at once.
+ *
+ * <pre>{@code
+ * UniqueId id = Jccl.uniqueId();                      // on rank 0; send id.toBytes() to the others
+ * try (Communicator comm = Communicator.init(id, nRanks, rank)) {
+ *     comm.allReduce(data, RedOp.SUM);                // float[] in place
+ * }
+ * }</pre>
+ */
+public interface Communicator extends AutoCloseable, ArrayCollectives, BufferCollectives {
+
+    /** Joins a communicator of {@code nRanks} ranks as {@code rank}, with default {@link Config}. Blocks until all ranks joined. */
+    static Communicator init(UniqueId id, int nRanks, int rank) {
+        return CommFactory.init(id, nRanks, rank, Config.defaults());
+    }
+
+    /** Joins a communicator of {@code nRanks} ranks as {@code rank}. Blocks until all ranks joined. */
+    static Communicator init(UniqueId id, int nRanks, int rank, Config config) {
+        return CommFactory.init(id, nRanks, rank, config);
+    }
+
+    /**
+     * Joins the communicator described by the environment, as launchers set it: {@code JCCL_COMM_ID} or
+     * {@code NCCL_COMM_ID} (host:port of the root, which rank 0 starts), with the rank and size from
+     * {@code RANK}/{@code WORLD_SIZE} (torchrun, with {@code MASTER_ADDR}/{@code MASTER_PORT}),
+     * {@code OMPI_COMM_WORLD_RANK}/{@code OMPI_COMM_WORLD_SIZE} (mpirun) or {@code SLURM_PROCID}/{@code SLURM_NTASKS}
+     * (srun). {@code JCCL_COMM_SECRET} (hex), when set by the launcher, authenticates the ranks.
+     */
+    static Communicator fromEnvironment() {
+        return CommFactory.fromEnvironment(Config.defaults());
+    }
+
+    /** As {@link #fromEnvironment()}, with a config. */
+    static Communicator fromEnvironment(Config config) {
+        return CommFactory.fromEnvironment(config);
+    }
+
+    /**
+     * Creates all {@code nRanks} ranks of a communicator inside this process (NCCL's {@code ncclCommInitAll}):
+     * element {@code i} of the result has rank {@code i}. Drive them with {@link Jccl#group()} from one thread, or
+     * one thread per rank.
+     */
+    static List<Communicator> initAll(int nRanks, Config config) {
+        return CommFactory.initAll(nRanks, config);
+    }
+
+    /** This rank, in [0, size). */
+    int rank();
+
+    /** Number of ranks. */
+    int size();
+
+    /** The configuration in effect, with every unset value resolved. */
+    Config config();
+
+    /** A short hexadecimal id of this communicator, the same on every rank, used in logs and errors. */
+    String id();
+
+    // ---- collectives on memory segments ------------------------------------------------------------------
+
+    /** Every rank receives the reduction of all ranks' {@code send} ({@code count} elements) in {@code recv}. In place when they are the same segment. */
+    void allReduce(MemorySegment send, MemorySegment recv, long count, DataType type, RedOp op);
+
+    /** Every rank receives {@code root}'s {@code send} in {@code recv}; {@code send} is read on the root only. */
+    void broadcast(MemorySegment send, MemorySegment recv, long count, DataType type, int root);
+
+    /** {@code root} receives the reduction of all ranks' {@code send} in {@code recv}; {@code recv} is written on the root only. */
+    void reduce(MemorySegment send, MemorySegment recv, long count, DataType type, RedOp op, int root);
+
+    /** Rank r's {@code sendCount} elements land at offset {@code r * sendCount} of every rank's {@code recv}. */
+    void allGather(MemorySegment send, MemorySegment recv, long sendCount, DataType type);
+
+    /** {@code send} holds {@code size() * recvCount} elements; rank r receives the reduction of block r in {@code recv}. */
+    void reduceScatter(MemorySegment send, MemorySegment recv, long recvCount, DataType type, RedOp op);
+
+    /** Block p ({@code count} elements at {@code p * count}) of {@code send} goes to rank p, which stores it as block {@code rank()} of {@code recv}. */
+    void allToAll(MemorySegment send, MemorySegment recv, long count, DataType type);
+
+    /** {@code root} receives rank r's {@code sendCount} elements at offset {@code r * sendCount} of {@code recv}. */
+    void gather(MemorySegment send, MemorySegment recv, long sendCount, DataType type, int root);
+
+    /** Rank r receives block r ({@code recvCount} elements) of {@code root}'s {@code send}. */
+    void scatter(MemorySegment send, MemorySegment recv, long recvCount, DataType type, int root);
+
+    /** Sends {@code count} elements to {@code peer}, which must call {@link #recv} with the same count and type. */
+    void send(MemorySegment buf, long count, DataType type, int peer);
+
+    /** Receives {@code count} elements from {@code peer}. */
+    void recv(MemorySegment buf, long count, DataType type, int peer);
+
+    /** Returns when every rank has called it. */
+    void barrier();
+
+    // ---- asynchronous forms ------------------------------------------------------------------------------
+
+    CompletableFuture<Void> allReduceAsync(MemorySegment send, MemorySegment recv, long count, DataType type, RedOp op);
+
+    CompletableFuture<Void> broadcastAsync(MemorySegment send, MemorySegment recv, long count, DataType type, int root);
+
+    CompletableFuture<Void> reduceAsync(MemorySegment send, MemorySegment recv, long count, DataType type, RedOp op, int root);
+
+    CompletableFuture<Void> allGatherAsync(MemorySegment send, MemorySegment recv, long sendCount, DataType type);
+
+    CompletableFuture<Void> reduceScatterAsync(MemorySegment send, MemorySegment recv, long recvCount, DataType type, RedOp op);
+
+    CompletableFuture<Void> allToAllAsync(MemorySegment send, MemorySegment recv, long count, DataType type);
+
+    CompletableFuture<Void> gatherAsync(MemorySegment send, MemorySegment recv, long sendCount, DataType type, int root);
+
+    CompletableFuture<Void> scatterAsync(MemorySegment send, MemorySegment recv, long recvCount, DataType type, int root);
+
+    CompletableFuture<Void> sendAsync(MemorySegment buf, long count, DataType type, int peer);
+
+    CompletableFuture<Void> recvAsync(MemorySegment buf, long count, DataType type, int peer);
+
+    CompletableFuture<Void> barrierAsync();
+
+    // ---- lifecycle ---------------------------------------------------------------------------------------
+
+    /**
+     * The error that broke this communicator (a lost peer, a timeout, an abort), or {@code null} while it is
+     * healthy (NCCL's {@code ncclCommGetAsyncError}).
+     */
+    JcclException asyncError();
+
+    /**
+     * Stops this communicator now, from any thread: every blocked or later call fails with {@link Result#ABORTED},
+     * peers see the connection drop; resources are released (NCCL's {@code ncclCommAbort}).
+     */
+    void abort();
+
+    /**
+     * Waits for every operation issued so far, then releases the communicator's threads, sockets and memory
+     * (NCCL's {@code ncclCommFinalize} followed by {@code ncclCommDestroy}). Idempotent. A broken communicator is
+     * released without waiting.
+     */
+    @Override
+    void close();
+}

@@ -1,0 +1,43 @@
+package io.jccl;
+
+import io.jccl.internal.bootstrap.BootstrapRoot;
+import io.jccl.internal.enqueue.GroupState;
+
+/** Entry points that are not tied to one communicator. */
+public final class Jccl {
+    /** The library version. */
+    public static final String VERSION = "0.1.0";
+
+    private Jccl() {
+    }
+
+    /**
+     * Creates the handle of a new communicator and starts its bootstrap root in this process (NCCL's
+     * {@code ncclGetUniqueId}). Call it on one rank (usually rank 0) and send {@link UniqueId#toBytes()} to the others.
+     * The root listens on the interface chosen by {@code NCCL_SOCKET_IFNAME} (else the first non-loopback
+     * interface that is up, else loopback) and stops once every rank has joined or its deadline passes.
+     */
+    public static UniqueId uniqueId() {
+        return BootstrapRoot.startNew();
+    }
+
+    /** Opens a group on this thread; use it in try-with-resources. */
+    public static Group group() {
+        return new Group();
+    }
+
+    /** NCCL-style group start; prefer {@link #group()}. Must be paired with {@link #groupEnd()} on the same thread. */
+    public static void groupStart() {
+        GroupState.start();
+    }
+
+    /** NCCL-style group end: launches and waits for the calls recorded since the matching {@link #groupStart()}. */
+    public static void groupEnd() {
+        GroupState.end();
+    }
+
+    /** The version string, e.g. {@code 0.1.0}. */
+    public static String version() {
+        return VERSION;
+    }
+}
