@@ -2,26 +2,156 @@ package io.jccl.internal.comm;
 
 import io.jccl.Communicator;
 import io.jccl.Config;
+import io.jccl.Jccl;
 import io.jccl.JcclException;
 import io.jccl.Result;
 import io.jccl.UniqueId;
+import io.jccl.internal.algorithm.Ring;
+import io.jccl.internal.bootstrap.Bootstrap;
+import io.jccl.internal.debug.Log;
+import io.jccl.internal.debug.Subsys;
+import io.jccl.internal.param.Params;
+import io.jccl.internal.proxy.ProxyThread;
+import io.jccl.internal.transport.ConnFifo;
+import io.jccl.internal.transport.Connections;
+import io.jccl.internal.transport.IdlePolicy;
+import io.jccl.internal.transport.net.NetInterfaces;
+import io.jccl.internal.transport.net.NetTransport;
 
+import java.lang.foreign.Arena;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
-/** Creates communicators (NCCL's ncclCommInitRank path). Skeleton: filled in by the foundation work. */
+/**
+ * Creates communicators (NCCL's {@code ncclCommInitRank} path): bootstrap, exchange of peer infos, agreement on
+ * channels and slot sizes, proxy and transports, ring connections, channel workers.
+ *
+ * <p>Owned by: the calling thread (init blocks it until every rank joined). Mirrors: init.cc ncclCommInitRankFunc /
+ * initTransportsRank.
+ */
 public final class CommFactory {
     private CommFactory() {
     }
 
     public static Communicator init(UniqueId id, int nRanks, int rank, Config config) {
-        throw new JcclException(Result.INTERNAL_ERROR, "not built yet");
+        if (id == null) {
+            throw new JcclException(Result.INVALID_ARGUMENT, "UniqueId is null");
+        }
+        if (nRanks < 1 || rank < 0 || rank >= nRanks) {
+            throw new JcclException(Result.INVALID_ARGUMENT, "rank " + rank + " is not in [0, " + nRanks + ")");
+        }
+        Config cfg = config == null ? Config.defaults() : config;
+        long timeoutNs = cfg.timeout() != null ? cfg.timeout().toNanos() : TimeUnit.MILLISECONDS.toNanos(Params.TIMEOUT_MS.get());
+        String commId = HexFormat.of().toHexDigits(PeerInfo.hash(Long.toHexString(id.magic()) + "/" + id.rootAddress()));
+        long t0 = System.nanoTime();
+        Bootstrap bootstrap = Bootstrap.init(id, rank, nRanks, timeoutNs);
+        CommHealth health = new CommHealth();
+        bootstrap.attach(health);
+        Arena arena = null;
+        ProxyThread proxy = null;
+        try {
+            int minCh = cfg.minChannels() > 0 ? cfg.minChannels() : Params.MIN_NCHANNELS.get();
+            int maxCh = cfg.maxChannels() > 0 ? cfg.maxChannels() : Params.MAX_NCHANNELS.get();
+            PeerInfo me = PeerInfo.local(rank, Jccl.VERSION, minCh, maxCh, stepBytes(Params.BUFFSIZE.get()),
+                    stepBytes(Params.P2P_BUFFSIZE.get()));
+            byte[][] all = bootstrap.allGather(me.encode());
+            PeerInfo[] peers = new PeerInfo[nRanks];
+            for (int r = 0; r < nRanks; r++) {
+                peers[r] = PeerInfo.decode(all[r]);
+            }
+            CommShape shape = CommShape.decide(peers, rank);
+            arena = Arena.ofShared();
+            String prefix = "jccl-" + commId.substring(0, 8) + "-r" + rank;
+            IdlePolicy policy = IdlePolicy.forLoad(shape.localRanks() * (shape.nChannels() + 1),
+                    Runtime.getRuntime().availableProcessors());
+            proxy = new ProxyThread(health, rank, prefix + "-proxy", policy.proxySpins());
+            boolean allLocal = shape.nNodes() == 1 && id.rootAddress().getAddress().isLoopbackAddress();
+            NetTransport net = new NetTransport(arena, proxy, health, NetInterfaces.choose(allLocal).address(),
+                    id.magic(), rank, timeoutNs, policy);
+            Connections conns = new Connections(rank, nRanks, shape.nChannels(), bootstrap, peer -> net);
+            Ring[] rings = new Ring[shape.nChannels()];
+            List<Connections.Need> needs = new ArrayList<>();
+            for (int c = 0; c < rings.length; c++) {
+                rings[c] = Ring.identity(nRanks, rank);
+                if (nRanks > 1) {
+                    needs.add(new Connections.Need(c, rings[c].prev(), false, shape.stepBytes()));
+                    needs.add(new Connections.Need(c, rings[c].next(), true, shape.stepBytes()));
+                }
+            }
+            conns.connect(needs);
+            Config resolved = new Config(Duration.ofNanos(timeoutNs), shape.nChannels(), shape.nChannels(), cfg.commName());
+            CommRuntime rt = new CommRuntime(rank, nRanks, commId, resolved, timeoutNs, health, bootstrap, arena, proxy,
+                    conns, rings, shape, policy);
+            Log.info(Subsys.INIT, rank, "comm %s rank %d nRanks %d nNodes %d localRanks %d nChannels %d - Init COMPLETE "
+                    + "(%.1f ms)", commId, rank, nRanks, shape.nNodes(), shape.localRanks(), shape.nChannels(),
+                    (System.nanoTime() - t0) / 1e6);
+            return new HostCommunicator(rt);
+        } catch (RuntimeException e) {
+            health.fail(e instanceof JcclException j ? j : new JcclException(Result.INTERNAL_ERROR, e.toString(), e));
+            if (proxy != null) {
+                proxy.stop();
+            }
+            bootstrap.close();
+            if (arena != null) {
+                arena.close();
+            }
+            throw e;
+        }
+    }
+
+    private static int stepBytes(long buffSize) {
+        long s = buffSize / ConnFifo.NSTEPS;
+        if (s < 4096 || s > (1 << 30)) {
+            throw new JcclException(Result.INVALID_ARGUMENT, "buffer size " + buffSize + " gives slots of " + s
+                    + " bytes; use a size between " + (4096 * ConnFifo.NSTEPS) + " and 8 GiB");
+        }
+        return (int) (s & ~63L);
     }
 
     public static Communicator fromEnvironment(Config config) {
-        throw new JcclException(Result.INTERNAL_ERROR, "not built yet");
+        return EnvLaunch.init(config);
     }
 
+    /** All ranks of a communicator in this process, each initialised on its own thread. */
     public static List<Communicator> initAll(int nRanks, Config config) {
-        throw new JcclException(Result.INTERNAL_ERROR, "not built yet");
+        if (nRanks < 1) {
+            throw new JcclException(Result.INVALID_ARGUMENT, "initAll needs at least one rank, got " + nRanks);
+        }
+        UniqueId id = Jccl.uniqueId();
+        Communicator[] comms = new Communicator[nRanks];
+        JcclException[] errors = new JcclException[nRanks];
+        Thread[] threads = new Thread[nRanks];
+        for (int r = 0; r < nRanks; r++) {
+            int rank = r;
+            threads[r] = Thread.ofPlatform().name("jccl-initAll-r" + r).start(() -> {
+                try {
+                    comms[rank] = init(id, nRanks, rank, config);
+                } catch (JcclException e) {
+                    errors[rank] = e;
+                }
+            });
+        }
+        for (Thread t : threads) {
+            try {
+                t.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new JcclException(Result.SYSTEM_ERROR, "interrupted during initAll", e);
+            }
+        }
+        for (int r = 0; r < nRanks; r++) {
+            if (errors[r] != null) {
+                for (Communicator c : comms) {
+                    if (c != null) {
+                        c.abort();
+                    }
+                }
+                throw errors[r];
+            }
+        }
+        return List.of(comms);
     }
 }

@@ -1,0 +1,100 @@
+package io.jccl.internal.bootstrap;
+
+import io.jccl.JcclException;
+import io.jccl.Result;
+import io.jccl.internal.comm.CommHealth;
+
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Messages that arrived from peers, by (peer, tag), in arrival order: NCCL's "unexpected connections" queue, so a
+ * message that arrives before anyone asks for it is kept, never dropped. Owned by: reader threads put, the
+ * communicator's threads take.
+ */
+final class Mailbox {
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition changed = lock.newCondition();
+    private final Map<Long, ArrayDeque<byte[]>> queues = new HashMap<>();
+    private final boolean[] peerClosed;
+    private final String[] peerCloseReason;
+    private final int rank;
+
+    Mailbox(int rank, int nRanks) {
+        this.rank = rank;
+        this.peerClosed = new boolean[nRanks];
+        this.peerCloseReason = new String[nRanks];
+    }
+
+    void put(int peer, int tag, byte[] payload) {
+        lock.lock();
+        try {
+            queues.computeIfAbsent(key(peer, tag), k -> new ArrayDeque<>()).add(payload);
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void peerClosed(int peer, String reason) {
+        lock.lock();
+        try {
+            peerClosed[peer] = true;
+            peerCloseReason[peer] = reason;
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void wakeAll() {
+        lock.lock();
+        try {
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Takes the oldest message from {@code peer} with {@code tag}, waiting up to {@code timeoutNs}. */
+    byte[] take(int peer, int tag, long timeoutNs, CommHealth health, String what) {
+        long deadline = System.nanoTime() + timeoutNs;
+        lock.lock();
+        try {
+            while (true) {
+                ArrayDeque<byte[]> q = queues.get(key(peer, tag));
+                if (q != null && !q.isEmpty()) {
+                    return q.poll();
+                }
+                if (health != null && health.isBroken()) {
+                    throw health.brokenError("rank " + rank + " waiting for " + what + " from rank " + peer);
+                }
+                if (peerClosed[peer]) {
+                    throw new JcclException(Result.REMOTE_ERROR, "rank " + rank + " waiting for " + what + " from rank "
+                            + peer + ": rank " + peer + " closed its bootstrap connection (" + peerCloseReason[peer]
+                            + "); it exited, aborted or failed");
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new JcclException(Result.TIMEOUT, "rank " + rank + " waited "
+                            + TimeUnit.NANOSECONDS.toMillis(timeoutNs) + " ms for " + what + " from rank " + peer
+                            + " and got nothing; is rank " + peer + " stuck or calling something else?");
+                }
+                changed.awaitNanos(Math.min(left, 100_000_000L));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new JcclException(Result.SYSTEM_ERROR, "interrupted waiting for " + what + " from rank " + peer, e);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private static long key(int peer, int tag) {
+        return ((long) peer << 32) | (tag & 0xffffffffL);
+    }
+}

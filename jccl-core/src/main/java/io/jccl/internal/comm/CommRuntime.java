@@ -1,0 +1,265 @@
+package io.jccl.internal.comm;
+
+import io.jccl.Config;
+import io.jccl.DataType;
+import io.jccl.JcclException;
+import io.jccl.RedOp;
+import io.jccl.Result;
+import io.jccl.internal.algorithm.ChannelContext;
+import io.jccl.internal.algorithm.CollArgs;
+import io.jccl.internal.algorithm.Ring;
+import io.jccl.internal.algorithm.Work;
+import io.jccl.internal.bootstrap.Bootstrap;
+import io.jccl.internal.debug.Log;
+import io.jccl.internal.debug.Subsys;
+import io.jccl.internal.enqueue.GroupLauncher;
+import io.jccl.internal.enqueue.GroupState;
+import io.jccl.internal.enqueue.Planner;
+import io.jccl.internal.executor.Completion;
+import io.jccl.internal.executor.HostExecutor;
+import io.jccl.internal.primitives.Prims;
+import io.jccl.internal.proxy.ProxyThread;
+import io.jccl.internal.reduce.Reducer;
+import io.jccl.internal.transport.Backoff;
+import io.jccl.internal.transport.Connections;
+import io.jccl.internal.transport.IdlePolicy;
+
+import java.lang.foreign.Arena;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Everything a communicator owns once initialised: bootstrap, connectors, proxy, channel workers, planner, memory
+ * arena and health; plus the launch sequence (plan → connect → submit → wait) and the orderly or aborting
+ * shutdown. Owned by: the communicator's launching thread; teardown may come from any thread (abort).
+ * Mirrors: ncclComm plus the parts of enqueue.cc / group.cc / init.cc that act on one communicator.
+ */
+public final class CommRuntime {
+    private final int rank;
+    private final int nRanks;
+    private final String id;
+    private final Config config;
+    private final long timeoutNs;
+    private final CommHealth health;
+    private final Bootstrap bootstrap;
+    private final Arena arena;
+    private final ProxyThread proxy;
+    private final Connections connections;
+    private final HostExecutor executor;
+    private final Planner planner;
+    private final CommShape shape;
+    private volatile boolean tornDown;
+
+    CommRuntime(int rank, int nRanks, String id, Config config, long timeoutNs, CommHealth health, Bootstrap bootstrap,
+                Arena arena, ProxyThread proxy, Connections connections, Ring[] rings, CommShape shape,
+                IdlePolicy policy) {
+        this.rank = rank;
+        this.nRanks = nRanks;
+        this.id = id;
+        this.config = config;
+        this.timeoutNs = timeoutNs;
+        this.health = health;
+        this.bootstrap = bootstrap;
+        this.arena = arena;
+        this.proxy = proxy;
+        this.connections = connections;
+        this.shape = shape;
+        ChannelContext[] ctx = new ChannelContext[shape.nChannels()];
+        for (int c = 0; c < ctx.length; c++) {
+            ctx[c] = new ChannelContext(c, rank, nRanks, new Prims(rank, c), connections, rings[c],
+                    new Backoff(health, timeoutNs, policy));
+        }
+        this.executor = new HostExecutor(ctx, health, "jccl-" + id.substring(0, 8) + "-r" + rank, policy.spins());
+        this.planner = new Planner(rank, nRanks, shape.nChannels(), shape.stepBytes(), shape.p2pStepBytes(),
+                arena.allocate(8, 8));
+    }
+
+    public int rank() {
+        return rank;
+    }
+
+    public int nRanks() {
+        return nRanks;
+    }
+
+    public String id() {
+        return id;
+    }
+
+    public Config config() {
+        return config;
+    }
+
+    public CommHealth health() {
+        return health;
+    }
+
+    public CommShape shape() {
+        return shape;
+    }
+
+    /** Checks that {@code op} can reduce {@code type} (e.g. a fractional preMulSum scalar on integers). */
+    void validateOp(DataType type, RedOp op) {
+        Reducer.of(type, op, nRanks);
+    }
+
+    /** Launches one call outside any group: waits for it unless {@code future} is given. */
+    void launchNow(CollArgs a, CompletableFuture<Void> future) {
+        Launch l = prepare(List.of(new GroupState.Recorded(a, future)));
+        l.connectSends();
+        l.finishConnections();
+        l.submit(future == null);
+        if (future == null) {
+            l.await();
+        }
+    }
+
+    /** Phase 1 of a launch: plan and announce missing connections. */
+    Launch prepare(List<GroupState.Recorded> calls) {
+        List<CollArgs> args = new ArrayList<>(calls.size());
+        List<CompletableFuture<Void>> futures = new ArrayList<>();
+        boolean hasSync = false;
+        for (GroupState.Recorded r : calls) {
+            args.add(r.args());
+            if (r.future() != null) {
+                futures.add(r.future());
+            } else {
+                hasSync = true;
+            }
+        }
+        List<Work> works = planner.plan(args);
+        List<Connections.Need> needs = new ArrayList<>();
+        for (Work w : works) {
+            w.needs(needs);
+        }
+        Launch l = new Launch(works, futures, hasSync);
+        if (!needs.isEmpty()) {
+            l.setup = guarded(() -> connections.begin(needs), l);
+        }
+        return l;
+    }
+
+    private <T> T guarded(java.util.function.Supplier<T> s, Launch l) {
+        try {
+            return s.get();
+        } catch (JcclException e) {
+            l.fail(e);
+            throw health.fail(e);
+        }
+    }
+
+    /** One launch on this communicator, moved through the group phases. */
+    final class Launch implements GroupLauncher.Prepared {
+        private final List<Work> works;
+        private final List<CompletableFuture<Void>> futures;
+        private final boolean hasSync;
+        private Connections.Setup setup;
+        private Completion completion;
+
+        Launch(List<Work> works, List<CompletableFuture<Void>> futures, boolean hasSync) {
+            this.works = works;
+            this.futures = futures;
+            this.hasSync = hasSync;
+        }
+
+        @Override
+        public void connectSends() {
+            if (setup != null) {
+                guarded(() -> {
+                    setup.connectSends();
+                    return null;
+                }, this);
+            }
+        }
+
+        @Override
+        public void finishConnections() {
+            if (setup != null) {
+                guarded(() -> {
+                    setup.finish();
+                    return null;
+                }, this);
+            }
+        }
+
+        @Override
+        public void submit(boolean mayInline) {
+            CompletableFuture<Void> all = null;
+            if (!futures.isEmpty()) {
+                all = new CompletableFuture<>();
+                all.whenComplete((v, e) -> {
+                    for (CompletableFuture<Void> f : futures) {
+                        if (e != null) {
+                            f.completeExceptionally(e);
+                        } else {
+                            f.complete(null);
+                        }
+                    }
+                });
+            }
+            completion = new Completion(all);
+            executor.launch(works, completion, mayInline && futures.isEmpty());
+        }
+
+        @Override
+        public void await() {
+            if (completion != null && hasSync) {
+                completion.await(health);
+            }
+        }
+
+        void fail(JcclException e) {
+            for (CompletableFuture<Void> f : futures) {
+                f.completeExceptionally(e);
+            }
+        }
+    }
+
+    /** Orderly shutdown: wait for submitted work, barrier with the peers, release everything. */
+    void close() {
+        if (tornDown) {
+            return;
+        }
+        if (!health.isBroken()) {
+            long deadline = System.nanoTime() + timeoutNs;
+            while (!executor.idle() && !health.isBroken() && System.nanoTime() < deadline) {
+                LockSupport.parkNanos(100_000L);
+            }
+            health.beginClose();
+            if (!health.isBroken()) {
+                try {
+                    bootstrap.barrier();
+                } catch (JcclException e) {
+                    Log.warn(rank, "comm %s: close barrier failed (%s); releasing anyway", id, e.getMessage());
+                }
+            }
+        }
+        health.beginClose();
+        teardown();
+        Log.info(Subsys.INIT, rank, "comm %s rank %d nRanks %d - Destroy COMPLETE", id, rank, nRanks);
+    }
+
+    /** Immediate shutdown: every blocked wait fails with ABORTED; peers see the connections drop. */
+    void abort() {
+        health.fail(new JcclException(Result.ABORTED, "communicator " + id + " rank " + rank + " was aborted by the application"));
+        teardown();
+    }
+
+    private synchronized void teardown() {
+        if (tornDown) {
+            return;
+        }
+        tornDown = true;
+        executor.stop(TimeUnit.SECONDS.toMillis(2));
+        proxy.stop();
+        bootstrap.close();
+        if (executor.allStopped()) {
+            arena.close();
+        } else {
+            Log.warn(rank, "comm %s: a channel worker did not stop; leaving its memory mapped", id);
+        }
+    }
+}

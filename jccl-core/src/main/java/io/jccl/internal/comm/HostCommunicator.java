@@ -1,0 +1,249 @@
+package io.jccl.internal.comm;
+
+import io.jccl.Collective;
+import io.jccl.Communicator;
+import io.jccl.Config;
+import io.jccl.DataType;
+import io.jccl.JcclException;
+import io.jccl.RedOp;
+import io.jccl.Result;
+import io.jccl.internal.algorithm.CollArgs;
+import io.jccl.internal.enqueue.ArgsCheck;
+import io.jccl.internal.enqueue.GroupState;
+
+import java.lang.foreign.MemorySegment;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The communicator the application holds: validates each call, then either records it in the thread's group or
+ * launches it at once through {@link CommRuntime}. Calls are numbered (the sequence number appears in every error).
+ *
+ * <p>Owned by: one application thread at a time (concurrent use is detected and refused). Mirrors: ncclComm's API
+ * entry points (collectives.cc → ncclEnqueueCheck).
+ */
+public final class HostCommunicator implements Communicator, GroupState.Launchable {
+    private final CommRuntime rt;
+    private final AtomicLong seq = new AtomicLong();
+    private final AtomicReference<Thread> user = new AtomicReference<>();
+    private volatile boolean closed;
+
+    HostCommunicator(CommRuntime runtime) {
+        this.rt = runtime;
+    }
+
+    @Override
+    public int rank() {
+        return rt.rank();
+    }
+
+    @Override
+    public int size() {
+        return rt.nRanks();
+    }
+
+    @Override
+    public Config config() {
+        return rt.config();
+    }
+
+    @Override
+    public String id() {
+        return rt.id();
+    }
+
+    @Override
+    public void allReduce(MemorySegment send, MemorySegment recv, long count, DataType type, RedOp op) {
+        call(Collective.ALL_REDUCE, send, recv, count, type, op, -1, -1, null);
+    }
+
+    @Override
+    public void broadcast(MemorySegment send, MemorySegment recv, long count, DataType type, int root) {
+        call(Collective.BROADCAST, send, recv, count, type, null, root, -1, null);
+    }
+
+    @Override
+    public void reduce(MemorySegment send, MemorySegment recv, long count, DataType type, RedOp op, int root) {
+        call(Collective.REDUCE, send, recv, count, type, op, root, -1, null);
+    }
+
+    @Override
+    public void allGather(MemorySegment send, MemorySegment recv, long sendCount, DataType type) {
+        call(Collective.ALL_GATHER, send, recv, sendCount, type, null, -1, -1, null);
+    }
+
+    @Override
+    public void reduceScatter(MemorySegment send, MemorySegment recv, long recvCount, DataType type, RedOp op) {
+        call(Collective.REDUCE_SCATTER, send, recv, recvCount, type, op, -1, -1, null);
+    }
+
+    @Override
+    public void allToAll(MemorySegment send, MemorySegment recv, long count, DataType type) {
+        call(Collective.ALL_TO_ALL, send, recv, count, type, null, -1, -1, null);
+    }
+
+    @Override
+    public void gather(MemorySegment send, MemorySegment recv, long sendCount, DataType type, int root) {
+        call(Collective.GATHER, send, recv, sendCount, type, null, root, -1, null);
+    }
+
+    @Override
+    public void scatter(MemorySegment send, MemorySegment recv, long recvCount, DataType type, int root) {
+        call(Collective.SCATTER, send, recv, recvCount, type, null, root, -1, null);
+    }
+
+    @Override
+    public void send(MemorySegment buf, long count, DataType type, int peer) {
+        call(Collective.SEND, buf, null, count, type, null, -1, peer, null);
+    }
+
+    @Override
+    public void recv(MemorySegment buf, long count, DataType type, int peer) {
+        call(Collective.RECV, null, buf, count, type, null, -1, peer, null);
+    }
+
+    @Override
+    public void barrier() {
+        call(Collective.BARRIER, null, null, 1, DataType.INT32, RedOp.SUM, -1, -1, null);
+    }
+
+    @Override
+    public CompletableFuture<Void> allReduceAsync(MemorySegment send, MemorySegment recv, long count, DataType type, RedOp op) {
+        return async(Collective.ALL_REDUCE, send, recv, count, type, op, -1, -1);
+    }
+
+    @Override
+    public CompletableFuture<Void> broadcastAsync(MemorySegment send, MemorySegment recv, long count, DataType type, int root) {
+        return async(Collective.BROADCAST, send, recv, count, type, null, root, -1);
+    }
+
+    @Override
+    public CompletableFuture<Void> reduceAsync(MemorySegment send, MemorySegment recv, long count, DataType type, RedOp op, int root) {
+        return async(Collective.REDUCE, send, recv, count, type, op, root, -1);
+    }
+
+    @Override
+    public CompletableFuture<Void> allGatherAsync(MemorySegment send, MemorySegment recv, long sendCount, DataType type) {
+        return async(Collective.ALL_GATHER, send, recv, sendCount, type, null, -1, -1);
+    }
+
+    @Override
+    public CompletableFuture<Void> reduceScatterAsync(MemorySegment send, MemorySegment recv, long recvCount, DataType type, RedOp op) {
+        return async(Collective.REDUCE_SCATTER, send, recv, recvCount, type, op, -1, -1);
+    }
+
+    @Override
+    public CompletableFuture<Void> allToAllAsync(MemorySegment send, MemorySegment recv, long count, DataType type) {
+        return async(Collective.ALL_TO_ALL, send, recv, count, type, null, -1, -1);
+    }
+
+    @Override
+    public CompletableFuture<Void> gatherAsync(MemorySegment send, MemorySegment recv, long sendCount, DataType type, int root) {
+        return async(Collective.GATHER, send, recv, sendCount, type, null, root, -1);
+    }
+
+    @Override
+    public CompletableFuture<Void> scatterAsync(MemorySegment send, MemorySegment recv, long recvCount, DataType type, int root) {
+        return async(Collective.SCATTER, send, recv, recvCount, type, null, root, -1);
+    }
+
+    @Override
+    public CompletableFuture<Void> sendAsync(MemorySegment buf, long count, DataType type, int peer) {
+        return async(Collective.SEND, buf, null, count, type, null, -1, peer);
+    }
+
+    @Override
+    public CompletableFuture<Void> recvAsync(MemorySegment buf, long count, DataType type, int peer) {
+        return async(Collective.RECV, null, buf, count, type, null, -1, peer);
+    }
+
+    @Override
+    public CompletableFuture<Void> barrierAsync() {
+        return async(Collective.BARRIER, null, null, 1, DataType.INT32, RedOp.SUM, -1, -1);
+    }
+
+    private CompletableFuture<Void> async(Collective c, MemorySegment send, MemorySegment recv, long count, DataType type,
+                                          RedOp op, int root, int peer) {
+        CompletableFuture<Void> f = new CompletableFuture<>();
+        call(c, send, recv, count, type, op, root, peer, f);
+        return f;
+    }
+
+    private void call(Collective c, MemorySegment send, MemorySegment recv, long count, DataType type, RedOp op,
+                      int root, int peer, CompletableFuture<Void> future) {
+        enter(c);
+        try {
+            if (closed) {
+                throw new JcclException(Result.INVALID_USAGE, "rank " + rank() + ": " + c.ncclName()
+                        + " called on a closed communicator " + id());
+            }
+            rt.health().check("rank " + rank() + ": " + c.ncclName());
+            ArgsCheck.check(c, send, recv, count, type, op, root, peer, rank(), size());
+            CollArgs a = new CollArgs(c, seq.incrementAndGet(), orNull(send), orNull(recv), count, type, op, root, peer);
+            if (c.reduces() && count > 0) {
+                rt.validateOp(type, op);
+            }
+            if (!GroupState.record(this, a, future)) {
+                rt.launchNow(a, future);
+            }
+        } finally {
+            exit();
+        }
+    }
+
+    @Override
+    public io.jccl.internal.enqueue.GroupLauncher.Prepared prepare(List<GroupState.Recorded> calls) {
+        enter(Collective.SEND_RECV);
+        try {
+            return rt.prepare(calls);
+        } finally {
+            exit();
+        }
+    }
+
+    private static MemorySegment orNull(MemorySegment s) {
+        return s == null ? MemorySegment.NULL : s;
+    }
+
+    private void enter(Collective c) {
+        Thread me = Thread.currentThread();
+        Thread prev = user.compareAndExchange(null, me);
+        if (prev != null && prev != me) {
+            throw new JcclException(Result.INVALID_USAGE, "rank " + rank() + ": " + c.ncclName() + " called from thread "
+                    + me.getName() + " while thread " + prev.getName() + " is using communicator " + id()
+                    + "; a communicator must be driven by one thread at a time");
+        }
+    }
+
+    private void exit() {
+        user.compareAndSet(Thread.currentThread(), null);
+    }
+
+    @Override
+    public JcclException asyncError() {
+        return rt.health().failure();
+    }
+
+    @Override
+    public void abort() {
+        closed = true;
+        rt.abort();
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            rt.close();
+            return;
+        }
+        closed = true;
+        rt.close();
+    }
+
+    @Override
+    public String toString() {
+        return "Communicator[" + id() + " rank " + rank() + "/" + size() + "]";
+    }
+}

@@ -1,0 +1,113 @@
+package io.jccl.internal.comm;
+
+import io.jccl.JcclException;
+import io.jccl.Result;
+import io.jccl.internal.param.Params;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+
+/**
+ * What every rank tells every other at init (NCCL's {@code ncclPeerInfo}): identity, where it runs, and the local
+ * choices the ranks must agree on. {@code hostHash} covers the host name, the boot id and the network namespace, so
+ * ranks in different namespaces ("hosts" in tests) are not mistaken for neighbours; NCCL_HOSTID overrides it.
+ *
+ * <p>Owned by: immutable, allGathered once at init. Mirrors: ncclPeerInfo and fillInfo().
+ */
+public record PeerInfo(int rank, long hostHash, long pidHash, String hostName, long pid, String version,
+                       int cores, int minChannels, int maxChannels, int stepBytes, int p2pStepBytes) {
+
+    public static PeerInfo local(int rank, String version, int minChannels, int maxChannels, int stepBytes,
+                                 int p2pStepBytes) {
+        String host = localHostName();
+        long pid = ProcessHandle.current().pid();
+        long hh = hostHash(host);
+        return new PeerInfo(rank, hh, hash(hh + ":" + pid), host, pid, version,
+                Runtime.getRuntime().availableProcessors(), minChannels, maxChannels, stepBytes, p2pStepBytes);
+    }
+
+    public byte[] encode() {
+        try {
+            ByteArrayOutputStream bos = new ByteArrayOutputStream();
+            DataOutputStream d = new DataOutputStream(bos);
+            d.writeInt(rank);
+            d.writeLong(hostHash);
+            d.writeLong(pidHash);
+            d.writeUTF(hostName);
+            d.writeLong(pid);
+            d.writeUTF(version);
+            d.writeInt(cores);
+            d.writeInt(minChannels);
+            d.writeInt(maxChannels);
+            d.writeInt(stepBytes);
+            d.writeInt(p2pStepBytes);
+            return bos.toByteArray();
+        } catch (IOException e) {
+            throw new JcclException(Result.INTERNAL_ERROR, "cannot encode peer info", e);
+        }
+    }
+
+    public static PeerInfo decode(byte[] b) {
+        try {
+            DataInputStream d = new DataInputStream(new ByteArrayInputStream(b));
+            return new PeerInfo(d.readInt(), d.readLong(), d.readLong(), d.readUTF(), d.readLong(), d.readUTF(),
+                    d.readInt(), d.readInt(), d.readInt(), d.readInt(), d.readInt());
+        } catch (IOException e) {
+            throw new JcclException(Result.INTERNAL_ERROR, "corrupt peer info from bootstrap", e);
+        }
+    }
+
+    static String localHostName() {
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (IOException e) {
+            return "localhost";
+        }
+    }
+
+    static long hostHash(String host) {
+        String id = Params.HOSTID.get();
+        if (!id.isEmpty()) {
+            return hash(id);
+        }
+        return hash(host + "|" + read("/proc/sys/kernel/random/boot_id") + "|" + netns());
+    }
+
+    private static String netns() {
+        try {
+            return Files.readSymbolicLink(Path.of("/proc/self/ns/net")).toString();
+        } catch (IOException | UnsupportedOperationException | SecurityException e) {
+            return "";
+        }
+    }
+
+    private static String read(String path) {
+        try {
+            return Files.readString(Path.of(path)).trim();
+        } catch (IOException | SecurityException e) {
+            return "";
+        }
+    }
+
+    static long hash(String s) {
+        try {
+            byte[] d = MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8));
+            long h = 0;
+            for (int i = 0; i < 8; i++) {
+                h = (h << 8) | (d[i] & 0xff);
+            }
+            return h;
+        } catch (NoSuchAlgorithmException e) {
+            return s.hashCode();
+        }
+    }
+}

@@ -1,0 +1,141 @@
+package io.jccl.internal.enqueue;
+
+import io.jccl.Collective;
+import io.jccl.DataType;
+import io.jccl.RedOp;
+import io.jccl.internal.algorithm.CollArgs;
+import io.jccl.internal.algorithm.P2pBatch;
+import io.jccl.internal.algorithm.P2pOp;
+import io.jccl.internal.algorithm.RingCollective;
+import io.jccl.internal.algorithm.Work;
+import io.jccl.internal.reduce.Reducer;
+
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Turns the calls of one launch (a call, or a group's calls on one communicator) into works: each collective becomes
+ * a ring work with a channel count chosen from its size; all point-to-point traffic (send, recv, and allToAll,
+ * gather, scatter lowered to sends and receives, as NCCL does) becomes one batch that runs last. Every rank derives
+ * the same plan from the same calls.
+ *
+ * <p>Owned by: the launching thread. Mirrors: enqueue.cc taskAppend / ncclPrepareTasks / scheduleCollTasksToPlan
+ * (without aggregation), with the algorithm choice that the tuning model will refine.
+ */
+public final class Planner {
+    /** Bytes per channel before another channel is added. */
+    static final long BYTES_PER_CHANNEL = 512 << 10;
+
+    private final int rank;
+    private final int nRanks;
+    private final int nChannels;
+    private final int stepBytes;
+    private final int p2pStepBytes;
+    private final MemorySegment barrierScratch;
+
+    public Planner(int rank, int nRanks, int nChannels, int stepBytes, int p2pStepBytes, MemorySegment barrierScratch) {
+        this.rank = rank;
+        this.nRanks = nRanks;
+        this.nChannels = nChannels;
+        this.stepBytes = stepBytes;
+        this.p2pStepBytes = p2pStepBytes;
+        this.barrierScratch = barrierScratch;
+    }
+
+    public List<Work> plan(List<CollArgs> calls) {
+        List<Work> works = new ArrayList<>();
+        List<P2pOp> p2p = new ArrayList<>();
+        List<P2pOp> selfSends = new ArrayList<>();
+        List<P2pOp> selfRecvs = new ArrayList<>();
+        List<MemorySegment[]> localSegs = new ArrayList<>();
+        List<long[]> local = new ArrayList<>();
+        String p2pName = null;
+        for (CollArgs a : calls) {
+            if (a.count() == 0 && a.coll() != Collective.BARRIER) {
+                continue;
+            }
+            switch (a.coll()) {
+                case ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, BROADCAST, REDUCE -> works.add(ring(a));
+                case BARRIER -> works.add(ring(new CollArgs(Collective.ALL_REDUCE, a.seq(), barrierScratch,
+                        barrierScratch, 1, DataType.INT32, RedOp.SUM, 0, -1)));
+                case SEND, RECV -> {
+                    P2pOp op = new P2pOp(a.coll() == Collective.SEND, a.peer(), a.coll() == Collective.SEND ? a.send() : a.recv(),
+                            0, a.bytes(), a.describe());
+                    if (a.peer() == rank) {
+                        (op.isSend() ? selfSends : selfRecvs).add(op);
+                    } else {
+                        p2p.add(op);
+                    }
+                }
+                case ALL_TO_ALL -> lowerAllToAll(a, p2p, localSegs, local);
+                case GATHER -> lowerGather(a, p2p, localSegs, local);
+                case SCATTER -> lowerScatter(a, p2p, localSegs, local);
+                default -> throw new IllegalStateException("cannot plan " + a.coll());
+            }
+            if (!a.coll().reduces() && a.coll() != Collective.BARRIER && !RingCollective.supports(a.coll())) {
+                p2pName = p2pName == null ? a.describe() : p2pName + " + " + a.describe();
+            }
+        }
+        P2pBatch.checkSelf(selfSends, selfRecvs, rank);
+        for (int i = 0; i < selfSends.size(); i++) {
+            P2pOp s = selfSends.get(i);
+            P2pOp r = selfRecvs.get(i);
+            localSegs.add(new MemorySegment[] {s.seg(), r.seg()});
+            local.add(new long[] {s.offset(), r.offset(), s.bytes()});
+        }
+        if (!p2p.isEmpty() || !local.isEmpty()) {
+            works.add(new P2pBatch(p2pName == null ? "SendRecv" : p2pName, p2p, localSegs, local, nChannels, p2pStepBytes));
+        }
+        return works;
+    }
+
+    private RingCollective ring(CollArgs a) {
+        long traffic = a.bytes() * (a.coll() == Collective.ALL_GATHER || a.coll() == Collective.REDUCE_SCATTER ? nRanks : 1);
+        int ch = (int) Math.max(1, Math.min(nChannels, traffic / BYTES_PER_CHANNEL));
+        Reducer red = a.coll().reduces() ? Reducer.of(a.type(), a.op(), nRanks) : null;
+        return new RingCollective(a, red, ch, stepBytes);
+    }
+
+    private void lowerAllToAll(CollArgs a, List<P2pOp> p2p, List<MemorySegment[]> segs, List<long[]> local) {
+        long b = a.bytes();
+        for (int k = 1; k < nRanks; k++) {
+            int to = (rank + k) % nRanks;
+            int from = (rank - k + nRanks) % nRanks;
+            p2p.add(new P2pOp(true, to, a.send(), to * b, b, a.describe()));
+            p2p.add(new P2pOp(false, from, a.recv(), from * b, b, a.describe()));
+        }
+        segs.add(new MemorySegment[] {a.send(), a.recv()});
+        local.add(new long[] {rank * b, rank * b, b});
+    }
+
+    private void lowerGather(CollArgs a, List<P2pOp> p2p, List<MemorySegment[]> segs, List<long[]> local) {
+        long b = a.bytes();
+        if (rank == a.root()) {
+            for (int p = 0; p < nRanks; p++) {
+                if (p != rank) {
+                    p2p.add(new P2pOp(false, p, a.recv(), p * b, b, a.describe()));
+                }
+            }
+            segs.add(new MemorySegment[] {a.send(), a.recv()});
+            local.add(new long[] {0, rank * b, b});
+        } else {
+            p2p.add(new P2pOp(true, a.root(), a.send(), 0, b, a.describe()));
+        }
+    }
+
+    private void lowerScatter(CollArgs a, List<P2pOp> p2p, List<MemorySegment[]> segs, List<long[]> local) {
+        long b = a.bytes();
+        if (rank == a.root()) {
+            for (int p = 0; p < nRanks; p++) {
+                if (p != rank) {
+                    p2p.add(new P2pOp(true, p, a.send(), p * b, b, a.describe()));
+                }
+            }
+            segs.add(new MemorySegment[] {a.send(), a.recv()});
+            local.add(new long[] {rank * b, 0, b});
+        } else {
+            p2p.add(new P2pOp(false, a.root(), a.recv(), 0, b, a.describe()));
+        }
+    }
+}

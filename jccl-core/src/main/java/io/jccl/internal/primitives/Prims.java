@@ -1,0 +1,135 @@
+package io.jccl.internal.primitives;
+
+import io.jccl.JcclException;
+import io.jccl.Result;
+import io.jccl.internal.reduce.Reducer;
+import io.jccl.internal.transport.RecvConn;
+import io.jccl.internal.transport.SendConn;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The data-moving primitives algorithms are written in (NCCL's prims: send, recv, copySend, recvCopySend,
+ * recvReduceSend, recvReduceCopy, recvReduceCopySend), each moving one step (at most one slot) over a connector.
+ * Offsets are in bytes, counts in elements of the reducer's type. Every received step's size is checked against what
+ * this rank expects, so ranks that called different operations fail with a clear error instead of mixing data.
+ *
+ * <p>Owned by: the one thread running a channel (one instance per channel). Mirrors: NCCL's Primitives class
+ * (prims_simple.h) on the Simple protocol.
+ */
+public final class Prims {
+    private final int rank;
+    private final int channel;
+    private String op = "";
+
+    public Prims(int rank, int channel) {
+        this.rank = rank;
+        this.channel = channel;
+    }
+
+    /** Names the operation being run, for error messages. */
+    public void begin(String opDescription) {
+        this.op = opDescription;
+    }
+
+    public String op() {
+        return op;
+    }
+
+    /** Sends {@code bytes} of {@code src}. */
+    public void send(SendConn s, MemorySegment src, long srcOff, int bytes) {
+        MemorySegment slot = s.acquire();
+        MemorySegment.copy(src, srcOff, slot, 0, bytes);
+        s.post(bytes);
+    }
+
+    /** Receives {@code bytes} into {@code dst}. */
+    public void recv(RecvConn r, MemorySegment dst, long dstOff, int bytes) {
+        MemorySegment slot = r.await();
+        check(r, bytes);
+        MemorySegment.copy(slot, 0, dst, dstOff, bytes);
+        r.release();
+    }
+
+    /** dst = src, and sends it. */
+    public void copySend(SendConn s, MemorySegment src, long srcOff, MemorySegment dst, long dstOff, int bytes) {
+        MemorySegment slot = s.acquire();
+        MemorySegment.copy(src, srcOff, slot, 0, bytes);
+        MemorySegment.copy(src, srcOff, dst, dstOff, bytes);
+        s.post(bytes);
+    }
+
+    /** dst = received, and forwards it. */
+    public void recvCopySend(RecvConn r, SendConn s, MemorySegment dst, long dstOff, int bytes) {
+        MemorySegment in = r.await();
+        check(r, bytes);
+        MemorySegment out = s.acquire();
+        MemorySegment.copy(in, 0, out, 0, bytes);
+        MemorySegment.copy(in, 0, dst, dstOff, bytes);
+        s.post(bytes);
+        r.release();
+    }
+
+    /** Sends preOp(src) (this rank's first contribution). */
+    public void prepareSend(SendConn s, Reducer red, MemorySegment src, long srcOff, int count) {
+        MemorySegment slot = s.acquire();
+        red.prepare(src, srcOff, slot, 0, count, false);
+        s.post(count * red.type().sizeBytes());
+    }
+
+    /** Sends received ⊕ preOp(src). */
+    public void recvReduceSend(RecvConn r, SendConn s, Reducer red, MemorySegment src, long srcOff, int count) {
+        int bytes = count * red.type().sizeBytes();
+        MemorySegment in = r.await();
+        check(r, bytes);
+        MemorySegment out = s.acquire();
+        red.accumulate(in, 0, src, srcOff, out, 0, count, false);
+        s.post(bytes);
+        r.release();
+    }
+
+    /** dst = postOp(received ⊕ preOp(src)) when {@code last}, and sends dst. */
+    public void recvReduceCopySend(RecvConn r, SendConn s, Reducer red, MemorySegment src, long srcOff,
+                                   MemorySegment dst, long dstOff, int count, boolean last) {
+        int bytes = count * red.type().sizeBytes();
+        MemorySegment in = r.await();
+        check(r, bytes);
+        MemorySegment out = s.acquire();
+        red.accumulate(in, 0, src, srcOff, dst, dstOff, count, last);
+        MemorySegment.copy(dst, dstOff, out, 0, bytes);
+        s.post(bytes);
+        r.release();
+    }
+
+    /** dst = postOp(received ⊕ preOp(src)) when {@code last}. */
+    public void recvReduceCopy(RecvConn r, Reducer red, MemorySegment src, long srcOff, MemorySegment dst, long dstOff,
+                               int count, boolean last) {
+        int bytes = count * red.type().sizeBytes();
+        MemorySegment in = r.await();
+        check(r, bytes);
+        red.accumulate(in, 0, src, srcOff, dst, dstOff, count, last);
+        r.release();
+    }
+
+    private void check(RecvConn r, int expected) {
+        int got = r.size();
+        if (got != expected) {
+            throw mismatch(r.peer(), expected, got);
+        }
+    }
+
+    /** The error for a step whose size differs from what this rank expects. */
+    public JcclException mismatch(int peer, long expected, long got) {
+        return new JcclException(Result.INVALID_USAGE, "rank " + rank + " channel " + channel + " in " + op
+                + ": received " + got + " bytes from rank " + peer + " where it expected " + expected
+                + "; the ranks called different operations, counts or types (every rank must make the same calls in the same order)");
+    }
+
+    public int rank() {
+        return rank;
+    }
+
+    public int channel() {
+        return channel;
+    }
+}

@@ -1,0 +1,89 @@
+package io.jccl.internal.transport;
+
+import io.jccl.JcclException;
+import io.jccl.Result;
+import io.jccl.internal.comm.CommHealth;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The wait ladder every blocking point uses: spin with {@link Thread#onSpinWait()}, then {@link Thread#yield()},
+ * then park in growing steps (woken early by {@link #wake} from an in-process producer). Every few iterations it
+ * checks the communicator's health and the deadline, so no wait outlives a failure or its timeout.
+ *
+ * <p>Owned by: the single thread that waits on it (one per connector side); {@link #wake} may be called from any
+ * thread. Mirrors: Agrona's BackoffIdleStrategy plus NCCL's abort-flag polling in waitPeer.
+ */
+public final class Backoff {
+    static final long MAX_PARK_NS = 1_000_000L;
+
+    private final CommHealth health;
+    private final long timeoutNs;
+    private final int spins;
+    private final int yields;
+    private volatile Thread parked;
+    private int iterations;
+    private long startNs;
+    private long parkNs;
+
+    public Backoff(CommHealth health, long timeoutNs, IdlePolicy policy) {
+        this.health = health;
+        this.timeoutNs = timeoutNs;
+        this.spins = policy.spins();
+        this.yields = policy.yields();
+    }
+
+    /** Starts a new wait. */
+    public void reset() {
+        iterations = 0;
+    }
+
+    /**
+     * One idle step of a wait for {@code what} (its {@code toString()} is only called when the wait fails); throws
+     * when the communicator is broken or the deadline passed. {@code stillWaiting} is re-checked after registering
+     * for a wake-up, before parking.
+     */
+    public void idle(java.util.function.BooleanSupplier stillWaiting, Object what) {
+        int i = iterations++;
+        if (i < spins) {
+            Thread.onSpinWait();
+            if ((i & 63) == 63 && health.isBroken()) {
+                throw health.brokenError(String.valueOf(what));
+            }
+            return;
+        }
+        if (i == spins) {
+            startNs = System.nanoTime();
+            parkNs = 1_000;
+        }
+        if (health.isBroken()) {
+            throw health.brokenError(String.valueOf(what));
+        }
+        long waited = System.nanoTime() - startNs;
+        if (waited > timeoutNs) {
+            throw new JcclException(Result.TIMEOUT, what + ": no progress for "
+                    + TimeUnit.NANOSECONDS.toMillis(waited) + " ms (timeout " + TimeUnit.NANOSECONDS.toMillis(timeoutNs)
+                    + " ms, JCCL_TIMEOUT_MS)");
+        }
+        if (i < spins + yields) {
+            Thread.yield();
+            return;
+        }
+        parked = Thread.currentThread();
+        java.lang.invoke.VarHandle.fullFence();
+        if (stillWaiting.getAsBoolean()) {
+            LockSupport.parkNanos(this, parkNs);
+            parkNs = Math.min(parkNs * 2, MAX_PARK_NS);
+        }
+        parked = null;
+    }
+
+    /** Wakes the waiter if it is parked (call after publishing, with a full fence between). */
+    public void wake() {
+        Thread t = parked;
+        if (t != null) {
+            LockSupport.unpark(t);
+        }
+    }
+}

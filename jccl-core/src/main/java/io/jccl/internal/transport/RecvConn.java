@@ -1,0 +1,82 @@
+package io.jccl.internal.transport;
+
+import io.jccl.internal.comm.CommHealth;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The worker's end of a connector from one peer on one channel: wait for the next slot to be posted, read it,
+ * release it. Owned by: the one thread running this channel's primitives. Mirrors: the receive side of NCCL's
+ * Simple-protocol primitives.
+ */
+public final class RecvConn implements BooleanSupplier {
+    private final ConnFifo fifo;
+    private final Waker waker;
+    private final Backoff backoff;
+    private final int peer;
+    private final String waitName;
+    private final String transport;
+    private long step;
+
+    public RecvConn(ConnFifo fifo, Waker waker, CommHealth health, long timeoutNs, IdlePolicy policy, int rank, int peer, int channel,
+                    String transport) {
+        this.fifo = fifo;
+        this.waker = waker;
+        this.backoff = new Backoff(health, timeoutNs, policy);
+        this.peer = peer;
+        this.transport = transport;
+        this.waitName = "rank " + rank + " receiving from rank " + peer + " (channel " + channel + ", " + transport
+                + "): waiting for data";
+    }
+
+    public int peer() {
+        return peer;
+    }
+
+    public String transport() {
+        return transport;
+    }
+
+    public int stepBytes() {
+        return fifo.stepBytes();
+    }
+
+    /** Waits for the next step and returns its slot; {@link #size()} gives its byte count. */
+    public MemorySegment await() {
+        if (step >= fifo.tail()) {
+            backoff.reset();
+            while (step >= fifo.tail()) {
+                backoff.idle(this, waitName);
+            }
+        }
+        return fifo.slot(step);
+    }
+
+    /** True if {@link #await()} would not wait. */
+    public boolean ready() {
+        return step < fifo.tail();
+    }
+
+    /** Byte count of the step returned by {@link #await()}. */
+    public int size() {
+        return fifo.size(step);
+    }
+
+    /** Gives the slot back to the producer. */
+    public void release() {
+        fifo.releaseHead(++step);
+        VarHandle.fullFence();
+        waker.wake();
+    }
+
+    public Backoff backoff() {
+        return backoff;
+    }
+
+    @Override
+    public boolean getAsBoolean() {
+        return step >= fifo.tailVolatile();
+    }
+}

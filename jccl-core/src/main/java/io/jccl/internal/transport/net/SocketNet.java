@@ -1,0 +1,165 @@
+package io.jccl.internal.transport.net;
+
+import io.jccl.JcclException;
+import io.jccl.Result;
+
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.security.SecureRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Socket setup for data connections (NCCL's internal {@code ncclNetSocket}: listen / connect / accept): a listener per
+ * connection whose handle (address, port, random nonce, slot size) travels to the sender through the bootstrap; the
+ * sender's first bytes repeat the communicator magic, the nonce and its rank so the receiver accepts only the
+ * expected peer. Connected channels are returned non-blocking with TCP_NODELAY, ready for the proxy thread.
+ *
+ * <p>Owned by: the thread setting up connections. Mirrors: transport/net_socket.cc listen/connect/accept.
+ */
+public final class SocketNet {
+    private static final SecureRandom RANDOM = new SecureRandom();
+    private static final int HELLO_BYTES = 8 + 8 + 4 + 4;
+
+    private SocketNet() {
+    }
+
+    /** What a sender needs to connect. */
+    public record Handle(InetSocketAddress address, long nonce, int stepBytes) {
+        public byte[] toBytes() {
+            byte[] ip = address.getAddress().getAddress();
+            ByteBuffer b = ByteBuffer.allocate(1 + ip.length + 2 + 8 + 4);
+            b.put((byte) ip.length).put(ip).putShort((short) address.getPort()).putLong(nonce).putInt(stepBytes);
+            return b.array();
+        }
+
+        public static Handle fromBytes(byte[] bytes) {
+            try {
+                ByteBuffer b = ByteBuffer.wrap(bytes);
+                byte[] ip = new byte[b.get()];
+                b.get(ip);
+                int port = b.getShort() & 0xffff;
+                return new Handle(new InetSocketAddress(InetAddress.getByAddress(ip), port), b.getLong(), b.getInt());
+            } catch (IOException | RuntimeException e) {
+                throw new JcclException(Result.INTERNAL_ERROR, "corrupt net connection handle", e);
+            }
+        }
+    }
+
+    /** A listener waiting for one sender. */
+    public record Listener(ServerSocketChannel server, Handle handle) {
+    }
+
+    public static Listener listen(InetAddress ifAddress, int stepBytes) {
+        try {
+            ServerSocketChannel ss = ServerSocketChannel.open();
+            ss.bind(new InetSocketAddress(ifAddress, 0), 1);
+            int port = ((InetSocketAddress) ss.getLocalAddress()).getPort();
+            return new Listener(ss, new Handle(new InetSocketAddress(ifAddress, port), RANDOM.nextLong(), stepBytes));
+        } catch (IOException e) {
+            throw new JcclException(Result.SYSTEM_ERROR, "cannot listen for a data connection on " + ifAddress + ": "
+                    + e.getMessage(), e);
+        }
+    }
+
+    /** Connects to a receiver and introduces itself; returns a non-blocking channel. */
+    public static SocketChannel connect(Handle h, long magic, int myRank, int channel, long timeoutNs) {
+        long deadline = System.nanoTime() + timeoutNs;
+        IOException last = null;
+        while (System.nanoTime() < deadline) {
+            SocketChannel ch = null;
+            try {
+                ch = SocketChannel.open();
+                configure(ch);
+                Socket s = ch.socket();
+                s.connect(h.address(), (int) Math.max(1, Math.min(TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()), 10_000)));
+                ByteBuffer hello = ByteBuffer.allocate(HELLO_BYTES).putLong(magic).putLong(h.nonce()).putInt(myRank).putInt(channel);
+                hello.flip();
+                while (hello.hasRemaining()) {
+                    ch.write(hello);
+                }
+                ch.configureBlocking(false);
+                return ch;
+            } catch (IOException e) {
+                last = e;
+                closeQuietly(ch);
+                sleep(20);
+            }
+        }
+        throw new JcclException(Result.REMOTE_ERROR, "rank " + myRank + ": cannot connect data channel " + channel + " to "
+                + h.address() + ": " + (last == null ? "timeout" : last.getMessage()));
+    }
+
+    /** Accepts the one expected sender (checking magic, nonce, rank and channel); returns a non-blocking channel. */
+    public static SocketChannel accept(Listener l, long magic, int myRank, int peer, int channel, long timeoutNs) {
+        long deadline = System.nanoTime() + timeoutNs;
+        try (ServerSocketChannel ss = l.server()) {
+            while (true) {
+                long leftMs = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+                if (leftMs <= 0) {
+                    throw new JcclException(Result.TIMEOUT, "rank " + myRank + ": rank " + peer + " did not connect its data "
+                            + "channel " + channel + " within " + TimeUnit.NANOSECONDS.toMillis(timeoutNs) + " ms");
+                }
+                ss.socket().setSoTimeout((int) Math.min(leftMs, Integer.MAX_VALUE));
+                Socket s;
+                try {
+                    s = ss.socket().accept();
+                } catch (SocketTimeoutException e) {
+                    continue;
+                }
+                SocketChannel ch = s.getChannel();
+                try {
+                    configure(ch);
+                    s.setSoTimeout((int) Math.max(1, Math.min(leftMs, 10_000)));
+                    DataInputStream in = new DataInputStream(s.getInputStream());
+                    long m = in.readLong();
+                    long nonce = in.readLong();
+                    int from = in.readInt();
+                    int ch2 = in.readInt();
+                    if (m != magic || nonce != l.handle().nonce() || from != peer || ch2 != channel) {
+                        closeQuietly(ch);
+                        continue;
+                    }
+                    s.setSoTimeout(0);
+                    ch.configureBlocking(false);
+                    return ch;
+                } catch (IOException e) {
+                    closeQuietly(ch);
+                }
+            }
+        } catch (IOException e) {
+            throw new JcclException(Result.SYSTEM_ERROR, "rank " + myRank + ": accept of data channel from rank " + peer
+                    + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    private static void configure(SocketChannel ch) throws IOException {
+        ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+        ch.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
+    }
+
+    static void closeQuietly(java.nio.channels.Channel ch) {
+        if (ch != null) {
+            try {
+                ch.close();
+            } catch (IOException ignored) {
+                // closing anyway
+            }
+        }
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
