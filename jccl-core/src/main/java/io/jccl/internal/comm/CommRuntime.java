@@ -51,7 +51,9 @@ public final class CommRuntime {
     private final HostExecutor executor;
     private final Planner planner;
     private final CommShape shape;
+    private static final int TAG_CLOSE = 0x4a43_4401;
     private volatile boolean tornDown;
+    private volatile boolean closeBegun;
 
     CommRuntime(int rank, int nRanks, String id, Config config, long timeoutNs, CommHealth health, Bootstrap bootstrap,
                 Arena arena, ProxyThread proxy, Connections connections, Ring[] rings, CommShape shape,
@@ -218,26 +220,52 @@ public final class CommRuntime {
         }
     }
 
-    /** Orderly shutdown: wait for submitted work, barrier with the peers, release everything. */
-    void close() {
-        if (tornDown) {
+    /**
+     * Orderly shutdown, first half: waits for submitted work, then tells every peer this rank is closing (sends only,
+     * so one thread can begin closing several communicators before finishing any).
+     */
+    void closeBegin() {
+        if (tornDown || closeBegun) {
             return;
         }
+        closeBegun = true;
         if (!health.isBroken()) {
             long deadline = System.nanoTime() + timeoutNs;
             while (!executor.idle() && !health.isBroken() && System.nanoTime() < deadline) {
                 LockSupport.parkNanos(100_000L);
             }
-            health.beginClose();
-            if (!health.isBroken()) {
-                try {
-                    bootstrap.barrier();
-                } catch (JcclException e) {
-                    Log.warn(rank, "comm %s: close barrier failed (%s); releasing anyway", id, e.getMessage());
-                }
-            }
         }
         health.beginClose();
+        if (!health.isBroken()) {
+            try {
+                for (int p = 0; p < nRanks; p++) {
+                    if (p != rank) {
+                        bootstrap.send(p, TAG_CLOSE, new byte[0]);
+                    }
+                }
+            } catch (JcclException e) {
+                Log.warn(rank, "comm %s: could not tell peers it is closing (%s)", id, e.getMessage());
+            }
+        }
+    }
+
+    /** Orderly shutdown, second half: waits until every peer is closing too, then releases everything. */
+    void closeFinish() {
+        if (tornDown) {
+            return;
+        }
+        closeBegin();
+        if (!health.isBroken()) {
+            try {
+                for (int p = 0; p < nRanks; p++) {
+                    if (p != rank) {
+                        bootstrap.recv(p, TAG_CLOSE, "its close (every rank must close the communicator)");
+                    }
+                }
+            } catch (JcclException e) {
+                Log.warn(rank, "comm %s: close did not hear from every peer (%s); releasing anyway", id, e.getMessage());
+            }
+        }
         teardown();
         Log.info(Subsys.INIT, rank, "comm %s rank %d nRanks %d - Destroy COMPLETE", id, rank, nRanks);
     }
@@ -256,6 +284,10 @@ public final class CommRuntime {
         executor.stop(TimeUnit.SECONDS.toMillis(2));
         proxy.stop();
         bootstrap.close();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+        while (!executor.allStopped() && System.nanoTime() < deadline) {
+            LockSupport.parkNanos(1_000_000L);
+        }
         if (executor.allStopped()) {
             arena.close();
         } else {

@@ -24,7 +24,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * <p>Owned by: one application thread at a time (concurrent use is detected and refused). Mirrors: ncclComm's API
  * entry points (collectives.cc → ncclEnqueueCheck).
  */
-public final class HostCommunicator implements Communicator, GroupState.Launchable {
+public final class HostCommunicator implements Communicator, GroupState.Launchable, GroupState.Closing {
     private final CommRuntime rt;
     private final AtomicLong seq = new AtomicLong();
     private final AtomicReference<Thread> user = new AtomicReference<>();
@@ -234,12 +234,21 @@ public final class HostCommunicator implements Communicator, GroupState.Launchab
 
     @Override
     public void close() {
-        if (closed) {
-            rt.close();
-            return;
-        }
         closed = true;
-        rt.close();
+        if (!GroupState.recordClose(this)) {
+            rt.closeBegin();
+            rt.closeFinish();
+        }
+    }
+
+    @Override
+    public void closeBegin() {
+        rt.closeBegin();
+    }
+
+    @Override
+    public void closeFinish() {
+        rt.closeFinish();
     }
 
     @Override

@@ -25,6 +25,16 @@ public final class GroupState {
 
     private int depth;
     private final Map<Launchable, List<Recorded>> calls = new LinkedHashMap<>();
+    private final List<Closing> closes = new ArrayList<>();
+
+    /** A communicator closing inside a group: both halves run at the group's end, each for all before the next. */
+    public interface Closing {
+        /** Waits for this communicator's work and tells its peers it is closing (never waits for peers). */
+        void closeBegin();
+
+        /** Waits for the peers' closing messages, then releases everything. */
+        void closeFinish();
+    }
 
     /** A communicator as the group machinery sees it. */
     public interface Launchable {
@@ -50,13 +60,32 @@ public final class GroupState {
             return;
         }
         Map<Launchable, List<Recorded>> batch = new LinkedHashMap<>(g.calls);
+        List<Closing> closing = new ArrayList<>(g.closes);
         g.calls.clear();
-        GroupLauncher.launch(batch);
+        g.closes.clear();
+        try {
+            if (!batch.isEmpty()) {
+                GroupLauncher.launch(batch);
+            }
+        } finally {
+            closing.forEach(Closing::closeBegin);
+            closing.forEach(Closing::closeFinish);
+        }
     }
 
     /** True when this thread is inside a group. */
     public static boolean inGroup() {
         return CURRENT.get().depth > 0;
+    }
+
+    /** Records a close if this thread is in a group; returns false otherwise. */
+    public static boolean recordClose(Closing c) {
+        GroupState g = CURRENT.get();
+        if (g.depth == 0) {
+            return false;
+        }
+        g.closes.add(c);
+        return true;
     }
 
     /** Records a call if this thread is in a group; returns false (and records nothing) otherwise. */

@@ -19,6 +19,7 @@ public final class HostExecutor {
     private final ChannelWorker[] workers;
     private final CommHealth health;
     private final long inlineMaxBytes;
+    private final java.util.concurrent.atomic.AtomicInteger inlineRunning = new java.util.concurrent.atomic.AtomicInteger();
 
     public HostExecutor(ChannelContext[] contexts, CommHealth health, String threadPrefix, int spins) {
         this.health = health;
@@ -40,8 +41,13 @@ public final class HostExecutor {
     public void launch(List<Work> works, Completion completion, boolean mayInline) {
         if (mayInline && inlineable(works)) {
             completion.add(works.size());
-            for (Work w : works) {
-                workers[0].runInline(w, completion);
+            inlineRunning.incrementAndGet();
+            try {
+                for (Work w : works) {
+                    workers[0].runInline(w, completion);
+                }
+            } finally {
+                inlineRunning.decrementAndGet();
             }
             completion.sealed();
             return;
@@ -91,12 +97,13 @@ public final class HostExecutor {
         }
     }
 
+    /** True once every worker thread ended and no caller runs work inline (memory may then be released). */
     public boolean allStopped() {
         for (ChannelWorker w : workers) {
             if (w.isAlive()) {
                 return false;
             }
         }
-        return true;
+        return inlineRunning.get() == 0;
     }
 }

@@ -1,0 +1,78 @@
+package io.jccl.testing;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs N ranks as separate JVMs (the real multi-process path: own address spaces, sockets between processes), the
+ * way a launcher would: RANK / WORLD_SIZE / JCCL_COMM_ID / JCCL_COMM_SECRET in each child's environment.
+ */
+public final class ProcessRanks {
+    private ProcessRanks() {
+    }
+
+    /** What every child printed and how it exited. */
+    public record Result(List<Integer> exitCodes, List<String> outputs) {
+        public boolean allOk() {
+            return exitCodes.stream().allMatch(c -> c == 0);
+        }
+    }
+
+    public static Result run(int n, Class<?> main, List<String> args, Map<String, String> extraEnv, int limitSeconds)
+            throws IOException, InterruptedException {
+        int port;
+        try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        byte[] secret = new byte[32];
+        new SecureRandom().nextBytes(secret);
+        String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<Process> procs = new ArrayList<>();
+        List<Path> logs = new ArrayList<>();
+        for (int r = 0; r < n; r++) {
+            List<String> cmd = new ArrayList<>(List.of(javaBin, "--add-modules", "jdk.incubator.vector",
+                    "--enable-native-access=ALL-UNNAMED", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
+                    "-cp", System.getProperty("java.class.path"), main.getName()));
+            cmd.addAll(args);
+            ProcessBuilder pb = new ProcessBuilder(cmd);
+            Path log = Files.createTempFile("jccl-rank" + r + "-", ".log");
+            pb.redirectErrorStream(true).redirectOutput(log.toFile());
+            Map<String, String> env = pb.environment();
+            env.put("RANK", Integer.toString(r));
+            env.put("WORLD_SIZE", Integer.toString(n));
+            env.put("LOCAL_RANK", Integer.toString(r));
+            env.put("JCCL_COMM_ID", "127.0.0.1:" + port);
+            env.put("JCCL_COMM_SECRET", HexFormat.of().formatHex(secret));
+            env.putAll(extraEnv);
+            procs.add(pb.start());
+            logs.add(log);
+        }
+        List<Integer> codes = new ArrayList<>();
+        List<String> outs = new ArrayList<>();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(limitSeconds);
+        for (int r = 0; r < n; r++) {
+            Process p = procs.get(r);
+            boolean done = p.waitFor(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())),
+                    TimeUnit.MILLISECONDS);
+            if (!done) {
+                procs.forEach(Process::destroyForcibly);
+                codes.add(-1);
+            } else {
+                codes.add(p.exitValue());
+            }
+        }
+        for (Path log : logs) {
+            outs.add(Files.readString(log));
+            Files.deleteIfExists(log);
+        }
+        return new Result(codes, outs);
+    }
+}

@@ -1,0 +1,72 @@
+package io.jccl.testing;
+
+import io.jccl.Communicator;
+import io.jccl.DataType;
+import io.jccl.Jccl;
+import io.jccl.Group;
+import io.jccl.RedOp;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A rank process for {@link ProcessRanks}: joins through the environment, runs every collective on a few sizes and
+ * checks the results; exits 0 only if all were right. With argument {@code fail-rank=R} rank R throws instead.
+ */
+public final class RankMain {
+    private RankMain() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        int failRank = -1;
+        for (String a : args) {
+            if (a.startsWith("fail-rank=")) {
+                failRank = Integer.parseInt(a.substring(10));
+            }
+        }
+        try (Communicator comm = Communicator.fromEnvironment(ThreadRanks.testConfig())) {
+            if (comm.rank() == failRank) {
+                throw new IllegalStateException("rank " + failRank + " fails on purpose");
+            }
+            int n = comm.size();
+            for (long count : new long[] {0, 1, 1023, 300_001}) {
+                float[] d = new float[(int) count];
+                for (int i = 0; i < count; i++) {
+                    d[i] = comm.rank() + i % 3;
+                }
+                comm.allReduce(d, RedOp.SUM);
+                for (int i = 0; i < count; i++) {
+                    float exp = n * (n - 1) / 2f + n * (i % 3);
+                    if (d[i] != exp) {
+                        throw new AssertionError("allReduce element " + i + ": " + d[i] + " != " + exp);
+                    }
+                }
+                MemorySegment send = Arena.ofAuto().allocate(Math.max(4, count * 4));
+                MemorySegment recv = Arena.ofAuto().allocate(Math.max(4, count * 4 * n));
+                for (int i = 0; i < count; i++) {
+                    DataType.INT32.setLong(send, i, comm.rank() * 1000L + i);
+                }
+                comm.allGather(send, recv, count, DataType.INT32);
+                for (int r = 0; r < n; r++) {
+                    for (int i = 0; i < count; i += 97) {
+                        if (DataType.INT32.getLong(recv, (long) r * count + i) != r * 1000L + i) {
+                            throw new AssertionError("allGather block " + r + " element " + i);
+                        }
+                    }
+                }
+                try (Group g = Jccl.group()) {
+                    comm.send(send, count, DataType.INT32, (comm.rank() + 1) % n);
+                    comm.recv(recv, count, DataType.INT32, (comm.rank() + n - 1) % n);
+                }
+                int prev = (comm.rank() + n - 1) % n;
+                for (int i = 0; i < count; i += 101) {
+                    if (DataType.INT32.getLong(recv, i) != prev * 1000L + i) {
+                        throw new AssertionError("sendrecv element " + i);
+                    }
+                }
+            }
+            comm.barrier();
+            System.out.println("OK rank " + comm.rank());
+        }
+    }
+}
