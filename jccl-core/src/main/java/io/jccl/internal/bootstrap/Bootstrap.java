@@ -197,6 +197,41 @@ public final class Bootstrap implements AutoCloseable {
         }
     }
 
+    /** Also delivers every message with {@code tag} to {@code listener} as it arrives (on a reader thread). */
+    public void listen(int tag, java.util.function.BiConsumer<Integer, byte[]> listener) {
+        mailbox.listen(tag, listener);
+    }
+
+    /**
+     * Best-effort send that never waits long: used to tell peers about a failure. Returns false if the peer could not
+     * be reached within {@code timeoutMs}.
+     */
+    public boolean trySend(int peer, int tag, byte[] payload, long timeoutMs) {
+        if (closed) {
+            return false;
+        }
+        try {
+            DataOutputStream out;
+            synchronized (outStreams) {
+                out = outStreams[peer];
+                if (out == null) {
+                    Socket s = new Socket();
+                    s.connect(peers[peer], (int) timeoutMs);
+                    out = new DataOutputStream(new BufferedOutputStream(s.getOutputStream(), 1 << 16));
+                    Frames.write(out, TAG_PEER_HELLO, ByteBuffer.allocate(12).putLong(magic).putInt(rank).array());
+                    outSockets[peer] = s;
+                    outStreams[peer] = out;
+                }
+            }
+            synchronized (out) {
+                Frames.write(out, tag, payload);
+            }
+            return true;
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
     /** Receives the oldest message with {@code tag} from {@code peer}, waiting up to the deadline. */
     public byte[] recv(int peer, int tag, String what) {
         checkPeer(peer);

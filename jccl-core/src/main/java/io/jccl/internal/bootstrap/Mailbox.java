@@ -23,6 +23,7 @@ final class Mailbox {
     private final boolean[] peerClosed;
     private final String[] peerCloseReason;
     private final int rank;
+    private final Map<Integer, java.util.function.BiConsumer<Integer, byte[]>> listeners = new java.util.concurrent.ConcurrentHashMap<>();
 
     Mailbox(int rank, int nRanks) {
         this.rank = rank;
@@ -30,13 +31,39 @@ final class Mailbox {
         this.peerCloseReason = new String[nRanks];
     }
 
+    /** Calls {@code l} (on the reader thread) for each message with {@code tag}, in addition to queueing it. */
+    void listen(int tag, java.util.function.BiConsumer<Integer, byte[]> l) {
+        java.util.List<java.util.Map.Entry<Integer, byte[]>> early = new java.util.ArrayList<>();
+        lock.lock();
+        try {
+            listeners.put(tag, l);
+            for (var e : queues.entrySet()) {
+                if ((int) (e.getKey() & 0xffffffffL) == tag) {
+                    for (byte[] b : e.getValue()) {
+                        early.add(java.util.Map.entry((int) (e.getKey() >>> 32), b));
+                    }
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        for (var e : early) {
+            l.accept(e.getKey(), e.getValue());
+        }
+    }
+
     void put(int peer, int tag, byte[] payload) {
+        java.util.function.BiConsumer<Integer, byte[]> l;
         lock.lock();
         try {
             queues.computeIfAbsent(key(peer, tag), k -> new ArrayDeque<>()).add(payload);
+            l = listeners.get(tag);
             changed.signalAll();
         } finally {
             lock.unlock();
+        }
+        if (l != null) {
+            l.accept(peer, payload);
         }
     }
 

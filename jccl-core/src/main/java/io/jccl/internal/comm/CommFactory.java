@@ -48,7 +48,7 @@ public final class CommFactory {
         String commId = HexFormat.of().toHexDigits(PeerInfo.hash(Long.toHexString(id.magic()) + "/" + id.rootAddress()));
         long t0 = System.nanoTime();
         Bootstrap bootstrap = Bootstrap.init(id, rank, nRanks, timeoutNs);
-        CommHealth health = new CommHealth();
+        CommHealth health = new CommHealth(nRanks);
         bootstrap.attach(health);
         Arena arena = null;
         ProxyThread proxy = null;

@@ -18,6 +18,23 @@ public final class CommHealth {
     private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
     private volatile boolean broken;
     private volatile boolean closing;
+    private final java.util.concurrent.atomic.AtomicIntegerArray peerClosing;
+    private volatile boolean anyPeerClosing;
+
+    public CommHealth(int nRanks) {
+        this.peerClosing = new java.util.concurrent.atomic.AtomicIntegerArray(nRanks);
+    }
+
+    /** Records that {@code peer} started closing the communicator (it finished all its operations, or gave up). */
+    public void peerClosing(int peer) {
+        peerClosing.set(peer, 1);
+        anyPeerClosing = true;
+    }
+
+    /** True if {@code peer} (or, for -1, any peer) has started closing. */
+    public boolean isPeerClosing(int peer) {
+        return peer < 0 ? anyPeerClosing : peerClosing.get(peer) != 0;
+    }
 
     /** True once the communicator failed or was aborted; cheap enough for every spin of a wait loop. */
     public boolean isBroken() {

@@ -52,6 +52,7 @@ public final class CommRuntime {
     private final Planner planner;
     private final CommShape shape;
     private static final int TAG_CLOSE = 0x4a43_4401;
+    private static final int TAG_ABORT = 0x4a43_4402;
     private volatile boolean tornDown;
     private volatile boolean closeBegun;
 
@@ -72,9 +73,13 @@ public final class CommRuntime {
         ChannelContext[] ctx = new ChannelContext[shape.nChannels()];
         for (int c = 0; c < ctx.length; c++) {
             ctx[c] = new ChannelContext(c, rank, nRanks, new Prims(rank, c), connections, rings[c],
-                    new Backoff(health, timeoutNs, policy));
+                    new Backoff(health, timeoutNs, policy, -1));
         }
         this.executor = new HostExecutor(ctx, health, "jccl-" + id.substring(0, 8) + "-r" + rank, policy.spins());
+        bootstrap.listen(TAG_CLOSE, (peer, b) -> health.peerClosing(peer));
+        bootstrap.listen(TAG_ABORT, (peer, b) -> health.fail(new JcclException(Result.REMOTE_ERROR,
+                "rank " + peer + " failed: " + new String(b, java.nio.charset.StandardCharsets.UTF_8), null)));
+        health.onFailure(this::tellPeersWeFailed);
         this.planner = new Planner(rank, nRanks, shape.nChannels(), shape.stepBytes(), shape.p2pStepBytes(),
                 arena.allocate(8, 8));
     }
@@ -268,6 +273,22 @@ public final class CommRuntime {
         }
         teardown();
         Log.info(Subsys.INIT, rank, "comm %s rank %d nRanks %d - Destroy COMPLETE", id, rank, nRanks);
+    }
+
+    /** Best effort, without waiting: every peer learns this rank's failure at once instead of at its timeout. */
+    private void tellPeersWeFailed() {
+        JcclException f = health.failure();
+        if (f == null || (f.result() == Result.REMOTE_ERROR && f.getCause() == null && f.getMessage().contains(" failed: "))) {
+            return;
+        }
+        byte[] msg = ("rank " + rank + ": " + f.getMessage()).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        Thread.ofVirtual().name("jccl-abort-notify-r" + rank).start(() -> {
+            for (int p = 0; p < nRanks; p++) {
+                if (p != rank) {
+                    bootstrap.trySend(p, TAG_ABORT, msg, 500);
+                }
+            }
+        });
     }
 
     /** Immediate shutdown: every blocked wait fails with ABORTED; peers see the connections drop. */

@@ -18,16 +18,22 @@ import java.util.concurrent.locks.LockSupport;
 public final class Backoff {
     static final long MAX_PARK_NS = 1_000_000L;
 
+    /** How long a wait continues after the peer it depends on announced its close (data in flight arrives sooner). */
+    static final long PEER_CLOSED_GRACE_NS = 1_000_000_000L;
+
     private final CommHealth health;
     private final long timeoutNs;
     private final int spins;
     private final int yields;
+    private final int peer;
     private volatile Thread parked;
     private int iterations;
     private long startNs;
     private long parkNs;
 
-    public Backoff(CommHealth health, long timeoutNs, IdlePolicy policy) {
+    /** @param peer the rank this wait depends on, or -1 when it depends on several */
+    public Backoff(CommHealth health, long timeoutNs, IdlePolicy policy, int peer) {
+        this.peer = peer;
         this.health = health;
         this.timeoutNs = timeoutNs;
         this.spins = policy.spins();
@@ -61,6 +67,10 @@ public final class Backoff {
             throw health.brokenError(String.valueOf(what));
         }
         long waited = System.nanoTime() - startNs;
+        if (!health.isClosing() && health.isPeerClosing(peer) && waited > (peer >= 0 ? PEER_CLOSED_GRACE_NS : 3 * PEER_CLOSED_GRACE_NS)) {
+            throw new JcclException(Result.REMOTE_ERROR, what + ": rank " + (peer >= 0 ? peer : "(another)")
+                    + " closed the communicator while this rank still waits for it (it failed, or called fewer operations)");
+        }
         if (waited > timeoutNs) {
             throw new JcclException(Result.TIMEOUT, what + ": no progress for "
                     + TimeUnit.NANOSECONDS.toMillis(waited) + " ms (timeout " + TimeUnit.NANOSECONDS.toMillis(timeoutNs)

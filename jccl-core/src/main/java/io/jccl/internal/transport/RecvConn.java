@@ -24,7 +24,7 @@ public final class RecvConn implements BooleanSupplier {
                     String transport) {
         this.fifo = fifo;
         this.waker = waker;
-        this.backoff = new Backoff(health, timeoutNs, policy);
+        this.backoff = new Backoff(health, timeoutNs, policy, peer);
         this.peer = peer;
         this.transport = transport;
         this.waitName = "rank " + rank + " receiving from rank " + peer + " (channel " + channel + ", " + transport

@@ -28,7 +28,7 @@ public final class SendConn implements BooleanSupplier {
                     String transport) {
         this.fifo = fifo;
         this.waker = waker;
-        this.backoff = new Backoff(health, timeoutNs, policy);
+        this.backoff = new Backoff(health, timeoutNs, policy, peer);
         this.peer = peer;
         this.transport = transport;
         this.waitName = "rank " + rank + " sending to rank " + peer + " (channel " + channel + ", " + transport
