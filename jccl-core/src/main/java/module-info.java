@@ -1,6 +1,5 @@
 /** JCCL core: the public API package only; everything else is internal. */
 module io.jccl {
     requires jdk.incubator.vector;
-    requires java.logging;
     exports io.jccl;
 }

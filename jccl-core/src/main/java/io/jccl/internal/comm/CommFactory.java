@@ -17,6 +17,8 @@ import io.jccl.internal.transport.Connections;
 import io.jccl.internal.transport.IdlePolicy;
 import io.jccl.internal.transport.net.NetInterfaces;
 import io.jccl.internal.transport.net.NetTransport;
+import io.jccl.internal.transport.shm.ShmTransport;
+import io.jccl.internal.transport.Transport;
 
 import java.lang.foreign.Arena;
 import java.time.Duration;
@@ -52,6 +54,7 @@ public final class CommFactory {
         bootstrap.attach(health);
         Arena arena = null;
         ProxyThread proxy = null;
+        ShmTransport shm = null;
         try {
             int minCh = cfg.minChannels() > 0 ? cfg.minChannels() : Params.MIN_NCHANNELS.get();
             int maxCh = cfg.maxChannels() > 0 ? cfg.maxChannels() : Params.MAX_NCHANNELS.get();
@@ -65,13 +68,26 @@ public final class CommFactory {
             CommShape shape = CommShape.decide(peers, rank);
             arena = Arena.ofShared();
             String prefix = "jccl-" + commId.substring(0, 8) + "-r" + rank;
-            IdlePolicy policy = IdlePolicy.forLoad(shape.localRanks() * (shape.nChannels() + 1),
+            boolean shmOk = Params.SHM_DISABLE.get() == 0;
+            boolean anyNet = false;
+            for (PeerInfo p : peers) {
+                anyNet |= p.hostHash() != me.hostHash() || (!shmOk && p.rank() != rank);
+            }
+            IdlePolicy policy = IdlePolicy.forLoad(shape.localRanks() * (shape.nChannels() + (anyNet ? 1 : 0)),
                     Runtime.getRuntime().availableProcessors());
-            proxy = new ProxyThread(health, rank, prefix + "-proxy", policy.proxySpins());
+            if (anyNet) {
+                proxy = new ProxyThread(health, rank, prefix + "-proxy", policy.proxySpins());
+            }
             boolean allLocal = shape.nNodes() == 1 && id.rootAddress().getAddress().isLoopbackAddress();
-            NetTransport net = new NetTransport(arena, proxy, health, NetInterfaces.choose(allLocal).address(),
-                    id.magic(), rank, timeoutNs, policy);
-            Connections conns = new Connections(rank, nRanks, shape.nChannels(), bootstrap, peer -> net);
+            NetTransport net = anyNet ? new NetTransport(arena, proxy, health, NetInterfaces.choose(allLocal).address(),
+                    id.magic(), rank, timeoutNs, policy) : null;
+            shm = new ShmTransport(arena, health, commId, rank, timeoutNs, policy);
+            ShmTransport shmT = shm;
+            Transport[] byPeer = new Transport[nRanks];
+            for (PeerInfo p : peers) {
+                byPeer[p.rank()] = shmOk && p.hostHash() == me.hostHash() ? shmT : net;
+            }
+            Connections conns = new Connections(rank, nRanks, shape.nChannels(), bootstrap, peer -> byPeer[peer]);
             Ring[] rings = new Ring[shape.nChannels()];
             List<Connections.Need> needs = new ArrayList<>();
             for (int c = 0; c < rings.length; c++) {
@@ -84,7 +100,7 @@ public final class CommFactory {
             conns.connect(needs);
             Config resolved = new Config(Duration.ofNanos(timeoutNs), shape.nChannels(), shape.nChannels(), cfg.commName());
             CommRuntime rt = new CommRuntime(rank, nRanks, commId, resolved, timeoutNs, health, bootstrap, arena, proxy,
-                    conns, rings, shape, policy);
+                    conns, rings, shape, policy, shm);
             Log.info(Subsys.INIT, rank, "comm %s rank %d nRanks %d nNodes %d localRanks %d nChannels %d - Init COMPLETE "
                     + "(%.1f ms)", commId, rank, nRanks, shape.nNodes(), shape.localRanks(), shape.nChannels(),
                     (System.nanoTime() - t0) / 1e6);
@@ -93,6 +109,9 @@ public final class CommFactory {
             health.fail(e instanceof JcclException j ? j : new JcclException(Result.INTERNAL_ERROR, e.toString(), e));
             if (proxy != null) {
                 proxy.stop();
+            }
+            if (shm != null) {
+                shm.cleanup();
             }
             bootstrap.close();
             if (arena != null) {

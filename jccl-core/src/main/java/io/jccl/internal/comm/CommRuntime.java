@@ -23,6 +23,7 @@ import io.jccl.internal.reduce.Reducer;
 import io.jccl.internal.transport.Backoff;
 import io.jccl.internal.transport.Connections;
 import io.jccl.internal.transport.IdlePolicy;
+import io.jccl.internal.transport.shm.ShmTransport;
 
 import java.lang.foreign.Arena;
 import java.util.ArrayList;
@@ -51,6 +52,7 @@ public final class CommRuntime {
     private final HostExecutor executor;
     private final Planner planner;
     private final CommShape shape;
+    private final ShmTransport shm;
     private static final int TAG_CLOSE = 0x4a43_4401;
     private static final int TAG_ABORT = 0x4a43_4402;
     private volatile boolean tornDown;
@@ -58,7 +60,8 @@ public final class CommRuntime {
 
     CommRuntime(int rank, int nRanks, String id, Config config, long timeoutNs, CommHealth health, Bootstrap bootstrap,
                 Arena arena, ProxyThread proxy, Connections connections, Ring[] rings, CommShape shape,
-                IdlePolicy policy) {
+                IdlePolicy policy, ShmTransport shm) {
+        this.shm = shm;
         this.rank = rank;
         this.nRanks = nRanks;
         this.id = id;
@@ -303,8 +306,11 @@ public final class CommRuntime {
         }
         tornDown = true;
         executor.stop(TimeUnit.SECONDS.toMillis(2));
-        proxy.stop();
+        if (proxy != null) {
+            proxy.stop();
+        }
         bootstrap.close();
+        shm.cleanup();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
         while (!executor.allStopped() && System.nanoTime() < deadline) {
             LockSupport.parkNanos(1_000_000L);

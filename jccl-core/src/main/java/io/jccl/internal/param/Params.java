@@ -34,6 +34,8 @@ public final class Params {
             "64 hex characters shared by all ranks, authenticating them (launchers set it)");
     public static final Param<String> HOSTID = stringParam("NCCL_HOSTID", "",
             "overrides the host identity used to decide which ranks share a host");
+    public static final Param<Integer> SHM_DISABLE = intParam("NCCL_SHM_DISABLE", 0,
+            "1: never use shared memory between ranks of one host (use sockets)");
     public static final Param<Integer> INLINE_MAX_BYTES = intParam("JCCL_INLINE_MAX_BYTES", 1 << 20,
             "largest operation the caller's thread runs itself when the communicator is idle");
 

@@ -5,11 +5,10 @@ import io.jccl.Result;
 import io.jccl.internal.comm.CommHealth;
 
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * The wait ladder every blocking point uses: spin with {@link Thread#onSpinWait()}, then {@link Thread#yield()},
- * then park in growing steps (woken early by {@link #wake} from an in-process producer). Every few iterations it
+ * then sleep in growing steps through a {@link Sleeper} (woken early by the producer). Every few iterations it
  * checks the communicator's health and the deadline, so no wait outlives a failure or its timeout.
  *
  * <p>Owned by: the single thread that waits on it (one per connector side); {@link #wake} may be called from any
@@ -26,13 +25,18 @@ public final class Backoff {
     private final int spins;
     private final int yields;
     private final int peer;
-    private volatile Thread parked;
+    private final Sleeper sleeper;
     private int iterations;
     private long startNs;
     private long parkNs;
 
     /** @param peer the rank this wait depends on, or -1 when it depends on several */
     public Backoff(CommHealth health, long timeoutNs, IdlePolicy policy, int peer) {
+        this(health, timeoutNs, policy, peer, new ParkSleeper());
+    }
+
+    public Backoff(CommHealth health, long timeoutNs, IdlePolicy policy, int peer, Sleeper sleeper) {
+        this.sleeper = sleeper;
         this.peer = peer;
         this.health = health;
         this.timeoutNs = timeoutNs;
@@ -80,20 +84,12 @@ public final class Backoff {
             Thread.yield();
             return;
         }
-        parked = Thread.currentThread();
-        java.lang.invoke.VarHandle.fullFence();
-        if (stillWaiting.getAsBoolean()) {
-            LockSupport.parkNanos(this, parkNs);
-            parkNs = Math.min(parkNs * 2, MAX_PARK_NS);
-        }
-        parked = null;
+        sleeper.sleep(stillWaiting, parkNs);
+        parkNs = Math.min(parkNs * 2, MAX_PARK_NS);
     }
 
-    /** Wakes the waiter if it is parked (call after publishing, with a full fence between). */
+    /** Wakes the waiter if it sleeps (call after publishing, with a full fence between). */
     public void wake() {
-        Thread t = parked;
-        if (t != null) {
-            LockSupport.unpark(t);
-        }
+        sleeper.wake();
     }
 }

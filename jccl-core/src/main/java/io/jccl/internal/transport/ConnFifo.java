@@ -19,9 +19,15 @@ import java.nio.ByteBuffer;
 public final class ConnFifo {
     /** Slots per connector, NCCL's {@code NCCL_STEPS}. */
     public static final int NSTEPS = 8;
-    static final long HEAD_OFF = 0;
-    static final long TAIL_OFF = 128;
+    public static final long HEAD_OFF = 0;
+    /** Set by a sender that attached to a receiver's shared FIFO. */
+    public static final long ATTACHED_OFF = 64;
+    public static final long TAIL_OFF = 128;
     static final long SIZES_OFF = 256;
+    /** Non-zero while the producer sleeps waiting for {@code head} (futex-based sleepers). */
+    public static final long HEAD_WAITER_OFF = 384;
+    /** Non-zero while the consumer sleeps waiting for {@code tail}. */
+    public static final long TAIL_WAITER_OFF = 448;
     /** Bytes of the control block. */
     public static final long CTRL_BYTES = 512;
 
@@ -47,6 +53,11 @@ public final class ConnFifo {
         MemorySegment ctrl = arena.allocate(CTRL_BYTES, 128);
         MemorySegment data = arena.allocate((long) NSTEPS * stepBytes, 4096);
         return new ConnFifo(ctrl, data, stepBytes);
+    }
+
+    /** The control block (head, tail, sizes, waiter flags). */
+    public MemorySegment ctrl() {
+        return ctrl;
     }
 
     public int stepBytes() {

@@ -20,11 +20,11 @@ public final class RecvConn implements BooleanSupplier {
     private final String transport;
     private long step;
 
-    public RecvConn(ConnFifo fifo, Waker waker, CommHealth health, long timeoutNs, IdlePolicy policy, int rank, int peer, int channel,
+    public RecvConn(ConnFifo fifo, Waker waker, CommHealth health, long timeoutNs, IdlePolicy policy, Sleeper sleeper, int rank, int peer, int channel,
                     String transport) {
         this.fifo = fifo;
         this.waker = waker;
-        this.backoff = new Backoff(health, timeoutNs, policy, peer);
+        this.backoff = new Backoff(health, timeoutNs, policy, peer, sleeper);
         this.peer = peer;
         this.transport = transport;
         this.waitName = "rank " + rank + " receiving from rank " + peer + " (channel " + channel + ", " + transport

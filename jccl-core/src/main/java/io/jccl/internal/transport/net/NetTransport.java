@@ -4,6 +4,7 @@ import io.jccl.internal.comm.CommHealth;
 import io.jccl.internal.proxy.ProxyThread;
 import io.jccl.internal.transport.ConnFifo;
 import io.jccl.internal.transport.IdlePolicy;
+import io.jccl.internal.transport.ParkSleeper;
 import io.jccl.internal.transport.RecvConn;
 import io.jccl.internal.transport.SendConn;
 import io.jccl.internal.transport.Transport;
@@ -61,7 +62,7 @@ public final class NetTransport implements Transport {
             public RecvConn complete() {
                 SocketChannel ch = SocketNet.accept(l, magic, rank, peer, channel, timeoutNs);
                 ConnFifo fifo = ConnFifo.allocate(arena, stepBytes);
-                RecvConn conn = new RecvConn(fifo, proxy::wake, health, timeoutNs, policy, rank, peer, channel, NAME);
+                RecvConn conn = new RecvConn(fifo, proxy::wake, health, timeoutNs, policy, new ParkSleeper(), rank, peer, channel, NAME);
                 proxy.add(new NetRecvProxy(fifo, ch, conn.backoff(), health,
                         "rank " + rank + " channel " + channel + " from rank " + peer));
                 return conn;
@@ -74,7 +75,7 @@ public final class NetTransport implements Transport {
         SocketNet.Handle h = SocketNet.Handle.fromBytes(recvInfo);
         SocketChannel ch = SocketNet.connect(h, magic, rank, channel, timeoutNs);
         ConnFifo fifo = ConnFifo.allocate(arena, h.stepBytes());
-        SendConn conn = new SendConn(fifo, proxy::wake, health, timeoutNs, policy, rank, peer, channel, NAME);
+        SendConn conn = new SendConn(fifo, proxy::wake, health, timeoutNs, policy, new ParkSleeper(), rank, peer, channel, NAME);
         proxy.add(new NetSendProxy(fifo, ch, conn.backoff(), health,
                 "rank " + rank + " channel " + channel + " to rank " + peer));
         return conn;

@@ -1,0 +1,105 @@
+package io.jccl.internal.transport.shm;
+
+import io.jccl.JcclException;
+import io.jccl.Result;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.FileStore;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * Creates, maps and removes the files in {@code /dev/shm} (or {@code JCCL_SHM_DIR}) that shared-memory connectors
+ * live in. Creation checks the free space first and writes the whole file (so a full tmpfs is an exception with
+ * advice, not a SIGBUS later); files are unlinked as soon as both sides mapped them, so a crash leaves nothing behind.
+ *
+ * <p>Owned by: the thread setting up connections. Mirrors: NCCL's shmOpen / ncclShmUnlink (shmutils.cc).
+ */
+public final class ShmFiles {
+    /** File names start with this, so leaks are easy to spot ({@code ls /dev/shm/jccl-*}). */
+    public static final String PREFIX = "jccl-";
+
+    private ShmFiles() {
+    }
+
+    public static Path dir() {
+        String d = System.getProperty("JCCL_SHM_DIR", System.getenv("JCCL_SHM_DIR"));
+        return Path.of(d == null || d.isBlank() ? "/dev/shm" : d);
+    }
+
+    /** Creates {@code name} of {@code size} bytes, fully allocated and zeroed, and maps it into {@code arena}. */
+    public static MemorySegment create(String name, long size, Arena arena) {
+        Path dir = dir();
+        Path path = dir.resolve(name);
+        checkSpace(dir, size);
+        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+                StandardOpenOption.WRITE)) {
+            ByteBuffer zeros = ByteBuffer.allocateDirect((int) Math.min(size, 1 << 20));
+            long written = 0;
+            while (written < size) {
+                zeros.clear().limit((int) Math.min(zeros.capacity(), size - written));
+                written += ch.write(zeros, written);
+            }
+            return ch.map(FileChannel.MapMode.READ_WRITE, 0, size, arena);
+        } catch (IOException e) {
+            unlink(path);
+            throw new JcclException(Result.SYSTEM_ERROR, "cannot create shared memory file " + path + " of "
+                    + mib(size) + " MiB: " + e.getMessage() + ". " + advice(dir), e);
+        }
+    }
+
+    /** Maps an existing file created by a peer. */
+    public static MemorySegment attach(String name, long size, Arena arena) {
+        Path path = dir().resolve(name);
+        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            if (ch.size() < size) {
+                throw new JcclException(Result.INTERNAL_ERROR, "shared memory file " + path + " has " + ch.size()
+                        + " bytes, expected " + size);
+            }
+            return ch.map(FileChannel.MapMode.READ_WRITE, 0, size, arena);
+        } catch (IOException e) {
+            throw new JcclException(Result.SYSTEM_ERROR, "cannot map shared memory file " + path + " created by a peer: "
+                    + e.getMessage() + " (is the peer in another container or mount namespace? set NCCL_SHM_DISABLE=1)", e);
+        }
+    }
+
+    public static void unlink(Path p) {
+        try {
+            Files.deleteIfExists(p);
+        } catch (IOException ignored) {
+            // best effort: the file is gone when the last mapping goes
+        }
+    }
+
+    public static void unlink(String name) {
+        unlink(dir().resolve(name));
+    }
+
+    static void checkSpace(Path dir, long size) {
+        try {
+            FileStore fs = Files.getFileStore(dir);
+            long free = fs.getUsableSpace();
+            if (free < size) {
+                throw new JcclException(Result.SYSTEM_ERROR, dir + " has " + mib(free) + " MiB free but a shared memory"
+                        + " connector needs " + mib(size) + " MiB. " + advice(dir));
+            }
+        } catch (IOException e) {
+            throw new JcclException(Result.SYSTEM_ERROR, "shared memory directory " + dir + " is not usable: "
+                    + e.getMessage() + ". Set JCCL_SHM_DIR to a tmpfs directory, or NCCL_SHM_DISABLE=1 to use sockets", e);
+        }
+    }
+
+    private static String advice(Path dir) {
+        return "Give " + dir + " more room (docker run --shm-size=1g; Kubernetes: an emptyDir with medium: Memory; "
+                + "or mount -o remount,size=2G " + dir + "), lower NCCL_BUFFSIZE, or set NCCL_SHM_DISABLE=1 to use sockets";
+    }
+
+    private static long mib(long b) {
+        return (b + (1 << 20) - 1) >> 20;
+    }
+}

@@ -1,0 +1,140 @@
+package io.jccl.internal.transport.shm;
+
+import io.jccl.JcclException;
+import io.jccl.Result;
+import io.jccl.internal.comm.CommHealth;
+import io.jccl.internal.transport.Backoff;
+import io.jccl.internal.transport.ConnFifo;
+import io.jccl.internal.transport.IdlePolicy;
+import io.jccl.internal.transport.RecvConn;
+import io.jccl.internal.transport.SendConn;
+import io.jccl.internal.transport.Transport;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.security.SecureRandom;
+import java.util.HexFormat;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The shared-memory transport for ranks on the same host: the receiver creates a file in /dev/shm holding the
+ * connector's FIFO, the sender maps it and writes its slots straight into it (one copy per step, no proxy thread).
+ * Waiting sides sleep on futexes and the publishing side wakes them, so this works across processes and when
+ * ranks outnumber cores. The file is unlinked as soon as the sender has attached.
+ *
+ * <p>Owned by: created per communicator; setup on the launching thread, data moved by the channel threads.
+ * Mirrors: transport/shm.cc (without a proxy: CPU peers write directly).
+ */
+public final class ShmTransport implements Transport {
+    public static final String NAME = "SHM";
+    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+    private static final long DATA_OFF = 4096;
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private final Arena arena;
+    private final CommHealth health;
+    private final String commId;
+    private final int rank;
+    private final long timeoutNs;
+    private final IdlePolicy policy;
+    private final Set<String> unattached = ConcurrentHashMap.newKeySet();
+
+    public ShmTransport(Arena arena, CommHealth health, String commId, int rank, long timeoutNs, IdlePolicy policy) {
+        this.arena = arena;
+        this.health = health;
+        this.commId = commId;
+        this.rank = rank;
+        this.timeoutNs = timeoutNs;
+        this.policy = policy;
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public PendingRecv setupRecv(int peer, int channel, int stepBytes) {
+        String name = ShmFiles.PREFIX + commId.substring(0, 8) + "-" + ProcessHandle.current().pid() + "-r" + rank
+                + "-from" + peer + "-c" + channel + "-" + HexFormat.of().toHexDigits(RANDOM.nextInt());
+        MemorySegment m = ShmFiles.create(name, DATA_OFF + (long) ConnFifo.NSTEPS * stepBytes, arena);
+        unattached.add(name);
+        ConnFifo fifo = new ConnFifo(m.asSlice(0, ConnFifo.CTRL_BYTES), m.asSlice(DATA_OFF), stepBytes);
+        byte[] info = encode(name, stepBytes);
+        return new PendingRecv() {
+            @Override
+            public byte[] info() {
+                return info;
+            }
+
+            @Override
+            public RecvConn complete() {
+                waitAttached(fifo.ctrl(), peer, channel);
+                ShmFiles.unlink(name);
+                unattached.remove(name);
+                return new RecvConn(fifo, new FutexWaker(fifo.ctrl(), ConnFifo.HEAD_WAITER_OFF, ConnFifo.HEAD_OFF),
+                        health, timeoutNs, policy, new FutexSleeper(fifo.ctrl(), ConnFifo.TAIL_WAITER_OFF,
+                        ConnFifo.TAIL_OFF, arena), rank, peer, channel, NAME);
+            }
+        };
+    }
+
+    @Override
+    public SendConn connectSend(int peer, int channel, byte[] recvInfo) {
+        String name;
+        int stepBytes;
+        try {
+            DataInputStream d = new DataInputStream(new ByteArrayInputStream(recvInfo));
+            name = d.readUTF();
+            stepBytes = d.readInt();
+        } catch (IOException e) {
+            throw new JcclException(Result.INTERNAL_ERROR, "corrupt shm connection info from rank " + peer, e);
+        }
+        if (!name.startsWith(ShmFiles.PREFIX) || name.contains("/")) {
+            throw new JcclException(Result.REMOTE_ERROR, "rank " + peer + " offered a bad shm file name");
+        }
+        MemorySegment m = ShmFiles.attach(name, DATA_OFF + (long) ConnFifo.NSTEPS * stepBytes, arena);
+        ConnFifo fifo = new ConnFifo(m.asSlice(0, ConnFifo.CTRL_BYTES), m.asSlice(DATA_OFF), stepBytes);
+        LONG.setRelease(fifo.ctrl(), ConnFifo.ATTACHED_OFF, 1L);
+        return new SendConn(fifo, new FutexWaker(fifo.ctrl(), ConnFifo.TAIL_WAITER_OFF, ConnFifo.TAIL_OFF),
+                health, timeoutNs, policy, new FutexSleeper(fifo.ctrl(), ConnFifo.HEAD_WAITER_OFF, ConnFifo.HEAD_OFF,
+                arena), rank, peer, channel, NAME);
+    }
+
+    private void waitAttached(MemorySegment ctrl, int peer, int channel) {
+        Backoff b = new Backoff(health, timeoutNs, policy, peer);
+        Object what = "rank " + rank + " waiting for rank " + peer + " to map its shared memory connector (channel "
+                + channel + ")";
+        while ((long) LONG.getAcquire(ctrl, ConnFifo.ATTACHED_OFF) == 0) {
+            b.idle(() -> (long) LONG.getAcquire(ctrl, ConnFifo.ATTACHED_OFF) == 0, what);
+        }
+    }
+
+    /** Removes files whose sender never attached (called at teardown). */
+    public void cleanup() {
+        for (String n : unattached) {
+            ShmFiles.unlink(n);
+        }
+        unattached.clear();
+    }
+
+    private static byte[] encode(String name, int stepBytes) {
+        try {
+            ByteArrayOutputStream bos = new ByteArrayOutputStream();
+            DataOutputStream d = new DataOutputStream(bos);
+            d.writeUTF(name);
+            d.writeInt(stepBytes);
+            return bos.toByteArray();
+        } catch (IOException e) {
+            throw new JcclException(Result.INTERNAL_ERROR, "cannot encode shm info", e);
+        }
+    }
+}
