@@ -24,6 +24,9 @@ import java.util.function.Function;
                 + "allReduce sums them, every rank prints what it received; then a short all_reduce perf table."})
 public final class DemoMain implements Callable<Integer> {
 
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
     /** The perf arguments of the table after the demo. */
     static final List<String> PERF_ARGS = List.of("all_reduce", "-b", "8", "-e", "1M", "-f", "4", "-n", "20",
             "-w", "5", "-c", "1");
@@ -55,7 +58,7 @@ public final class DemoMain implements Callable<Integer> {
     @Override
     public Integer call() {
         if (nRanks < 1) {
-            throw new CommandLine.ParameterException(new CommandLine(this), "-np must be at least 1, got " + nRanks);
+            throw new CommandLine.ParameterException(spec.commandLine(), "-np must be at least 1, got " + nRanks);
         }
         System.out.printf("# JCCL demo: AllReduce (sum) of {rank, rank+1} over %d local processes%n", nRanks);
         int code = launcher.apply(demoSpec());

@@ -34,6 +34,9 @@ import java.util.concurrent.Callable;
                         + "scatter (nccl-tests binary names such as all_reduce_perf work too)."})
 public final class PerfMain implements Callable<Integer> {
 
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
     @Parameters(index = "0", paramLabel = "COLLECTIVE", description = "what to measure, e.g. all_reduce")
     String collective;
 
@@ -125,14 +128,14 @@ public final class PerfMain implements Callable<Integer> {
         try {
             o = options();
         } catch (IllegalArgumentException e) {
-            throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage(), e);
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
         }
         if (o.processes() > 0) {
             return launchProcesses(o);
         }
         boolean fromEnv = EnvironmentRanks.detect(env).isPresent();
         if (fromEnv && o.threads() > 1) {
-            throw new CommandLine.ParameterException(new CommandLine(this), "-t " + o.threads()
+            throw new CommandLine.ParameterException(spec.commandLine(), "-t " + o.threads()
                     + " cannot be used when a launcher started this process as one rank ("
                     + EnvironmentRanks.detect(env).orElseThrow() + " is set)");
         }

@@ -31,6 +31,9 @@ import java.util.concurrent.Callable;
                 "124:the --timeout passed", "2:bad arguments"})
 public final class Launcher implements Callable<Integer> {
 
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
     @Option(names = {"-np", "-n", "--nproc"}, required = true, paramLabel = "N",
             description = "number of ranks (processes) to start")
     int nRanks;
@@ -60,7 +63,7 @@ public final class Launcher implements Callable<Integer> {
     @Override
     public Integer call() {
         if (nRanks < 1) {
-            throw new CommandLine.ParameterException(new CommandLine(this),
+            throw new CommandLine.ParameterException(spec.commandLine(),
                     "-np must be at least 1, got " + nRanks);
         }
         LaunchSpec spec = toSpec();
