@@ -28,6 +28,7 @@ public final class LocalJob {
     private final List<Process> processes = new ArrayList<>();
     private final List<Thread> pumps = new ArrayList<>();
     private final LinkedBlockingQueue<Integer> exited = new LinkedBlockingQueue<>();
+    private volatile boolean interrupted;
 
     public LocalJob(LaunchSpec spec, JvmCommandLine jvm, PrintStream out, PrintStream err) {
         this.spec = spec;
@@ -44,7 +45,7 @@ public final class LocalJob {
     /** Starts every rank, waits for the job to end, and returns how it ended. */
     public LaunchResult run() {
         RankEnvironment env = RankEnvironment.create(spec.nRanks());
-        Thread hook = Thread.ofPlatform().name("jccl-run-shutdown").unstarted(this::stopAllNow);
+        Thread hook = Thread.ofPlatform().name("jccl-run-shutdown").unstarted(this::onShutdown);
         Runtime.getRuntime().addShutdownHook(hook);
         try {
             startAll(env);
@@ -58,6 +59,13 @@ public final class LocalJob {
                 // the hook is running or will run; nothing to undo
             }
         }
+    }
+
+    /** The launcher is being stopped (Ctrl-C, SIGTERM): take every rank down with it. */
+    private void onShutdown() {
+        interrupted = true;
+        err.println("jccl run: interrupted; stopping all ranks");
+        stopAllNow();
     }
 
     private void startAll(RankEnvironment env) {
@@ -111,7 +119,7 @@ public final class LocalJob {
             if (rank != null) {
                 remaining--;
                 codes[rank] = processes.get(rank).exitValue();
-                if (codes[rank] != 0 && failedRank < 0 && !timedOut) {
+                if (codes[rank] != 0 && failedRank < 0 && !timedOut && !interrupted) {
                     failedRank = rank;
                     err.println("jccl run: rank " + rank + " exited with code " + codes[rank]
                             + (remaining > 0 ? "; stopping the other " + remaining + " rank(s)" : ""));
