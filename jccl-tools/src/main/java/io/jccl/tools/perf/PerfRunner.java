@@ -1,0 +1,215 @@
+package io.jccl.tools.perf;
+
+import io.jccl.DataType;
+import io.jccl.RedOp;
+
+import java.lang.foreign.MemorySegment;
+import java.util.List;
+
+/**
+ * One rank's perf run: for every type, reduction and root, warms up, then for every size measures the
+ * out-of-place and the in-place call ({@code -n} timed iterations of {@code -m} calls, time averaged over ranks as
+ * {@code -a} says), checks the results {@code -c} times against {@link ExpectedValues}, and hands the numbers to
+ * rank 0's {@link PerfReport}. Every rank runs the same sequence of calls. Owned by the rank's thread; mirrors
+ * nccl-tests' {@code TimeTest}/{@code BenchTime}.
+ */
+public final class PerfRunner {
+    /** What a rank's run came to. */
+    public record Outcome(int errors, double avgBusBwGBps, boolean bandwidthFailed) {
+        /** The process exit status nccl-tests would give: non-zero on wrong results or too low a bandwidth. */
+        public int exitCode() {
+            return errors > 0 || bandwidthFailed ? 1 : 0;
+        }
+    }
+
+    private final PerfOptions o;
+    private final PerfBackend backend;
+    private final ElementAccess access;
+    private final PerfReport report;
+    private final OpWatchdog watchdog;
+    private final double minBusBw;
+    private final int rank;
+    private final int nRanks;
+    private PerfBuffer send;
+    private PerfBuffer recv;
+    private int rep;
+    private int errors;
+    private double bwSum;
+    private int bwCount;
+
+    /**
+     * @param report   rank 0's report, null on the other ranks
+     * @param watchdog the {@code -T} watchdog, or null
+     * @param minBusBw {@code NCCL_TESTS_MIN_BW} in GB/s, negative when unset
+     */
+    public PerfRunner(PerfOptions options, PerfBackend backend, ElementAccess access, PerfReport report,
+                      OpWatchdog watchdog, double minBusBw) {
+        this.o = options;
+        this.backend = backend;
+        this.access = access;
+        this.report = report;
+        this.watchdog = watchdog;
+        this.minBusBw = minBusBw;
+        this.rank = backend.rank();
+        this.nRanks = backend.nRanks();
+    }
+
+    /** Runs the whole sweep; rank 0 prints. */
+    public Outcome run(int nThreads) {
+        String line = ResultTable.rankLine(rank, 0, ProcessHandle.current().pid(), HostInfo.hostName(),
+                backend.deviceIndex(), backend.deviceBusId(), backend.deviceName());
+        List<String> lines = backend.gatherLines(line);
+        List<Integer> roots = o.roots(nRanks);
+        if (report != null) {
+            SizeSweep s = o.sweep();
+            report.begin(new ResultTable.RunHeader(o.collective().programName(), nThreads, o.gpus(), s.minBytes(),
+                    s.maxBytes(), s.step(), s.multiplicative(), o.warmupIters(), o.iters(), o.aggIters(), o.check(),
+                    0), nRanks, lines);
+        }
+        send = backend.allocate(o.sweep().maxBytes());
+        recv = backend.allocate(o.sweep().maxBytes());
+        for (DataType type : o.types()) {
+            for (OpChoice op : o.opsToRun()) {
+                for (int root : roots) {
+                    timeTest(type, op, root);
+                }
+            }
+        }
+        double avg = bwCount == 0 ? 0 : bwSum / bwCount;
+        boolean bwFailed = minBusBw >= 0 && avg < minBusBw * 0.9;
+        if (report != null) {
+            report.end(errors, avg, minBusBw);
+        }
+        return new Outcome(errors, avg, bwFailed);
+    }
+
+    private void timeTest(DataType type, OpChoice op, int root) {
+        RedOp redOp = op == null ? RedOp.SUM : op.redOp(rank);
+        String opName = op == null ? "none" : op.testName();
+        backend.barrier();
+        for (long size : o.sweep().warmupSizes()) {
+            BufferLayout layout = BufferLayout.of(o.collective(), size, type.sizeBytes(), nRanks);
+            PerfBackend.PreparedCall call = backend.prepare(
+                    CollectiveCall.of(o.collective(), layout, false, send, recv, type, redOp, root, rank));
+            armed(() -> {
+                for (int i = 0; i < o.warmupIters(); i++) {
+                    call.launch();
+                }
+                backend.synchronize();
+            });
+        }
+        int cycles = o.cycles();
+        for (int cycle = 0; cycles == 0 || cycle < cycles; cycle++) {
+            for (long size : o.sweep().sizes()) {
+                BufferLayout layout = BufferLayout.of(o.collective(), size, type.sizeBytes(), nRanks);
+                if (report != null) {
+                    report.rowStart(layout.printedBytes(), layout.paramCount(), type.ncclName(), opName, root);
+                }
+                bench(layout, type, op, redOp, root, false);
+                bench(layout, type, op, redOp, root, true);
+                if (report != null) {
+                    report.rowEnd();
+                }
+            }
+        }
+    }
+
+    private void bench(BufferLayout layout, DataType type, OpChoice op, RedOp redOp, int root, boolean inPlace) {
+        CollectiveCall cc = CollectiveCall.of(o.collective(), layout, inPlace, send, recv, type, redOp, root, rank);
+        PerfBackend.PreparedCall call = backend.prepare(cc);
+        backend.barrier();
+        double seconds = timeIterations(call);
+        seconds = backend.reduceStat(seconds, o.statMode());
+        BandwidthModel.Bandwidth bw = BandwidthModel.of(o.collective(), layout.paramCount(), layout.eltSize(),
+                nRanks, seconds);
+        boolean reportWrong = o.check() > 0 && (!inPlace || o.collective().checksInPlace());
+        long wrong = -1;
+        if (o.check() > 0) {
+            wrong = check(cc, call, layout, type, op, root, inPlace);
+            if (reportWrong && wrong > 0) {
+                errors++;
+            }
+        }
+        if (report != null) {
+            report.cell(inPlace, seconds * 1e6, bw, wrong, reportWrong);
+        }
+        bwSum += bw.busBwGBps();
+        bwCount++;
+    }
+
+    /** The mean time of one call over {@code -n} iterations of {@code -m} calls, in seconds. */
+    private double timeIterations(PerfBackend.PreparedCall call) {
+        int iters = o.iters();
+        int agg = o.aggIters();
+        if (watchdog != null) {
+            watchdog.arm();
+        }
+        long t0 = System.nanoTime();
+        for (int i = 0; i < iters; i++) {
+            if (agg > 1) {
+                backend.groupStart();
+                try {
+                    for (int j = 0; j < agg; j++) {
+                        call.launch();
+                    }
+                } finally {
+                    backend.groupEnd();
+                }
+            } else {
+                call.launch();
+            }
+            if (o.blocking() != 0) {
+                backend.synchronize();
+            }
+        }
+        backend.synchronize();
+        long t1 = System.nanoTime();
+        if (watchdog != null) {
+            watchdog.disarm();
+        }
+        return (t1 - t0) / 1e9 / ((double) iters * agg);
+    }
+
+    /** Runs the call {@code -c} times on fresh inputs; returns the wrong elements summed over ranks (last run). */
+    private long check(CollectiveCall cc, PerfBackend.PreparedCall call, BufferLayout layout, DataType type,
+                       OpChoice op, int root, boolean inPlace) {
+        ExpectedValues expected = new ExpectedValues(o.collective(), layout, type, op, root, rank, nRanks);
+        long clearBytes = inPlace ? Math.max(cc.sendOffsetBytes() + cc.sendBytes(), cc.recvOffsetBytes() + cc.recvBytes())
+                : cc.recvBytes();
+        MemorySegment in = cc.send().host().asSlice(cc.sendOffsetBytes(), cc.sendBytes());
+        MemorySegment out = cc.recv().host().asSlice(cc.recvOffsetBytes(), cc.recvBytes());
+        long wrong = 0;
+        for (int c = 0; c < o.check(); c++) {
+            rep++;
+            recv.host().asSlice(0, clearBytes).fill((byte) 0);
+            expected.fillInput(access, in, rep);
+            recv.copyToDevice(0, clearBytes);
+            if (!inPlace) {
+                send.copyToDevice(0, cc.sendBytes());
+            }
+            armed(() -> {
+                call.launch();
+                backend.synchronize();
+            });
+            recv.copyToHost(cc.recvOffsetBytes(), cc.recvBytes());
+            wrong = backend.sumLong(expected.countWrong(access, out, rep));
+            if (wrong > 0) {
+                break;
+            }
+        }
+        return wrong;
+    }
+
+    private void armed(Runnable r) {
+        if (watchdog != null) {
+            watchdog.arm();
+        }
+        try {
+            r.run();
+        } finally {
+            if (watchdog != null) {
+                watchdog.disarm();
+            }
+        }
+    }
+}
