@@ -20,6 +20,11 @@ public record CollArgs(Collective coll, long seq, MemorySegment send, MemorySegm
 
     /** E.g. {@code AllReduce #7 (count 1024 float sum)}. */
     public String describe() {
+        return describe(coll, seq, count, type, op, root, peer);
+    }
+
+    /** The same description from loose arguments (the allocation-free path keeps no record). */
+    public static String describe(Collective coll, long seq, long count, DataType type, RedOp op, int root, int peer) {
         StringBuilder b = new StringBuilder(coll.ncclName()).append(" #").append(seq).append(" (count ").append(count)
                 .append(' ').append(type.ncclName());
         if (coll.reduces()) {

@@ -34,6 +34,7 @@ public final class P2pBatch extends Work {
     private final int stepBytes;
     private final int nChannels;
     private final long totalBytes;
+    private final String description;
 
     /**
      * @param ops         transfers with other ranks (self transfers must already be turned into local copies)
@@ -42,7 +43,7 @@ public final class P2pBatch extends Work {
      */
     public P2pBatch(String description, List<P2pOp> ops, List<MemorySegment[]> localSegs, List<long[]> localCopies,
                     int maxChannels, int stepBytes) {
-        super(description);
+        this.description = description;
         this.ops = ops;
         this.localSegs = localSegs;
         this.localCopies = localCopies;
@@ -56,6 +57,11 @@ public final class P2pBatch extends Work {
         }
         this.nChannels = n;
         this.totalBytes = total;
+    }
+
+    @Override
+    public String description() {
+        return description;
     }
 
     private int parts(long bytes) {
@@ -119,7 +125,7 @@ public final class P2pBatch extends Work {
             (op.isSend() ? sends : recvs).computeIfAbsent(op.peer(), k -> new ArrayDeque<>())
                     .add(new Flow(op, start, start + cnt));
         }
-        ctx.prims().begin(description());
+        ctx.prims().begin(this);
         List<ArrayDeque<Flow>> sq = new ArrayList<>(sends.values());
         List<ArrayDeque<Flow>> rq = new ArrayList<>(recvs.values());
         BooleanSupplier stalled = () -> !anyReady(ctx, sq, rq);

@@ -1,6 +1,8 @@
 package io.jccl.internal.algorithm;
 
 import io.jccl.Collective;
+import io.jccl.DataType;
+import io.jccl.RedOp;
 import io.jccl.internal.primitives.Prims;
 import io.jccl.internal.reduce.Reducer;
 import io.jccl.internal.transport.Connections;
@@ -20,19 +22,48 @@ import java.util.List;
  * specialisations for ALGO_RING / PROTO_SIMPLE.
  */
 public final class RingCollective extends Work {
-    private final CollArgs a;
-    private final Reducer red;
-    private final int nChannels;
     private final int stepBytes;
-    private final int esz;
+    private Collective coll;
+    private long seq;
+    private MemorySegment send;
+    private MemorySegment recv;
+    private long count;
+    private DataType type;
+    private RedOp op;
+    private int root;
+    private Reducer red;
+    private int nChannels;
+    private int esz;
 
-    public RingCollective(CollArgs args, Reducer reducer, int nChannels, int stepBytes) {
-        super(args.describe());
-        this.a = args;
+    public RingCollective(int stepBytes) {
+        this.stepBytes = stepBytes;
+    }
+
+    public RingCollective(CollArgs a, Reducer reducer, int nChannels, int stepBytes) {
+        this(stepBytes);
+        set(a.coll(), a.seq(), a.send(), a.recv(), a.count(), a.type(), a.op(), a.root(), reducer, nChannels);
+    }
+
+    /** Reconfigures this instance for another call (the allocation-free path reuses one per communicator). */
+    public RingCollective set(Collective coll, long seq, MemorySegment send, MemorySegment recv, long count,
+                              DataType type, RedOp op, int root, Reducer reducer, int nChannels) {
+        this.coll = coll;
+        this.seq = seq;
+        this.send = send;
+        this.recv = recv;
+        this.count = count;
+        this.type = type;
+        this.op = op;
+        this.root = root;
         this.red = reducer;
         this.nChannels = nChannels;
-        this.stepBytes = stepBytes;
-        this.esz = args.type().sizeBytes();
+        this.esz = type.sizeBytes();
+        return this;
+    }
+
+    @Override
+    public String description() {
+        return CollArgs.describe(coll, seq, count, type, op, root, -1);
     }
 
     @Override
@@ -42,7 +73,7 @@ public final class RingCollective extends Work {
 
     @Override
     public long bytes() {
-        return a.bytes();
+        return count * esz;
     }
 
     @Override
@@ -52,8 +83,8 @@ public final class RingCollective extends Work {
 
     @Override
     public void run(ChannelContext ctx) {
-        long off = ChannelSplit.offset(a.count(), esz, nChannels, ctx.channel());
-        long cnt = ChannelSplit.count(a.count(), esz, nChannels, ctx.channel());
+        long off = ChannelSplit.offset(count, esz, nChannels, ctx.channel());
+        long cnt = ChannelSplit.count(count, esz, nChannels, ctx.channel());
         if (cnt == 0) {
             return;
         }
@@ -63,17 +94,17 @@ public final class RingCollective extends Work {
             return;
         }
         Prims p = ctx.prims();
-        p.begin(description());
+        p.begin(this);
         SendConn next = ctx.connections().send(ctx.channel(), ring.next());
         RecvConn prev = ctx.connections().recv(ctx.channel(), ring.prev());
         long chunk = Math.max(1, (stepBytes / esz) / align16() * align16());
-        switch (a.coll()) {
+        switch (coll) {
             case ALL_REDUCE -> allReduce(p, ring, next, prev, off, cnt, chunk);
             case ALL_GATHER -> allGather(p, ring, next, prev, off, cnt, chunk);
             case REDUCE_SCATTER -> reduceScatter(p, ring, next, prev, off, cnt, chunk);
             case BROADCAST -> broadcast(p, ring, next, prev, off, cnt, chunk);
             case REDUCE -> reduce(p, ring, next, prev, off, cnt, chunk);
-            default -> throw new IllegalStateException("not a ring collective: " + a.coll());
+            default -> throw new IllegalStateException("not a ring collective: " + coll);
         }
     }
 
@@ -83,9 +114,9 @@ public final class RingCollective extends Work {
 
     private void runSingleRank(long off, long cnt) {
         long b = off * esz;
-        switch (a.coll()) {
-            case ALL_REDUCE, REDUCE, REDUCE_SCATTER -> red.prepare(a.send(), b, a.recv(), b, (int) cnt, true);
-            default -> MemorySegment.copy(a.send(), b, a.recv(), b, cnt * esz);
+        switch (coll) {
+            case ALL_REDUCE, REDUCE, REDUCE_SCATTER -> red.prepare(send, b, recv, b, (int) cnt, true);
+            default -> MemorySegment.copy(send, b, recv, b, cnt * esz);
         }
     }
 
@@ -93,8 +124,8 @@ public final class RingCollective extends Work {
         int n = ring.nRanks();
         int idx = ring.index();
         long loop = n * chunk;
-        MemorySegment in = a.send();
-        MemorySegment out = a.recv();
+        MemorySegment in = send;
+        MemorySegment out = recv;
         for (long e = 0; e < cnt; e += loop) {
             long rem = cnt - e;
             long cc = rem < loop ? alignUp((rem + n - 1) / n, align16()) : chunk;
@@ -138,16 +169,16 @@ public final class RingCollective extends Work {
             int nel = (int) Math.min(chunk, cnt - e);
             int bytes = nel * esz;
             long inBlock = off + e;
-            long dst = ((long) ring.rankAt(0) * a.count() + inBlock) * esz;
-            if (Segments.same(a.send(), inBlock * esz, a.recv(), dst)) {
-                p.send(next, a.recv(), dst, bytes);
+            long dst = ((long) ring.rankAt(0) * count + inBlock) * esz;
+            if (Segments.same(send, inBlock * esz, recv, dst)) {
+                p.send(next, recv, dst, bytes);
             } else {
-                p.copySend(next, a.send(), inBlock * esz, a.recv(), dst, bytes);
+                p.copySend(next, send, inBlock * esz, recv, dst, bytes);
             }
             for (int k = 1; k < n - 1; k++) {
-                p.recvCopySend(prev, next, a.recv(), ((long) ring.rankAt(-k) * a.count() + inBlock) * esz, bytes);
+                p.recvCopySend(prev, next, recv, ((long) ring.rankAt(-k) * count + inBlock) * esz, bytes);
             }
-            p.recv(prev, a.recv(), ((long) ring.rankAt(1) * a.count() + inBlock) * esz, bytes);
+            p.recv(prev, recv, ((long) ring.rankAt(1) * count + inBlock) * esz, bytes);
         }
     }
 
@@ -156,31 +187,31 @@ public final class RingCollective extends Work {
         for (long e = 0; e < cnt; e += chunk) {
             int nel = (int) Math.min(chunk, cnt - e);
             long inBlock = off + e;
-            p.prepareSend(next, red, a.send(), ((long) ring.rankAt(-1) * a.count() + inBlock) * esz, nel);
+            p.prepareSend(next, red, send, ((long) ring.rankAt(-1) * count + inBlock) * esz, nel);
             for (int k = 2; k < n; k++) {
-                p.recvReduceSend(prev, next, red, a.send(), ((long) ring.rankAt(-k) * a.count() + inBlock) * esz, nel);
+                p.recvReduceSend(prev, next, red, send, ((long) ring.rankAt(-k) * count + inBlock) * esz, nel);
             }
-            p.recvReduceCopy(prev, red, a.send(), ((long) ring.rankAt(0) * a.count() + inBlock) * esz, a.recv(),
+            p.recvReduceCopy(prev, red, send, ((long) ring.rankAt(0) * count + inBlock) * esz, recv,
                     inBlock * esz, nel, true);
         }
     }
 
     private void broadcast(Prims p, Ring ring, SendConn next, RecvConn prev, long off, long cnt, long chunk) {
         int me = ring.rankAt(0);
-        boolean inPlace = Segments.same(a.send(), off * esz, a.recv(), off * esz);
+        boolean inPlace = Segments.same(send, off * esz, recv, off * esz);
         for (long e = 0; e < cnt; e += chunk) {
             int bytes = (int) Math.min(chunk, cnt - e) * esz;
             long o = (off + e) * esz;
-            if (me == a.root()) {
+            if (me == root) {
                 if (inPlace) {
-                    p.send(next, a.send(), o, bytes);
+                    p.send(next, send, o, bytes);
                 } else {
-                    p.copySend(next, a.send(), o, a.recv(), o, bytes);
+                    p.copySend(next, send, o, recv, o, bytes);
                 }
-            } else if (ring.next() == a.root()) {
-                p.recv(prev, a.recv(), o, bytes);
+            } else if (ring.next() == root) {
+                p.recv(prev, recv, o, bytes);
             } else {
-                p.recvCopySend(prev, next, a.recv(), o, bytes);
+                p.recvCopySend(prev, next, recv, o, bytes);
             }
         }
     }
@@ -190,12 +221,12 @@ public final class RingCollective extends Work {
         for (long e = 0; e < cnt; e += chunk) {
             int nel = (int) Math.min(chunk, cnt - e);
             long o = (off + e) * esz;
-            if (ring.prev() == a.root()) {
-                p.prepareSend(next, red, a.send(), o, nel);
-            } else if (me == a.root()) {
-                p.recvReduceCopy(prev, red, a.send(), o, a.recv(), o, nel, true);
+            if (ring.prev() == root) {
+                p.prepareSend(next, red, send, o, nel);
+            } else if (me == root) {
+                p.recvReduceCopy(prev, red, send, o, recv, o, nel, true);
             } else {
-                p.recvReduceSend(prev, next, red, a.send(), o, nel);
+                p.recvReduceSend(prev, next, red, send, o, nel);
             }
         }
     }

@@ -10,15 +10,12 @@ import java.util.List;
  * read by the channel runners. Mirrors: ncclDevWorkColl / ncclDevWorkP2p plus the algorithm that runs it.
  */
 public abstract class Work {
-    private final String description;
+    /** E.g. {@code AllReduce #12 (count 1024 float sum)}, for errors and logs; built only when needed. */
+    public abstract String description();
 
-    protected Work(String description) {
-        this.description = description;
-    }
-
-    /** E.g. {@code AllReduce #12 (count 1024 float sum)}, for errors and logs. */
-    public String description() {
-        return description;
+    @Override
+    public String toString() {
+        return description();
     }
 
     /** How many channels this work uses (channels 0 .. n-1). */

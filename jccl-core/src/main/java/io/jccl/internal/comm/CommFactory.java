@@ -17,6 +17,7 @@ import io.jccl.internal.transport.Connections;
 import io.jccl.internal.transport.IdlePolicy;
 import io.jccl.internal.transport.net.NetInterfaces;
 import io.jccl.internal.transport.net.NetTransport;
+import io.jccl.internal.transport.shm.ShmPeerArea;
 import io.jccl.internal.transport.shm.ShmTransport;
 import io.jccl.internal.transport.Transport;
 
@@ -98,9 +99,12 @@ public final class CommFactory {
                 }
             }
             conns.connect(needs);
+            long oneShotMax = Params.ONESHOT_MAX_BYTES.get();
+            ShmPeerArea area = shmOk && shape.nNodes() == 1 && nRanks >= 2 && nRanks <= 512 && oneShotMax > 0
+                    ? ShmPeerArea.create(bootstrap, commId, oneShotMax, health, timeoutNs, policy, arena) : null;
             Config resolved = new Config(Duration.ofNanos(timeoutNs), shape.nChannels(), shape.nChannels(), cfg.commName());
             CommRuntime rt = new CommRuntime(rank, nRanks, commId, resolved, timeoutNs, health, bootstrap, arena, proxy,
-                    conns, rings, shape, policy, shm);
+                    conns, rings, shape, policy, shm, area);
             Log.info(Subsys.INIT, rank, "comm %s rank %d nRanks %d nNodes %d localRanks %d nChannels %d - Init COMPLETE "
                     + "(%.1f ms)", commId, rank, nRanks, shape.nNodes(), shape.localRanks(), shape.nChannels(),
                     (System.nanoTime() - t0) / 1e6);

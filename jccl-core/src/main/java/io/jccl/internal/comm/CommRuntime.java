@@ -7,6 +7,8 @@ import io.jccl.RedOp;
 import io.jccl.Result;
 import io.jccl.internal.algorithm.ChannelContext;
 import io.jccl.internal.algorithm.CollArgs;
+import io.jccl.internal.algorithm.OneShotAllReduce;
+import io.jccl.internal.algorithm.RingCollective;
 import io.jccl.internal.algorithm.Ring;
 import io.jccl.internal.algorithm.Work;
 import io.jccl.internal.bootstrap.Bootstrap;
@@ -23,9 +25,11 @@ import io.jccl.internal.reduce.Reducer;
 import io.jccl.internal.transport.Backoff;
 import io.jccl.internal.transport.Connections;
 import io.jccl.internal.transport.IdlePolicy;
+import io.jccl.internal.transport.shm.ShmPeerArea;
 import io.jccl.internal.transport.shm.ShmTransport;
 
 import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -53,6 +57,8 @@ public final class CommRuntime {
     private final Planner planner;
     private final CommShape shape;
     private final ShmTransport shm;
+    private final RingCollective fastRing;
+    private final OneShotAllReduce fastOneShot;
     private static final int TAG_CLOSE = 0x4a43_4401;
     private static final int TAG_ABORT = 0x4a43_4402;
     private volatile boolean tornDown;
@@ -60,7 +66,7 @@ public final class CommRuntime {
 
     CommRuntime(int rank, int nRanks, String id, Config config, long timeoutNs, CommHealth health, Bootstrap bootstrap,
                 Arena arena, ProxyThread proxy, Connections connections, Ring[] rings, CommShape shape,
-                IdlePolicy policy, ShmTransport shm) {
+                IdlePolicy policy, ShmTransport shm, ShmPeerArea area) {
         this.shm = shm;
         this.rank = rank;
         this.nRanks = nRanks;
@@ -84,7 +90,9 @@ public final class CommRuntime {
                 "rank " + peer + " failed: " + new String(b, java.nio.charset.StandardCharsets.UTF_8), null)));
         health.onFailure(this::tellPeersWeFailed);
         this.planner = new Planner(rank, nRanks, shape.nChannels(), shape.stepBytes(), shape.p2pStepBytes(),
-                arena.allocate(8, 8));
+                arena.allocate(8, 8), area);
+        this.fastRing = new RingCollective(shape.stepBytes());
+        this.fastOneShot = area == null ? null : planner.oneShot();
     }
 
     public int rank() {
@@ -114,6 +122,27 @@ public final class CommRuntime {
     /** Checks that {@code op} can reduce {@code type} (e.g. a fractional preMulSum scalar on integers). */
     void validateOp(DataType type, RedOp op) {
         Reducer.of(type, op, nRanks);
+    }
+
+    /**
+     * The allocation-free path of a synchronous allReduce outside a group on an idle communicator: the same algorithm
+     * the planner would pick (one-shot or single-channel ring), run on the caller's thread with reused work objects.
+     * Returns false when the call must take the general path.
+     */
+    boolean fastAllReduce(long seq, MemorySegment send, MemorySegment recv, long count, DataType type, RedOp op) {
+        long bytes = count * type.sizeBytes();
+        if (nRanks == 1 || count == 0 || GroupState.inGroup()) {
+            return false;
+        }
+        Reducer red = planner.reducer(type, op);
+        if (planner.oneShot(bytes)) {
+            return executor.runInlineNow(fastOneShot.set(seq, send, recv, count, type, op, red));
+        }
+        if (planner.channels(io.jccl.Collective.ALL_REDUCE, bytes) != 1) {
+            return false;
+        }
+        return executor.runInlineNow(fastRing.set(io.jccl.Collective.ALL_REDUCE, seq, send, recv, count, type, op, -1,
+                red, 1));
     }
 
     /** Launches one call outside any group: waits for it unless {@code future} is given. */

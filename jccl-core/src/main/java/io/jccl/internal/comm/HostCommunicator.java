@@ -181,10 +181,14 @@ public final class HostCommunicator implements Communicator, GroupState.Launchab
             }
             rt.health().check("rank " + rank() + ": " + c.ncclName());
             ArgsCheck.check(c, send, recv, count, type, op, root, peer, rank(), size());
-            CollArgs a = new CollArgs(c, seq.incrementAndGet(), orNull(send), orNull(recv), count, type, op, root, peer);
             if (c.reduces() && count > 0) {
                 rt.validateOp(type, op);
             }
+            long s = seq.incrementAndGet();
+            if (c == Collective.ALL_REDUCE && future == null && rt.fastAllReduce(s, send, recv, count, type, op)) {
+                return;
+            }
+            CollArgs a = new CollArgs(c, s, orNull(send), orNull(recv), count, type, op, root, peer);
             if (!GroupState.record(this, a, future)) {
                 rt.launchNow(a, future);
             }

@@ -4,11 +4,13 @@ import io.jccl.Collective;
 import io.jccl.DataType;
 import io.jccl.RedOp;
 import io.jccl.internal.algorithm.CollArgs;
+import io.jccl.internal.algorithm.OneShotAllReduce;
 import io.jccl.internal.algorithm.P2pBatch;
 import io.jccl.internal.algorithm.P2pOp;
 import io.jccl.internal.algorithm.RingCollective;
 import io.jccl.internal.algorithm.Work;
 import io.jccl.internal.reduce.Reducer;
+import io.jccl.internal.transport.shm.ShmPeerArea;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -33,8 +35,13 @@ public final class Planner {
     private final int stepBytes;
     private final int p2pStepBytes;
     private final MemorySegment barrierScratch;
+    private final ShmPeerArea area;
+    private final long[] oneShotSeq = new long[1];
+    private final Reducer[] reducers = new Reducer[DataType.values().length * RedOp.Kind.values().length];
 
-    public Planner(int rank, int nRanks, int nChannels, int stepBytes, int p2pStepBytes, MemorySegment barrierScratch) {
+    public Planner(int rank, int nRanks, int nChannels, int stepBytes, int p2pStepBytes, MemorySegment barrierScratch,
+                   ShmPeerArea area) {
+        this.area = area;
         this.rank = rank;
         this.nRanks = nRanks;
         this.nChannels = nChannels;
@@ -56,7 +63,9 @@ public final class Planner {
                 continue;
             }
             switch (a.coll()) {
-                case ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, BROADCAST, REDUCE -> works.add(ring(a));
+                case ALL_REDUCE -> works.add(oneShot(a.bytes()) ? oneShot().set(a.seq(), a.send(), a.recv(), a.count(),
+                        a.type(), a.op(), reducer(a.type(), a.op())) : ring(a));
+                case ALL_GATHER, REDUCE_SCATTER, BROADCAST, REDUCE -> works.add(ring(a));
                 case BARRIER -> works.add(ring(new CollArgs(Collective.ALL_REDUCE, a.seq(), barrierScratch,
                         barrierScratch, 1, DataType.INT32, RedOp.SUM, 0, -1)));
                 case SEND, RECV -> {
@@ -91,10 +100,38 @@ public final class Planner {
     }
 
     private RingCollective ring(CollArgs a) {
-        long traffic = a.bytes() * (a.coll() == Collective.ALL_GATHER || a.coll() == Collective.REDUCE_SCATTER ? nRanks : 1);
-        int ch = (int) Math.max(1, Math.min(nChannels, traffic / BYTES_PER_CHANNEL));
-        Reducer red = a.coll().reduces() ? Reducer.of(a.type(), a.op(), nRanks) : null;
-        return new RingCollective(a, red, ch, stepBytes);
+        Reducer red = a.coll().reduces() ? reducer(a.type(), a.op()) : null;
+        return new RingCollective(a, red, channels(a.coll(), a.bytes()), stepBytes);
+    }
+
+    /** Channels a ring collective of {@code bytes} per rank uses; the same on every rank. */
+    public int channels(Collective coll, long bytes) {
+        long traffic = bytes * (coll == Collective.ALL_GATHER || coll == Collective.REDUCE_SCATTER ? nRanks : 1);
+        return (int) Math.max(1, Math.min(nChannels, traffic / BYTES_PER_CHANNEL));
+    }
+
+    /** True when an allReduce of {@code bytes} per rank runs one-shot (the same on every rank). */
+    public boolean oneShot(long bytes) {
+        return area != null && bytes <= area.maxBytes();
+    }
+
+    /** A new one-shot work sharing this communicator's sequence counter. */
+    public OneShotAllReduce oneShot() {
+        return new OneShotAllReduce(area, oneShotSeq);
+    }
+
+    /** The reducer for (type, op), cached for every op but preMulSum (whose scalar varies). */
+    public Reducer reducer(DataType type, RedOp op) {
+        if (op.kind() == RedOp.Kind.PRE_MUL_SUM) {
+            return Reducer.of(type, op, nRanks);
+        }
+        int i = type.ordinal() * RedOp.Kind.values().length + op.kind().ordinal();
+        Reducer r = reducers[i];
+        if (r == null) {
+            r = Reducer.of(type, op, nRanks);
+            reducers[i] = r;
+        }
+        return r;
     }
 
     private void lowerAllToAll(CollArgs a, List<P2pOp> p2p, List<MemorySegment[]> segs, List<long[]> local) {

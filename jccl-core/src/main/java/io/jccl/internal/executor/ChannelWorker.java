@@ -65,6 +65,24 @@ final class ChannelWorker implements Runnable {
         execute(work, completion);
     }
 
+    /** Runs a work on the calling thread; a failure breaks the communicator and is thrown. */
+    void runInlineOrThrow(Work work) {
+        if (health.isBroken()) {
+            throw health.brokenError("rank " + ctx.rank() + ": " + work.description() + " not run");
+        }
+        try {
+            work.run(ctx);
+        } catch (JcclException e) {
+            health.fail(e);
+            throw e;
+        } catch (RuntimeException | Error e) {
+            JcclException j = new JcclException(Result.INTERNAL_ERROR, "rank " + ctx.rank() + " channel " + ctx.channel()
+                    + ": " + work.description() + " failed: " + e, e);
+            health.fail(j);
+            throw j;
+        }
+    }
+
     @Override
     public void run() {
         int idle = 0;

@@ -63,6 +63,23 @@ public final class HostExecutor {
         completion.sealed();
     }
 
+    /**
+     * Runs one work on the calling thread with channel 0's context, if the communicator is idle and the work fits
+     * one channel; returns false (having done nothing) otherwise. Allocation-free; failures break the communicator.
+     */
+    public boolean runInlineNow(Work w) {
+        if (w.nChannels() != 1 || w.bytes() > inlineMaxBytes || !idle()) {
+            return false;
+        }
+        inlineRunning.incrementAndGet();
+        try {
+            workers[0].runInlineOrThrow(w);
+        } finally {
+            inlineRunning.decrementAndGet();
+        }
+        return true;
+    }
+
     private boolean inlineable(List<Work> works) {
         for (Work w : works) {
             if (w.nChannels() != 1 || w.bytes() > inlineMaxBytes) {

@@ -36,6 +36,8 @@ public final class Params {
             "overrides the host identity used to decide which ranks share a host");
     public static final Param<Integer> SHM_DISABLE = intParam("NCCL_SHM_DISABLE", 0,
             "1: never use shared memory between ranks of one host (use sockets)");
+    public static final Param<Long> ONESHOT_MAX_BYTES = longParam("JCCL_ONESHOT_MAX_BYTES", 64L << 10,
+            "largest allReduce (bytes per rank) done one-shot through shared memory on a single-host communicator; 0 disables");
     public static final Param<Integer> INLINE_MAX_BYTES = intParam("JCCL_INLINE_MAX_BYTES", 1 << 20,
             "largest operation the caller's thread runs itself when the communicator is idle");
 

@@ -20,20 +20,16 @@ import java.lang.foreign.MemorySegment;
 public final class Prims {
     private final int rank;
     private final int channel;
-    private String op = "";
+    private Object op = "";
 
     public Prims(int rank, int channel) {
         this.rank = rank;
         this.channel = channel;
     }
 
-    /** Names the operation being run, for error messages. */
-    public void begin(String opDescription) {
-        this.op = opDescription;
-    }
-
-    public String op() {
-        return op;
+    /** Names the operation being run (its {@code toString()} is used only in error messages). */
+    public void begin(Object operation) {
+        this.op = operation;
     }
 
     /** Sends {@code bytes} of {@code src}. */

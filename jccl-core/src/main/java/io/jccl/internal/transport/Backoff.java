@@ -22,8 +22,10 @@ public final class Backoff {
 
     private final CommHealth health;
     private final long timeoutNs;
-    private final int spins;
+    private final int maxSpins;
+    private final int minSpins;
     private final int yields;
+    private int spins;
     private final int peer;
     private final Sleeper sleeper;
     private int iterations;
@@ -40,12 +42,21 @@ public final class Backoff {
         this.peer = peer;
         this.health = health;
         this.timeoutNs = timeoutNs;
-        this.spins = policy.spins();
+        this.maxSpins = policy.spins();
+        this.minSpins = Math.min(16, maxSpins);
+        this.spins = maxSpins;
         this.yields = policy.yields();
     }
 
-    /** Starts a new wait. */
+    /**
+     * Starts a new wait. The spin budget adapts: it doubles (up to the policy's) after a wait that ended while
+     * spinning and halves after one that had to sleep, so warm-up phases and busy cores (JIT, GC, oversubscription)
+     * quickly stop burning the CPU the peer needs, while steady state keeps the latency of spinning.
+     */
     public void reset() {
+        if (iterations > 0 && iterations <= spins && spins < maxSpins) {
+            spins = Math.min(maxSpins, spins * 2);
+        }
         iterations = 0;
     }
 
@@ -83,6 +94,9 @@ public final class Backoff {
         if (i < spins + yields) {
             Thread.yield();
             return;
+        }
+        if (i == spins + yields && spins > minSpins) {
+            spins = Math.max(minSpins, spins / 2);
         }
         sleeper.sleep(stillWaiting, parkNs);
         parkNs = Math.min(parkNs * 2, MAX_PARK_NS);

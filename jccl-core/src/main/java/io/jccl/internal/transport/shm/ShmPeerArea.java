@@ -1,0 +1,208 @@
+package io.jccl.internal.transport.shm;
+
+import io.jccl.internal.bootstrap.Bootstrap;
+import io.jccl.internal.comm.CommHealth;
+import io.jccl.internal.transport.Backoff;
+import io.jccl.internal.transport.IdlePolicy;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.util.HexFormat;
+import java.util.function.BooleanSupplier;
+
+/**
+ * A per-rank publication area in shared memory, mapped by every rank of a single-host communicator: rank r writes a
+ * payload into its own area and releases a sequence number after it; every rank reads every area directly. Two
+ * buffers alternate by sequence parity; no flag is ever reset (monotonic sequence numbers), and a rank can only
+ * reuse a buffer after every peer has published the next sequence, which it does only after reading this one.
+ * Readers that stop spinning sleep on a futex on the sequence word; each reader has its own waiter flag in the
+ * writer's header, which the writer checks after publishing.
+ *
+ * <p>Owned by: channel 0 of the communicator (the thread running channel-0 work). Mirrors: the one-shot buffers of
+ * NCCL's symmetric-memory kernels / DeepSpeed's shm allreduce slots, in host memory.
+ */
+public final class ShmPeerArea {
+    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+    private static final long HEADER = 4096;
+    private static final long FLAG_LINE = 128;
+    private static final int TAG_NAME = 0x4a43_5101;
+    private static final int TAG_MAPPED = 0x4a43_5102;
+
+    private final int rank;
+    private final int nRanks;
+    private final long maxBytes;
+    private final MemorySegment[] areas;
+    private final MemorySegment[][] slices;
+    private final long stride;
+    private final Backoff[][] waits;
+    private final Pending[][] pending;
+    private final FutexWakerSet[] wakers = new FutexWakerSet[2];
+
+    private ShmPeerArea(int rank, int nRanks, long maxBytes, MemorySegment[] areas, CommHealth health, long timeoutNs,
+                        IdlePolicy policy, Arena arena) {
+        this.rank = rank;
+        this.nRanks = nRanks;
+        this.maxBytes = maxBytes;
+        this.areas = areas;
+        this.stride = FLAG_LINE + align(maxBytes);
+        this.slices = new MemorySegment[nRanks][2];
+        for (int p = 0; p < nRanks; p++) {
+            for (int b = 0; b < 2; b++) {
+                slices[p][b] = areas[p].asSlice(flagOff(b) + FLAG_LINE, maxBytes);
+            }
+        }
+        this.waits = new Backoff[nRanks][2];
+        this.pending = new Pending[nRanks][2];
+        for (int p = 0; p < nRanks; p++) {
+            for (int b = 0; b < 2; b++) {
+                FutexSleeper sl = new FutexSleeper(areas[p], 4L * rank, flagOff(b), arena);
+                waits[p][b] = new Backoff(health, timeoutNs, policy, p, sl);
+                pending[p][b] = new Pending(areas[p], flagOff(b));
+            }
+        }
+        for (int b = 0; b < 2; b++) {
+            wakers[b] = new FutexWakerSet(areas[rank], nRanks, flagOff(b));
+        }
+    }
+
+    /**
+     * Creates this rank's area, exchanges names through the bootstrap, maps every peer's area, and unlinks its file
+     * once every rank has mapped it. Every rank of the communicator must call it.
+     */
+    public static ShmPeerArea create(Bootstrap bootstrap, String commId, long maxBytes, CommHealth health, long timeoutNs,
+                                     IdlePolicy policy, Arena arena) {
+        int rank = bootstrap.rank();
+        int n = bootstrap.nRanks();
+        String name = ShmFiles.PREFIX + commId.substring(0, 8) + "-" + ProcessHandle.current().pid() + "-area-r" + rank
+                + "-" + HexFormat.of().toHexDigits(new SecureRandom().nextInt());
+        long size = HEADER + 2 * (FLAG_LINE + align(maxBytes));
+        MemorySegment[] areas = new MemorySegment[n];
+        areas[rank] = ShmFiles.create(name, size, arena);
+        try {
+            byte[][] names = bootstrap.allGather(name.getBytes(StandardCharsets.UTF_8));
+            for (int p = 0; p < n; p++) {
+                if (p != rank) {
+                    String peerName = new String(names[p], StandardCharsets.UTF_8);
+                    if (!peerName.startsWith(ShmFiles.PREFIX) || peerName.contains("/")) {
+                        throw new IllegalStateException("bad area name from rank " + p);
+                    }
+                    areas[p] = ShmFiles.attach(peerName, size, arena);
+                }
+            }
+            bootstrap.allGather(new byte[0]);
+        } finally {
+            ShmFiles.unlink(name);
+        }
+        return new ShmPeerArea(rank, n, maxBytes, areas, health, timeoutNs, policy, arena);
+    }
+
+    public long maxBytes() {
+        return maxBytes;
+    }
+
+    /** Where this rank writes the payload of sequence {@code seq}. */
+    public MemorySegment mine(long seq) {
+        return data(rank, seq);
+    }
+
+    /** Peer {@code p}'s payload of sequence {@code seq} (valid after {@link #await}). */
+    public MemorySegment data(int p, long seq) {
+        return slices[p][(int) (seq & 1)];
+    }
+
+    /**
+     * Publishes this rank's payload of {@code seq} with a fingerprint of the call (peers compare it with theirs) and
+     * wakes sleeping readers.
+     */
+    public void publish(long seq, long fingerprint) {
+        int b = (int) (seq & 1);
+        areas[rank].set(ValueLayout.JAVA_LONG, flagOff(b) + 8, fingerprint);
+        LONG.setRelease(areas[rank], flagOff(b), seq);
+        VarHandle.fullFence();
+        wakers[b].wake();
+    }
+
+    /** Waits until peer {@code p} published {@code seq} (or later). */
+    public void await(int p, long seq, Object what) {
+        int b = (int) (seq & 1);
+        Pending w = pending[p][b];
+        if ((long) LONG.getAcquire(areas[p], w.off) >= seq) {
+            return;
+        }
+        w.expected = seq;
+        Backoff bo = waits[p][b];
+        bo.reset();
+        while ((long) LONG.getAcquire(areas[p], w.off) < seq) {
+            bo.idle(w, what);
+        }
+    }
+
+    /** The fingerprint peer {@code p} published with {@code seq} (valid after {@link #await}). */
+    public long fingerprint(int p, long seq) {
+        return areas[p].get(ValueLayout.JAVA_LONG, flagOff((int) (seq & 1)) + 8);
+    }
+
+    public int nRanks() {
+        return nRanks;
+    }
+
+    public int rank() {
+        return rank;
+    }
+
+    private long flagOff(int b) {
+        return HEADER + b * stride;
+    }
+
+    private static long align(long v) {
+        return (v + 127) & ~127L;
+    }
+
+    /** "Still waiting" for one (peer, buffer), reused to keep waits allocation-free. */
+    private static final class Pending implements BooleanSupplier {
+        private final MemorySegment area;
+        private final long off;
+        private long expected;
+
+        Pending(MemorySegment area, long off) {
+            this.area = area;
+            this.off = off;
+        }
+
+        @Override
+        public boolean getAsBoolean() {
+            return (long) LONG.getVolatile(area, off) < expected;
+        }
+    }
+
+    /** Wakes readers sleeping on one of this rank's sequence words if any raised its flag. */
+    private static final class FutexWakerSet {
+        private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
+        private static final long LOW = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN ? 0 : 4;
+        private final MemorySegment header;
+        private final int n;
+        private final MemorySegment word;
+
+        FutexWakerSet(MemorySegment area, int n, long flagOff) {
+            this.header = area;
+            this.n = n;
+            this.word = area.asSlice(flagOff + LOW, 4);
+        }
+
+        void wake() {
+            for (int r = 0; r < n; r++) {
+                if ((int) INT.getVolatile(header, 4L * r) != 0) {
+                    if (Futex.available()) {
+                        Futex.wakeAll(word);
+                    }
+                    return;
+                }
+            }
+        }
+    }
+}
