@@ -52,6 +52,7 @@ public final class GpuClique implements AutoCloseable {
     private final MemorySegment[] functions;
     private volatile boolean aborted;
     private boolean closed;
+    private int skipRankForTest = -1;
 
     private GpuClique(CudaDevice[] devices, CliqueOptions options) {
         this.devices = devices;
@@ -203,6 +204,9 @@ public final class GpuClique implements AutoCloseable {
                         memory[next].fifoAddress(), memory[prev].ringCtlAddress(), options.ringSlotBytes(),
                         plan.chunkElems());
             }
+            if (g == skipRankForTest) {
+                continue;
+            }
             devices[g].makeCurrent();
             CuModules.launch(functions[((ki * TYPES.length + ti) * OPS.length + oi) * n + g], plan.blocks(),
                     AllReducePlanner.THREADS, 0, streams[g].handle(), a.params());
@@ -291,6 +295,11 @@ public final class GpuClique implements AutoCloseable {
                 CuMemory.copyHtoD(memory[g].signalsAddress() + CliqueMemory.LL_EPOCH_OFFSET, v, 4);
             }
         }
+    }
+
+    /** Makes {@link #allReduce} skip launching on {@code rank} (a peer that never comes; for abort tests). */
+    void skipRankForTest(int rank) {
+        skipRankForTest = rank;
     }
 
     private MemorySegment function(int ki, int ti, int oi, int g) {

@@ -31,7 +31,7 @@ import java.util.Locale;
  * <p>Thread: main thread only. Usage: {@code java -cp ... io.jccl.cuda.bench.GpuAllReduceBench -g 2 -b 8 -e 1G -f 4}.
  */
 public final class GpuAllReduceBench {
-    private static final Duration TIMEOUT = Duration.ofSeconds(60);
+    private static final Duration TIMEOUT = Duration.ofSeconds(20);
 
     private final BenchOptions o;
     private final CudaDevice[] devices;
