@@ -2,7 +2,7 @@
 # Runs jccl-cuda's GPU work on the GPU machine, from the repo root that carried .device/ (see bundle.sh).
 #   .device/cuda/gpu-run.sh PHASE...     phases, in the order given:
 #     info   nvidia-smi, topology, library versions
-#     tests  the @Tag("gpu") JUnit tests (JUnit console launcher)
+#     tests  the @Tag("gpu") JUnit tests (JUnit console launcher; classes named: the jlinked JRE has no zipfs)
 #     dump   NCCL topology/graph dumps + INFO log of one 2-GPU allReduce ($OUT/h200x2-*.xml, nccl-info.log)
 #     bench  JCCL vs NCCL allReduce table, 8 B .. 1 GiB, plus CUDA graph rows ($OUT/bench.txt)
 #     sweep  every JCCL kernel forced, per size, vs NCCL ($OUT/sweep.txt)
@@ -30,7 +30,7 @@ for phase in "$@"; do
     tests)
       timeout ${TESTS_TIMEOUT:-150} "$java" -jar "$here"/test-lib/junit-platform-console-standalone-*.jar execute \
         --class-path "$cp:$here/jccl-cuda-tests.jar:$(ls "$here"/test-lib/assertj-core-*.jar):$(ls "$here"/test-lib/byte-buddy-*.jar)" \
-        --select-package io.jccl.cuda --include-tag gpu --details=tree --disable-banner --disable-ansi-colors 2>&1 | tee "$out/junit.txt" | tail -60 ;;
+        --select-class io.jccl.cuda.DriverGpuTest --select-class io.jccl.cuda.GpuCliqueGpuTest --include-tag gpu --details=tree --disable-banner --disable-ansi-colors 2>&1 | tee "$out/junit.txt" | tail -60 ;;
     dump)
       NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH,TUNING,ENV,P2P NCCL_TOPO_DUMP_FILE="$out/h200x2-topo.xml" \
       NCCL_GRAPH_DUMP_FILE="$out/h200x2-graph.xml" timeout 60 "$java" -cp "$cp" $bench --nccl-dump -g 2 \
@@ -40,7 +40,7 @@ for phase in "$@"; do
         --graph-sizes 8,2K,32K,128K,512K 2>&1 | tee "$out/bench.txt" ;;
     sweep)
       timeout ${SWEEP_TIMEOUT:-300} "$java" ${JOPTS:-} -cp "$cp" $bench -g 2 -b ${SWEEP_MIN:-8} -e ${SWEEP_MAX:-1G} \
-        -f 4 -n 30 -w 3 -r 5 --algo ${SWEEP_ALGOS:-all} ${SWEEP_EXTRA---graph --graph-sizes 8,2K,32K,128K,512K} 2>&1 \
+        -f 4 -n 30 -w 3 -r 5 --algo ${SWEEP_ALGOS:-all} ${SWEEP_EXTRA---graph --graph-sizes 8,2K,32K,128K,512K,2M} 2>&1 \
         | tee "$out/${SWEEP_NAME:-sweep}.txt" ;;
     *) echo "unknown phase $phase" ;;
   esac

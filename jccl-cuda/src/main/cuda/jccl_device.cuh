@@ -34,7 +34,9 @@ struct Signals {
     uint32_t count[kMaxBlocks][kMaxRanks];
     uint32_t llEpoch;                      // last epoch used by the LL kernel (same on every rank)
     uint32_t llDone;                       // blocks of the current LL kernel that finished
-    uint32_t pad[30];
+    uint32_t pushEpoch;                    // calls of the push one-shot kernel so far (same on every rank)
+    uint32_t pushDone;                     // blocks of the current push kernel that finished
+    uint32_t pad[28];
 };
 
 // Per-channel ring connection state, three 128-byte lines, in the memory of the GPU that owns it.
@@ -58,20 +60,21 @@ struct AllReduceArgs {
     PtrTable out;                //  64: every rank's output buffer
     PtrTable sig;                // 128: every rank's Signals
     PtrTable ll;                 // 192: every rank's LL receive area
-    uint64_t count;              // 256: elements
-    const volatile int* abortFlag; // 264: host-mapped abort word (non-zero = abort)
-    int32_t rank;                // 272
-    int32_t nRanks;              // 276
-    RingCtl* ctlMine;            // 280: my RingCtl[channels]
-    char* fifoMine;              // 288: my FIFO: [channel][kFifoSteps][slotBytes]
-    RingCtl* ctlNext;            // 296: next rank's RingCtl[]
-    char* fifoNext;              // 304: next rank's FIFO
-    RingCtl* ctlPrev;            // 312: previous rank's RingCtl[]
-    uint64_t slotBytes;          // 320: bytes per FIFO slot
-    uint64_t chunkElems;         // 328: ring chunk (elements, multiple of a pack)
-    uint64_t llSlotWords;        // 336: 8-byte words per (parity, source rank) in the LL area
-    uint64_t pad;                // 344
-};                               // 352 bytes
+    PtrTable push;               // 256: every rank's push scratch area
+    uint64_t count;              // 320: elements
+    const volatile int* abortFlag; // 328: host-mapped abort word (non-zero = abort)
+    int32_t rank;                // 336
+    int32_t nRanks;              // 340
+    RingCtl* ctlMine;            // 344: my RingCtl[channels]
+    char* fifoMine;              // 352: my FIFO: [channel][kFifoSteps][slotBytes]
+    RingCtl* ctlNext;            // 360: next rank's RingCtl[]
+    char* fifoNext;              // 368: next rank's FIFO
+    RingCtl* ctlPrev;            // 376: previous rank's RingCtl[]
+    uint64_t slotBytes;          // 384: bytes per FIFO slot
+    uint64_t chunkElems;         // 392: ring chunk (elements, multiple of a pack)
+    uint64_t llSlotWords;        // 400: 8-byte words per (parity, source rank) in the LL area
+    uint64_t pushSlotBytes;      // 408: bytes per (parity, source rank) in the push area
+};                               // 416 bytes
 
 // ---------------------------------------------------------------------------------------------------------
 // Element types: every reduction is computed in fp32 and rounded once when stored.
@@ -173,7 +176,8 @@ __device__ __forceinline__ bool blockBarrier(const AllReduceArgs& a) {
 
 // ---------------------------------------------------------------------------------------------------------
 // dst[d][i] = op over s of src[s][i], for i in [0, n), for every d < nDst; the sources are combined in index
-// order (the same order on every rank, so every rank computes bitwise the same value). Work is spread over
+// order (the same order on every rank, so every rank computes bitwise the same value); a null dst[d] is
+// skipped. Work is spread over
 // `nThreads` threads numbered `tid`. 16-byte packs when every pointer is 16-byte aligned, scalars otherwise
 // and for the tail. UNROLL packs per thread are loaded before any is reduced, to keep loads in flight.
 template <typename T, typename Op, int MAXSRC, int MAXDST, int UNROLL>
@@ -219,7 +223,7 @@ __device__ __forceinline__ void reduceCopy(const T* const* src, int nSrc, T* con
 #pragma unroll
                 for (int k = 0; k < PE; k++) e[k] = Elem<T>::fromF(acc[k]);
 #pragma unroll
-                for (int d = 0; d < MAXDST; d++) if (d < nDst) storePack(dst[d] + i * PE, r);
+                for (int d = 0; d < MAXDST; d++) if (d < nDst && dst[d] != nullptr) storePack(dst[d] + i * PE, r);
             }
         }
     }
@@ -234,7 +238,7 @@ __device__ __forceinline__ void reduceCopy(const T* const* src, int nSrc, T* con
         }
         T r = Elem<T>::fromF(acc);
 #pragma unroll
-        for (int d = 0; d < MAXDST; d++) if (d < nDst) dst[d][i] = r;
+        for (int d = 0; d < MAXDST; d++) if (d < nDst && dst[d] != nullptr) dst[d][i] = r;
     }
 }
 

@@ -5,10 +5,12 @@ package io.jccl.cuda;
  * {@link CliqueOptions}); the others force one, for benchmarks and tests.
  */
 public enum AllReduceAlgorithm {
-    /** Choose by size: LL, then one-shot (two-shot when in place), then two-shot, then ring. */
+    /** Choose by size: LL, push one-shot, pull one-shot (two-shot when in place), two-shot, ring. */
     AUTO("auto", null),
     /** Barrier-free one-shot with LL packets pushed to every peer; small messages (up to llMaxBytes). */
     LL("ll", "allreduce_ll"),
+    /** Every GPU writes its input into every peer's push area, one barrier, then reduces locally. */
+    PUSH("push", "allreduce_push"),
     /** Every GPU reads every peer's input over NVLink; barriers before and after. Not in place. */
     ONE_SHOT("oneshot", "allreduce_oneshot"),
     /** Reduce-scatter by peer loads, all-gather by peer stores; barriers before and after. In place allowed. */
@@ -42,6 +44,6 @@ public enum AllReduceAlgorithm {
             }
         }
         throw new io.jccl.JcclException(io.jccl.Result.INVALID_ARGUMENT, "unknown allReduce algorithm '" + name
-                + "'; expected auto, ll, oneshot, twoshot or ring");
+                + "'; expected auto, ll, push, oneshot, twoshot or ring");
     }
 }

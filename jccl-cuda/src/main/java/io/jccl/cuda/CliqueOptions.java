@@ -14,21 +14,26 @@ import java.util.Objects;
  *
  * @param algorithm       AUTO, or one algorithm forced for every size
  * @param llMaxBytes      AUTO uses LL up to this size; also the capacity of each GPU's LL area
- * @param oneShotMaxBytes AUTO uses one-shot (two-shot when in place) up to this size, with 2 GPUs
+ * @param pushMaxBytes    AUTO uses the push one-shot up to this size; each GPU's push area holds
+ *                        2 * nRanks * pushMaxBytes
+ * @param oneShotMaxBytes AUTO uses the pull one-shot (two-shot when in place) up to this size, with 2 GPUs
  * @param twoShotMaxBytes AUTO uses two-shot up to this size, ring above
  * @param maxBlocks       grid limit of the LL, one-shot and two-shot kernels (512 threads per block)
  * @param ringChannels    most channels (blocks) of the ring kernel
  * @param ringSlotBytes   bytes per ring FIFO slot (8 slots per channel and GPU)
  * @param ringChunkSteps  FIFO slots per ring chunk
  */
-public record CliqueOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long oneShotMaxBytes, long twoShotMaxBytes,
-                            int maxBlocks, int ringChannels, long ringSlotBytes, int ringChunkSteps) {
+public record CliqueOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long pushMaxBytes, long oneShotMaxBytes,
+                            long twoShotMaxBytes, int maxBlocks, int ringChannels, long ringSlotBytes,
+                            int ringChunkSteps) {
     /** Grid limit imposed by the kernels' barrier slots (kMaxBlocks). */
     public static final int KERNEL_MAX_BLOCKS = 128;
 
     public CliqueOptions {
         Objects.requireNonNull(algorithm, "algorithm");
         check(llMaxBytes >= 16 && llMaxBytes % 16 == 0, "llMaxBytes must be a positive multiple of 16", llMaxBytes);
+        check(pushMaxBytes >= 16 && pushMaxBytes % 16 == 0, "pushMaxBytes must be a positive multiple of 16",
+                pushMaxBytes);
         check(oneShotMaxBytes >= 0, "oneShotMaxBytes must be >= 0", oneShotMaxBytes);
         check(twoShotMaxBytes >= 0, "twoShotMaxBytes must be >= 0", twoShotMaxBytes);
         check(maxBlocks >= 1 && maxBlocks <= KERNEL_MAX_BLOCKS, "maxBlocks must be in 1.." + KERNEL_MAX_BLOCKS, maxBlocks);
@@ -41,7 +46,7 @@ public record CliqueOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long 
 
     /** The defaults measured on 2×H200. */
     public static CliqueOptions defaults() {
-        return new CliqueOptions(AllReduceAlgorithm.AUTO, 64 << 10, 64L << 20, 64L << 20, 64, 32, 256 << 10, 2);
+        return new CliqueOptions(AllReduceAlgorithm.AUTO, 64 << 10, 32L << 20, 0, 64L << 20, 64, 64, 256 << 10, 2);
     }
 
     /** {@link #defaults()} with every {@code jccl.cuda.<field>} system property applied. */
@@ -49,24 +54,26 @@ public record CliqueOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long 
         CliqueOptions d = defaults();
         return new CliqueOptions(
                 AllReduceAlgorithm.fromName(System.getProperty("jccl.cuda.algorithm", d.algorithm.shortName())),
-                bytes("llMaxBytes", d.llMaxBytes), bytes("oneShotMaxBytes", d.oneShotMaxBytes),
+                bytes("llMaxBytes", d.llMaxBytes), bytes("pushMaxBytes", d.pushMaxBytes),
+                bytes("oneShotMaxBytes", d.oneShotMaxBytes),
                 bytes("twoShotMaxBytes", d.twoShotMaxBytes), (int) bytes("maxBlocks", d.maxBlocks),
                 (int) bytes("ringChannels", d.ringChannels), bytes("ringSlotBytes", d.ringSlotBytes),
                 (int) bytes("ringChunkSteps", d.ringChunkSteps));
     }
 
     public CliqueOptions withAlgorithm(AllReduceAlgorithm a) {
-        return new CliqueOptions(a, llMaxBytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, ringChannels,
+        return new CliqueOptions(a, llMaxBytes, pushMaxBytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, ringChannels,
                 ringSlotBytes, ringChunkSteps);
     }
 
     public CliqueOptions withMaxBlocks(int blocks) {
-        return new CliqueOptions(algorithm, llMaxBytes, oneShotMaxBytes, twoShotMaxBytes, blocks, ringChannels,
+        return new CliqueOptions(algorithm, llMaxBytes, pushMaxBytes, oneShotMaxBytes, twoShotMaxBytes, blocks, ringChannels,
                 ringSlotBytes, ringChunkSteps);
     }
 
     public CliqueOptions withRingChannels(int channels) {
-        return new CliqueOptions(algorithm, llMaxBytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, channels,
+        return new CliqueOptions(algorithm, llMaxBytes, pushMaxBytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks,
+                channels,
                 ringSlotBytes, ringChunkSteps);
     }
 

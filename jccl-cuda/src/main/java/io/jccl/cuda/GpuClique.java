@@ -35,8 +35,13 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
  * {@link #abort()} may be called from any thread. Mirrors NCCL's single-process communicator clique.
  */
 public final class GpuClique implements AutoCloseable {
-    private static final AllReduceAlgorithm[] KERNELS = {
-        AllReduceAlgorithm.LL, AllReduceAlgorithm.ONE_SHOT, AllReduceAlgorithm.TWO_SHOT, AllReduceAlgorithm.RING};
+    private static final AllReduceAlgorithm[] KERNELS = {AllReduceAlgorithm.LL, AllReduceAlgorithm.PUSH,
+        AllReduceAlgorithm.ONE_SHOT, AllReduceAlgorithm.TWO_SHOT, AllReduceAlgorithm.RING};
+    /**
+     * With {@code -Djccl.cuda.launch=library} kernels are loaded context-independently (cuLibraryLoadData) and
+     * launched without making each GPU's context current first; the default loads one module per context.
+     */
+    private static final boolean LIBRARY_LAUNCH = "library".equals(System.getProperty("jccl.cuda.launch", "module"));
     private static final DataType[] TYPES = {DataType.FLOAT32, DataType.FLOAT16, DataType.BFLOAT16};
     private static final RedOp[] OPS = {RedOp.SUM, RedOp.PROD, RedOp.MIN, RedOp.MAX};
 
@@ -98,7 +103,10 @@ public final class GpuClique implements AutoCloseable {
                 int prev = (g - 1 + n) % n;
                 args[g].setRing(memory[g].ringCtlAddress(), memory[g].fifoAddress(), memory[next].ringCtlAddress(),
                         memory[next].fifoAddress(), memory[prev].ringCtlAddress(), options.ringSlotBytes(), 0);
-                args[g].setLlSlotWords(memory[g].llSlotWords());
+                args[g].setSlots(memory[g].llSlotWords(), options.pushMaxBytes());
+                for (int r = 0; r < n; r++) {
+                    args[g].setAreas(r, memory[r].signalsAddress(), memory[r].llAddress(), memory[r].pushAddress());
+                }
             }
         } catch (RuntimeException e) {
             for (CliqueMemory m : memory) {
@@ -194,7 +202,7 @@ public final class GpuClique implements AutoCloseable {
         for (int g = 0; g < n; g++) {
             AllReduceArgs a = args[g];
             for (int r = 0; r < n; r++) {
-                a.setRank(r, send[r].address(), recv[r].address(), memory[r].signalsAddress(), memory[r].llAddress());
+                a.setBuffers(r, send[r].address(), recv[r].address());
             }
             a.setCall(count, abortDevicePointer[g], g, n);
             if (plan.algorithm() == AllReduceAlgorithm.RING) {
@@ -207,7 +215,9 @@ public final class GpuClique implements AutoCloseable {
             if (g == skipRankForTest) {
                 continue;
             }
-            devices[g].makeCurrent();
+            if (!LIBRARY_LAUNCH) {
+                devices[g].makeCurrent();
+            }
             CuModules.launch(functions[((ki * TYPES.length + ti) * OPS.length + oi) * n + g], plan.blocks(),
                     AllReducePlanner.THREADS, 0, streams[g].handle(), a.params());
         }
@@ -307,7 +317,9 @@ public final class GpuClique implements AutoCloseable {
         MemorySegment fn = functions[idx];
         if (fn == null) {
             AllReduceAlgorithm a = KERNELS[ki];
-            fn = KernelModules.function(devices[g], a.module(), KernelModules.allReduceKernel(a.shortName(), TYPES[ti], OPS[oi]));
+            String name = KernelModules.allReduceKernel(a.shortName(), TYPES[ti], OPS[oi]);
+            fn = LIBRARY_LAUNCH ? KernelModules.kernel(a.module(), name)
+                    : KernelModules.function(devices[g], a.module(), name);
             functions[idx] = fn;
         }
         return fn;

@@ -126,7 +126,7 @@ class GpuCliqueGpuTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = AllReduceAlgorithm.class, names = {"LL", "ONE_SHOT", "TWO_SHOT", "RING"})
+    @EnumSource(value = AllReduceAlgorithm.class, names = {"LL", "PUSH", "ONE_SHOT", "TWO_SHOT", "RING"})
     void everyTypeOpAndShapeGivesExactResults(AllReduceAlgorithm algo) {
         CliqueOptions opts = CliqueOptions.defaults().withAlgorithm(algo);
         List<String> failures = new ArrayList<>();
@@ -158,7 +158,7 @@ class GpuCliqueGpuTest {
     void largeMessagesCrossChannelsLoopsAndSlots() {
         long count = (3L << 20) + 7;
         for (AllReduceAlgorithm algo : new AllReduceAlgorithm[] {AllReduceAlgorithm.RING, AllReduceAlgorithm.ONE_SHOT,
-            AllReduceAlgorithm.TWO_SHOT}) {
+            AllReduceAlgorithm.TWO_SHOT, AllReduceAlgorithm.PUSH}) {
             try (GpuClique c = GpuClique.open(CliqueOptions.defaults().withAlgorithm(algo), devs)) {
                 for (DataType t : TYPES) {
                     assertThat(runAndCheck(c, t, RedOp.SUM, count, false, 0)).isNull();
@@ -230,7 +230,7 @@ class GpuCliqueGpuTest {
     @Test
     void abortReleasesAKernelWhosePeerNeverCame() {
         for (AllReduceAlgorithm algo : new AllReduceAlgorithm[] {AllReduceAlgorithm.ONE_SHOT, AllReduceAlgorithm.LL,
-            AllReduceAlgorithm.RING}) {
+            AllReduceAlgorithm.RING, AllReduceAlgorithm.PUSH}) {
             GpuClique c = GpuClique.open(CliqueOptions.defaults().withAlgorithm(algo), devs);
             c.skipRankForTest(1);
             DeviceBuffer[] send = {sendAll[0].slice(0, 40_000), sendAll[1].slice(0, 40_000)};

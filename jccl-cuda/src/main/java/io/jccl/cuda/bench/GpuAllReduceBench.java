@@ -94,8 +94,8 @@ public final class GpuAllReduceBench {
         for (int g = 0; g < devices.length; g++) {
             fillInputs(g, maxCount);
         }
+        warmUpJvm();
         printColumns();
-        List<String[]> summary = new ArrayList<>();
         for (long bytes : o.sizes()) {
             long count = bytes / o.type().sizeBytes();
             if (count == 0) {
@@ -114,17 +114,18 @@ public final class GpuAllReduceBench {
                         o.warmup(), o.itersFor(bytes), o.reps());
                 if (Double.isNaN(firstUs)) {
                     firstUs = t.gpuUs();
+                    row.append(String.format(Locale.ROOT, " | %-8s %9.2f %6.2f %7.2f %6d", chosen.shortName(), t.gpuUs(),
+                            t.hostUs(), busBw(count, t.gpuUs()), wrong));
+                } else {
+                    row.append(String.format(Locale.ROOT, " | %-8s %9.2f %7.2f %6d", chosen.shortName(), t.gpuUs(),
+                            busBw(count, t.gpuUs()), wrong));
                 }
-                row.append(String.format(Locale.ROOT, " | %-8s %9.2f %7.2f %6d", chosen.shortName(), t.gpuUs(),
-                        busBw(count, t.gpuUs()), wrong));
             }
             if (nccl != null) {
                 long wrong = check(() -> ncclAllReduce(count), count);
                 EventTimer.Timing t = timer.time(() -> ncclAllReduce(count), o.warmup(), o.itersFor(bytes), o.reps());
-                row.append(String.format(Locale.ROOT, " | %9.2f %7.2f %6d | %6.2fx", t.gpuUs(), busBw(count, t.gpuUs()),
-                        wrong, t.gpuUs() / firstUs));
-                summary.add(new String[] {Long.toString(count * o.type().sizeBytes()),
-                        String.format(Locale.ROOT, "%.2f", firstUs), String.format(Locale.ROOT, "%.2f", t.gpuUs())});
+                row.append(String.format(Locale.ROOT, " | %9.2f %6.2f %7.2f %6d | %6.2fx", t.gpuUs(), t.hostUs(),
+                        busBw(count, t.gpuUs()), wrong, t.gpuUs() / firstUs));
             }
             System.out.println(row);
         }
@@ -138,6 +139,7 @@ public final class GpuAllReduceBench {
         long bytes = count * o.type().sizeBytes();
         return switch (a) {
             case LL -> bytes <= c.options().llMaxBytes();
+            case PUSH -> bytes <= c.options().pushMaxBytes();
             case ONE_SHOT -> !o.inPlace();
             default -> true;
         };
@@ -149,37 +151,59 @@ public final class GpuAllReduceBench {
         System.out.println("# CUDA graph replay: " + k + " allReduce calls captured per graph and GPU; time per call");
         System.out.printf(Locale.ROOT, "# %10s %11s | %-8s %9s %6s | %9s %6s | %s%n", "size", "count", "jccl", "time(us)",
                 "#wrong", "nccl(us)", "#wrong", "nccl/jccl");
-        GpuClique c = cliques.get(0);
         for (long bytes : o.graphSizes()) {
             long count = Math.max(1, bytes / o.type().sizeBytes());
-            AllReduceAlgorithm chosen = c.algorithmFor(count, o.type(), o.inPlace());
-            CudaGraph[] jg = capture(() -> c.allReduce(send, recv, count, o.type(), o.op(), streams), k);
-            long jWrong = check(() -> launchAll(jg), count);
-            double jUs = timer.time(() -> launchAll(jg), 2, Math.max(1, o.iters() / k * 4), o.reps()).gpuUs() / k;
-            closeAll(jg);
             String nUs = "-";
             String nWrong = "-";
-            String ratio = "-";
+            double nccLUs = Double.NaN;
             if (nccl != null) {
                 try {
                     CudaGraph[] ng = capture(() -> ncclAllReduce(count), k);
                     nWrong = Long.toString(check(() -> launchAll(ng), count));
-                    double t = timer.time(() -> launchAll(ng), 2, Math.max(1, o.iters() / k * 4), o.reps()).gpuUs() / k;
+                    nccLUs = timer.time(() -> launchAll(ng), 2, Math.max(1, o.iters() / k * 4), o.reps()).gpuUs() / k;
                     closeAll(ng);
-                    nUs = String.format(Locale.ROOT, "%.2f", t);
-                    ratio = String.format(Locale.ROOT, "%.2fx", t / jUs);
+                    nUs = String.format(Locale.ROOT, "%.2f", nccLUs);
                 } catch (JcclException e) {
                     nUs = "n/a: " + e.getMessage();
                 }
             }
-            System.out.printf(Locale.ROOT, "  %10d %11d | %-8s %9.2f %6d | %9s %6s | %s%n", count * o.type().sizeBytes(),
-                    count, chosen.shortName(), jUs, jWrong, nUs, nWrong, ratio);
+            for (GpuClique c : cliques) {
+                AllReduceAlgorithm chosen = c.algorithmFor(count, o.type(), o.inPlace());
+                if (!applicable(c, chosen, count)) {
+                    continue;
+                }
+                CudaGraph[] jg = capture(() -> c.allReduce(send, recv, count, o.type(), o.op(), streams), k);
+                long jWrong = check(() -> launchAll(jg), count);
+                double jUs = timer.time(() -> launchAll(jg), 2, Math.max(1, o.iters() / k * 4), o.reps()).gpuUs() / k;
+                closeAll(jg);
+                System.out.printf(Locale.ROOT, "  %10d %11d | %-8s %9.2f %6d | %9s %6s | %s%n",
+                        count * o.type().sizeBytes(), count, chosen.shortName(), jUs, jWrong, nUs, nWrong,
+                        Double.isNaN(nccLUs) ? "-" : String.format(Locale.ROOT, "%.2fx", nccLUs / jUs));
+            }
+        }
+    }
+
+    /** Runs every path a few thousand times so the JIT has compiled the launch code before anything is timed. */
+    private void warmUpJvm() {
+        long count = Math.max(1, 8 / o.type().sizeBytes());
+        for (int round = 0; round < 10; round++) {
+            for (int i = 0; i < 200; i++) {
+                for (GpuClique c : cliques) {
+                    c.allReduce(send, recv, count, o.type(), o.op(), streams);
+                }
+                if (nccl != null) {
+                    ncclAllReduce(count);
+                }
+            }
+            waitAll();
         }
     }
 
     private CudaGraph[] capture(Runnable op, int k) {
         for (CudaStream s : streams) {
             s.synchronize();
+        }
+        for (CudaStream s : streams) {
             s.beginCapture();
         }
         try {
@@ -289,12 +313,17 @@ public final class GpuAllReduceBench {
 
     private void printColumns() {
         StringBuilder h = new StringBuilder(String.format(Locale.ROOT, "#%11s %11s", "size(B)", "count"));
+        boolean first = true;
         for (AllReduceAlgorithm a : o.algorithms()) {
-            h.append(String.format(Locale.ROOT, " | %-8s %9s %7s %6s", "jccl:" + a.shortName(), "time(us)", "busbw",
+            h.append(first ? String.format(Locale.ROOT, " | %-8s %9s %6s %7s %6s", "jccl:" + a.shortName(), "time(us)",
+                    "host", "busbw", "#wrong")
+                    : String.format(Locale.ROOT, " | %-8s %9s %7s %6s", "jccl:" + a.shortName(), "time(us)", "busbw",
                     "#wrong"));
+            first = false;
         }
         if (nccl != null) {
-            h.append(String.format(Locale.ROOT, " | %9s %7s %6s | %7s", "nccl(us)", "busbw", "#wrong", "nccl/jccl"));
+            h.append(String.format(Locale.ROOT, " | %9s %6s %7s %6s | %7s", "nccl(us)", "host", "busbw", "#wrong",
+                    "nccl/jccl"));
         }
         System.out.println(h);
     }

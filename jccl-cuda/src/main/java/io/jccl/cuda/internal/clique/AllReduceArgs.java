@@ -10,7 +10,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * The by-value argument block of every allReduce kernel, {@code struct AllReduceArgs} in
- * src/main/cuda/jccl_device.cuh (352 bytes; a test checks the PTX parameter size against {@link #LAYOUT}).
+ * src/main/cuda/jccl_device.cuh (416 bytes; a test checks the PTX parameter size against {@link #LAYOUT}).
  * Each GPU of a clique owns one native segment of this layout and a one-entry kernelParams array pointing at
  * it; a launch rewrites the fields in place, so launching allocates nothing.
  *
@@ -25,6 +25,7 @@ public final class AllReduceArgs {
             MemoryLayout.sequenceLayout(MAX_RANKS, JAVA_LONG).withName("out"),
             MemoryLayout.sequenceLayout(MAX_RANKS, JAVA_LONG).withName("sig"),
             MemoryLayout.sequenceLayout(MAX_RANKS, JAVA_LONG).withName("ll"),
+            MemoryLayout.sequenceLayout(MAX_RANKS, JAVA_LONG).withName("push"),
             JAVA_LONG.withName("count"),
             JAVA_LONG.withName("abortFlag"),
             JAVA_INT.withName("rank"),
@@ -37,12 +38,13 @@ public final class AllReduceArgs {
             JAVA_LONG.withName("slotBytes"),
             JAVA_LONG.withName("chunkElems"),
             JAVA_LONG.withName("llSlotWords"),
-            JAVA_LONG.withName("pad"));
+            JAVA_LONG.withName("pushSlotBytes"));
 
     static final long IN = offset("in");
     static final long OUT = offset("out");
     static final long SIG = offset("sig");
     static final long LL = offset("ll");
+    static final long PUSH = offset("push");
     static final long COUNT = offset("count");
     static final long ABORT_FLAG = offset("abortFlag");
     static final long RANK = offset("rank");
@@ -55,6 +57,7 @@ public final class AllReduceArgs {
     static final long SLOT_BYTES = offset("slotBytes");
     static final long CHUNK_ELEMS = offset("chunkElems");
     static final long LL_SLOT_WORDS = offset("llSlotWords");
+    static final long PUSH_SLOT_BYTES = offset("pushSlotBytes");
 
     private final MemorySegment args;
     private final MemorySegment params;
@@ -79,12 +82,17 @@ public final class AllReduceArgs {
         return params;
     }
 
-    /** Sets one rank's input, output, signal and LL pointers. */
-    public void setRank(int rank, long in, long out, long signals, long llArea) {
+    /** Sets one rank's input and output pointers. */
+    public void setBuffers(int rank, long in, long out) {
         args.set(JAVA_LONG, IN + 8L * rank, in);
         args.set(JAVA_LONG, OUT + 8L * rank, out);
+    }
+
+    /** Sets one rank's signal area, LL area and push area (fixed for the life of a clique). */
+    public void setAreas(int rank, long signals, long llArea, long pushArea) {
         args.set(JAVA_LONG, SIG + 8L * rank, signals);
         args.set(JAVA_LONG, LL + 8L * rank, llArea);
+        args.set(JAVA_LONG, PUSH + 8L * rank, pushArea);
     }
 
     /** Sets the call-wide scalars. */
@@ -107,9 +115,10 @@ public final class AllReduceArgs {
         args.set(JAVA_LONG, CHUNK_ELEMS, chunkElems);
     }
 
-    /** Sets the number of 8-byte words per (parity, source rank) slot of the LL areas. */
-    public void setLlSlotWords(long words) {
-        args.set(JAVA_LONG, LL_SLOT_WORDS, words);
+    /** Sets the slot sizes of the LL areas (8-byte words) and push areas (bytes) per (parity, source rank). */
+    public void setSlots(long llWords, long pushBytes) {
+        args.set(JAVA_LONG, LL_SLOT_WORDS, llWords);
+        args.set(JAVA_LONG, PUSH_SLOT_BYTES, pushBytes);
     }
 
     /** Reads a long field at {@code offset} (for tests). */

@@ -64,12 +64,15 @@ public final class AllReducePlanner {
         if (forced != AllReduceAlgorithm.AUTO) {
             return forced;
         }
-        // One-shot reads (N-1)·S per GPU: with more GPUs its useful range shrinks (reference §7).
-        long oneShotMax = nRanks <= 2 ? options.oneShotMaxBytes() : options.oneShotMaxBytes() / (nRanks * 32L);
+        // The one-shots move (N-1)·S per GPU: with more GPUs their useful range shrinks (reference §7).
+        long scale = nRanks <= 2 ? 1 : nRanks * 32L;
         if (bytes <= options.llMaxBytes()) {
             return AllReduceAlgorithm.LL;
         }
-        if (bytes <= oneShotMax) {
+        if (bytes <= options.pushMaxBytes() / scale) {
+            return AllReduceAlgorithm.PUSH;
+        }
+        if (bytes <= options.oneShotMaxBytes() / scale) {
             return inPlace ? AllReduceAlgorithm.TWO_SHOT : AllReduceAlgorithm.ONE_SHOT;
         }
         if (bytes <= options.twoShotMaxBytes()) {
@@ -90,12 +93,16 @@ public final class AllReducePlanner {
             throw new JcclException(Result.INVALID_ARGUMENT, "the LL allReduce kernel handles at most llMaxBytes = "
                     + options.llMaxBytes() + " bytes, got " + bytes + "; raise CliqueOptions.llMaxBytes");
         }
+        if (a == AllReduceAlgorithm.PUSH && bytes > options.pushMaxBytes()) {
+            throw new JcclException(Result.INVALID_ARGUMENT, "the push allReduce kernel handles at most pushMaxBytes = "
+                    + options.pushMaxBytes() + " bytes, got " + bytes + "; raise CliqueOptions.pushMaxBytes");
+        }
         int limit = Math.min(blockLimit, options.maxBlocks());
         long chunk = 0;
         int blocks;
         switch (a) {
             case LL -> blocks = grid(ceilDiv(bytes, 8), THREADS, limit);
-            case ONE_SHOT -> blocks = grid(ceilDiv(bytes, 16), (long) THREADS * PACKS_PER_THREAD, limit);
+            case ONE_SHOT, PUSH -> blocks = grid(ceilDiv(bytes, 16), (long) THREADS * PACKS_PER_THREAD, limit);
             case TWO_SHOT -> blocks = grid(ceilDiv(ceilDiv(bytes, 16), nRanks), (long) THREADS * PACKS_PER_THREAD, limit);
             case RING -> {
                 int channelLimit = Math.min(blockLimit, options.ringChannels());

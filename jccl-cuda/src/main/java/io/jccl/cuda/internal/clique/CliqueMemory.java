@@ -8,13 +8,14 @@ import io.jccl.cuda.DeviceBuffer;
  * The device memory one GPU of a clique dedicates to collectives, zeroed once at open (counters never reset
  * afterwards): the signal area (barrier counters and LL epoch, {@code struct Signals}), the ring connection
  * state ({@code struct RingCtl} per channel), the ring FIFOs (8 slots per channel, written by the previous GPU)
- * and the LL receive area ([2 parities][nRanks sources][llMaxBytes / 8 words] lines of 16 bytes).
+ * the LL receive area ([2 parities][nRanks sources][llMaxBytes / 8 words] lines of 16 bytes) and the push
+ * one-shot's receive area ([2 parities][nRanks sources][pushMaxBytes]).
  *
  * <p>Thread: created and closed by the clique's owner thread. Mirrors NCCL's per-peer connection buffers
  * (p2p.cc) and its device-side channel state.
  */
 public final class CliqueMemory implements AutoCloseable {
-    /** sizeof(struct Signals): arrive[128][8] + count[128][8] u32, then 32 u32 (LL epoch, done counter, pad). */
+    /** sizeof(struct Signals): arrive[128][8] + count[128][8] u32, then 32 u32 (LL and push epochs, pad). */
     public static final long SIGNALS_BYTES = 2L * 128 * 8 * 4 + 32 * 4;
     /** Byte offset of Signals.llEpoch. */
     public static final long LL_EPOCH_OFFSET = 2L * 128 * 8 * 4;
@@ -27,6 +28,7 @@ public final class CliqueMemory implements AutoCloseable {
     private final DeviceBuffer ringCtl;
     private final DeviceBuffer fifo;
     private final DeviceBuffer ll;
+    private final DeviceBuffer push;
     private final long llSlotWords;
 
     public CliqueMemory(CudaDevice device, int nRanks, CliqueOptions options) {
@@ -35,16 +37,18 @@ public final class CliqueMemory implements AutoCloseable {
         DeviceBuffer c = null;
         DeviceBuffer f = null;
         DeviceBuffer l = null;
+        DeviceBuffer p = null;
         try {
             s = DeviceBuffer.allocate(device, SIGNALS_BYTES);
             c = DeviceBuffer.allocate(device, RING_CTL_BYTES * options.ringChannels());
             f = DeviceBuffer.allocate(device, (long) FIFO_STEPS * options.ringSlotBytes() * options.ringChannels());
             l = DeviceBuffer.allocate(device, 2L * nRanks * llSlotWords * 16);
+            p = DeviceBuffer.allocate(device, 2L * nRanks * options.pushMaxBytes());
             s.zero();
             c.zero();
             l.zero();
         } catch (RuntimeException e) {
-            for (DeviceBuffer b : new DeviceBuffer[] {s, c, f, l}) {
+            for (DeviceBuffer b : new DeviceBuffer[] {s, c, f, l, p}) {
                 if (b != null) {
                     b.close();
                 }
@@ -55,6 +59,7 @@ public final class CliqueMemory implements AutoCloseable {
         this.ringCtl = c;
         this.fifo = f;
         this.ll = l;
+        this.push = p;
     }
 
     public DeviceBuffer signals() {
@@ -77,6 +82,10 @@ public final class CliqueMemory implements AutoCloseable {
         return ll.address();
     }
 
+    public long pushAddress() {
+        return push.address();
+    }
+
     /** 8-byte words per (parity, source rank) slot of the LL area. */
     public long llSlotWords() {
         return llSlotWords;
@@ -88,5 +97,6 @@ public final class CliqueMemory implements AutoCloseable {
         ringCtl.close();
         fifo.close();
         ll.close();
+        push.close();
     }
 }

@@ -35,6 +35,9 @@ public final class CuModules {
         static final MethodHandle LAUNCH_COOPERATIVE = CudaLibrary.bind("cuLaunchCooperativeKernel", ADDRESS, JAVA_INT,
                 JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS);
         static final MethodHandle FUNC_SET_ATTRIBUTE = CudaLibrary.bind("cuFuncSetAttribute", ADDRESS, JAVA_INT, JAVA_INT);
+        static final MethodHandle LIBRARY_LOAD_DATA = CudaLibrary.bind("cuLibraryLoadData", ADDRESS, ADDRESS, ADDRESS,
+                ADDRESS, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT);
+        static final MethodHandle LIBRARY_GET_KERNEL = CudaLibrary.bind("cuLibraryGetKernel", ADDRESS, ADDRESS, ADDRESS);
         static final MethodHandle OCCUPANCY = CudaLibrary.bind("cuOccupancyMaxActiveBlocksPerMultiprocessor",
                 ADDRESS, ADDRESS, JAVA_INT, JAVA_LONG);
     }
@@ -46,6 +49,35 @@ public final class CuModules {
             int rc = (int) H.LOAD_DATA.invokeExact(p, image);
             if (rc != 0) {
                 throw error(rc, "cuModuleLoadData", "&module", what);
+            }
+            return p.get(ADDRESS, 0);
+        } catch (Throwable t) {
+            throw NativeLibrary.rethrow(t);
+        }
+    }
+
+    /** Loads a context-independent library from a NUL-terminated PTX image (no JIT or library options). */
+    public static MemorySegment libraryLoadData(MemorySegment image, String what) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment p = a.allocate(ADDRESS);
+            MemorySegment n = MemorySegment.NULL;
+            int rc = (int) H.LIBRARY_LOAD_DATA.invokeExact(p, image, n, n, 0, n, n, 0);
+            if (rc != 0) {
+                throw error(rc, "cuLibraryLoadData", "&library", what, "NULL", "NULL", 0, "NULL", "NULL", 0);
+            }
+            return p.get(ADDRESS, 0);
+        } catch (Throwable t) {
+            throw NativeLibrary.rethrow(t);
+        }
+    }
+
+    /** The CUkernel {@code name} of a library (usable wherever a CUfunction is expected, for launches). */
+    public static MemorySegment libraryKernel(MemorySegment library, String name) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment p = a.allocate(ADDRESS);
+            int rc = (int) H.LIBRARY_GET_KERNEL.invokeExact(p, library, a.allocateFrom(name));
+            if (rc != 0) {
+                throw error(rc, "cuLibraryGetKernel", "&kernel", hex(library), name);
             }
             return p.get(ADDRESS, 0);
         } catch (Throwable t) {

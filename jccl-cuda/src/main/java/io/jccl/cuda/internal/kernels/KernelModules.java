@@ -28,6 +28,7 @@ public final class KernelModules {
 
     private static final Map<String, MemorySegment> MODULES = new ConcurrentHashMap<>();
     private static final Map<String, MemorySegment> FUNCTIONS = new ConcurrentHashMap<>();
+    private static final Map<String, MemorySegment> LIBRARIES = new ConcurrentHashMap<>();
 
     private KernelModules() {
     }
@@ -83,6 +84,27 @@ public final class KernelModules {
         MemorySegment mod = MODULES.computeIfAbsent(device.ordinal() + "/" + module, k -> load(device, module));
         device.makeCurrent();
         fn = CuModules.function(mod, kernel);
+        FUNCTIONS.put(fnKey, fn);
+        return fn;
+    }
+
+    /**
+     * The context-independent CUkernel {@code kernel} of {@code module} (cuLibraryLoadData, loaded into each
+     * device's context lazily at its first launch there); launch it as a CUfunction on a stream of any device,
+     * without making that device's context current.
+     */
+    public static MemorySegment kernel(String module, String kernel) {
+        String fnKey = "lib/" + module + "/" + kernel;
+        MemorySegment fn = FUNCTIONS.get(fnKey);
+        if (fn != null) {
+            return fn;
+        }
+        MemorySegment lib = LIBRARIES.computeIfAbsent(module, m -> {
+            try (Arena arena = Arena.ofConfined()) {
+                return CuModules.libraryLoadData(arena.allocateFrom(ptx(m)), m + ".ptx");
+            }
+        });
+        fn = CuModules.libraryKernel(lib, kernel);
         FUNCTIONS.put(fnKey, fn);
         return fn;
     }

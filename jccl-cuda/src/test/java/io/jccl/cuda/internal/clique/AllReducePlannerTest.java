@@ -12,14 +12,24 @@ class AllReducePlannerTest {
     private final CliqueOptions opts = CliqueOptions.defaults();
 
     @Test
-    void autoGoesFromLlToOneShotToRingAsSizesGrow() {
+    void autoGoesFromLlToPushToRingAsSizesGrow() {
         AllReducePlanner p = new AllReducePlanner(opts, 2, 132);
         assertThat(p.choose(8, false)).isEqualTo(AllReduceAlgorithm.LL);
         assertThat(p.choose(opts.llMaxBytes(), false)).isEqualTo(AllReduceAlgorithm.LL);
-        assertThat(p.choose(opts.llMaxBytes() + 16, false)).isEqualTo(AllReduceAlgorithm.ONE_SHOT);
-        assertThat(p.choose(opts.llMaxBytes() + 16, true)).isEqualTo(AllReduceAlgorithm.TWO_SHOT);
-        long big = Math.max(opts.oneShotMaxBytes(), opts.twoShotMaxBytes()) + 1;
+        assertThat(p.choose(opts.llMaxBytes() + 16, false)).isEqualTo(AllReduceAlgorithm.PUSH);
+        assertThat(p.choose(opts.llMaxBytes() + 16, true)).isEqualTo(AllReduceAlgorithm.PUSH);
+        long big = Math.max(Math.max(opts.oneShotMaxBytes(), opts.twoShotMaxBytes()), opts.pushMaxBytes()) + 1;
         assertThat(p.choose(big, false)).isEqualTo(AllReduceAlgorithm.RING);
+    }
+
+    @Test
+    void pullOneShotIsUsedOnlyOutOfPlace() {
+        CliqueOptions pull = new CliqueOptions(AllReduceAlgorithm.AUTO, 1024, 4096, 1L << 20, 8L << 20, 64, 64,
+                256 << 10, 2);
+        AllReducePlanner p = new AllReducePlanner(pull, 2, 132);
+        assertThat(p.choose(8192, false)).isEqualTo(AllReduceAlgorithm.ONE_SHOT);
+        assertThat(p.choose(8192, true)).isEqualTo(AllReduceAlgorithm.TWO_SHOT);
+        assertThat(p.choose(4L << 20, false)).isEqualTo(AllReduceAlgorithm.TWO_SHOT);
     }
 
     @Test
@@ -27,7 +37,7 @@ class AllReducePlannerTest {
         AllReducePlanner two = new AllReducePlanner(opts, 2, 132);
         AllReducePlanner eight = new AllReducePlanner(opts, 8, 132);
         long s = 4L << 20;
-        assertThat(two.choose(s, false)).isEqualTo(AllReduceAlgorithm.ONE_SHOT);
+        assertThat(two.choose(s, false)).isEqualTo(AllReduceAlgorithm.PUSH);
         assertThat(eight.choose(s, false)).isEqualTo(AllReduceAlgorithm.TWO_SHOT);
     }
 
@@ -67,5 +77,8 @@ class AllReducePlannerTest {
         AllReducePlanner ll = new AllReducePlanner(opts.withAlgorithm(AllReduceAlgorithm.LL), 2, 132);
         assertThatThrownBy(() -> ll.plan(opts.llMaxBytes(), 4, false, plan)).isInstanceOf(JcclException.class)
                 .hasMessageContaining("llMaxBytes");
+        AllReducePlanner push = new AllReducePlanner(opts.withAlgorithm(AllReduceAlgorithm.PUSH), 2, 132);
+        assertThatThrownBy(() -> push.plan(opts.pushMaxBytes(), 4, false, plan)).isInstanceOf(JcclException.class)
+                .hasMessageContaining("pushMaxBytes");
     }
 }
