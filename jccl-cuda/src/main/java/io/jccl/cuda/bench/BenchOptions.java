@@ -12,7 +12,7 @@ import java.util.List;
 
 /**
  * Command line of {@link GpuAllReduceBench}, with nccl-tests' flag names where they exist:
- * {@code -g 2 -b 8 -e 1G -f 4 -d float -o sum -n 50 -w 5 -r 7 [--algo auto|ll|oneshot|twoshot|ring|all]
+ * {@code -g 2 -b 8 -e 1G -f 4 -d float -o sum -n 50 -w 5 -r 7 [--algo auto|ll|push|oneshot|twoshot|ring|all]
  * [--inplace] [--no-nccl] [--graph] [--graph-sizes 8,2K,...] [--nccl-dump]}.
  *
  * <p>Thread: immutable value built once by main.
@@ -53,8 +53,8 @@ record BenchOptions(int gpus, long minBytes, long maxBytes, int factor, DataType
                 case "--algo" -> {
                     String v = value(args, ++i, a);
                     algos = v.equals("all")
-                            ? List.of(AllReduceAlgorithm.AUTO, AllReduceAlgorithm.LL, AllReduceAlgorithm.ONE_SHOT,
-                                    AllReduceAlgorithm.TWO_SHOT, AllReduceAlgorithm.RING)
+                            ? List.of(AllReduceAlgorithm.AUTO, AllReduceAlgorithm.LL, AllReduceAlgorithm.PUSH,
+                                    AllReduceAlgorithm.ONE_SHOT, AllReduceAlgorithm.TWO_SHOT, AllReduceAlgorithm.RING)
                             : splitAlgos(v);
                 }
                 case "--inplace" -> inPlace = true;
@@ -70,7 +70,7 @@ record BenchOptions(int gpus, long minBytes, long maxBytes, int factor, DataType
                 case "--nccl-dump" -> dump = true;
                 default -> throw new JcclException(Result.INVALID_ARGUMENT, "unknown option " + a + "; usage: "
                         + "-g N -b MIN -e MAX -f FACTOR -d TYPE -o OP -n ITERS -w WARMUP -r REPS "
-                        + "[--algo auto|ll|oneshot|twoshot|ring|all|a,b] [--inplace] [--no-nccl] [--graph] "
+                        + "[--algo auto|ll|push|oneshot|twoshot|ring|all|a,b] [--inplace] [--no-nccl] [--graph] "
                         + "[--graph-sizes 8,2K] [--graph-ops N] [--nccl-dump]");
             }
         }
