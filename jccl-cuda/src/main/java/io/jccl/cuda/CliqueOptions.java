@@ -46,7 +46,8 @@ public record CliqueOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long 
 
     /** The defaults measured on 2×H200. */
     public static CliqueOptions defaults() {
-        return new CliqueOptions(AllReduceAlgorithm.AUTO, 64 << 10, 32L << 20, 0, 64L << 20, 64, 64, 256 << 10, 2);
+        return new CliqueOptions(AllReduceAlgorithm.AUTO, 64 << 10, 4L << 20, 32L << 20, 64L << 20, 128, 128, 256 << 10,
+                2);
     }
 
     /** {@link #defaults()} with every {@code jccl.cuda.<field>} system property applied. */
@@ -63,6 +64,11 @@ public record CliqueOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long 
 
     public CliqueOptions withAlgorithm(AllReduceAlgorithm a) {
         return new CliqueOptions(a, llMaxBytes, pushMaxBytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, ringChannels,
+                ringSlotBytes, ringChunkSteps);
+    }
+
+    public CliqueOptions withPushMaxBytes(long bytes) {
+        return new CliqueOptions(algorithm, llMaxBytes, bytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, ringChannels,
                 ringSlotBytes, ringChunkSteps);
     }
 

@@ -74,9 +74,38 @@ public final class CudaStream implements AutoCloseable {
      * mode: other threads may keep using CUDA). Every JCCL collective may be captured.
      */
     public void beginCapture() {
+        beginCapture(false);
+    }
+
+    /**
+     * Starts a capture; with {@code relaxed} the calling thread may still make calls that are unsafe during capture
+     * (some libraries, NCCL among them, may need that), otherwise as {@link #beginCapture()}.
+     */
+    public void beginCapture(boolean relaxed) {
         checkOpen();
         device.makeCurrent();
-        CuIpcGraphs.beginCapture(handle, CuIpcGraphs.CAPTURE_MODE_THREAD_LOCAL);
+        CuIpcGraphs.beginCapture(handle, relaxed ? CuIpcGraphs.CAPTURE_MODE_RELAXED
+                : CuIpcGraphs.CAPTURE_MODE_THREAD_LOCAL);
+    }
+
+    /**
+     * Ends a capture that went wrong (active or invalidated), dropping whatever was captured; does nothing when
+     * the stream is not capturing. Never throws for the capture's own failure.
+     */
+    public void abortCapture() {
+        checkOpen();
+        device.makeCurrent();
+        if (CuIpcGraphs.captureStatus(handle) == CuIpcGraphs.CAPTURE_STATUS_NONE) {
+            return;
+        }
+        try {
+            MemorySegment graph = CuIpcGraphs.endCapture(handle);
+            if (!graph.equals(MemorySegment.NULL)) {
+                CuIpcGraphs.destroyGraph(graph);
+            }
+        } catch (JcclException e) {
+            // an invalidated capture ends with an error: the capture is over either way
+        }
     }
 
     /** Ends {@link #beginCapture} and returns the instantiated graph, ready for {@link CudaGraph#launch}. */

@@ -4,6 +4,7 @@ import io.jccl.DataType;
 import io.jccl.JcclException;
 import io.jccl.RedOp;
 import io.jccl.Result;
+import io.jccl.cuda.internal.HostElements;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -96,7 +97,7 @@ class GpuCliqueGpuTest {
                 send[g] = sendAll[g].slice(off, bytes);
                 recv[g] = inPlace ? send[g] : recvAll[g].slice(off, bytes);
                 for (long i = 0; i < count; i++) {
-                    t.setDouble(h, i, input(op, g, i));
+                    HostElements.set(t, h, i, input(op, g, i));
                 }
                 if (bytes > 0) {
                     send[g].copyFrom(h.asSlice(0, bytes));
@@ -113,7 +114,7 @@ class GpuCliqueGpuTest {
                 }
                 recv[g].copyTo(h.asSlice(0, bytes));
                 for (long i = 0; i < count; i++) {
-                    double got = t.getDouble(h, i);
+                    double got = HostElements.get(t, h, i);
                     if (got != expected(op, n, i)) {
                         return c.algorithmFor(count, t, inPlace) + " " + t + " " + op + " count " + count
                                 + (inPlace ? " in place" : "") + " offset " + offsetElems + ": GPU " + g + " element "
@@ -159,7 +160,8 @@ class GpuCliqueGpuTest {
         long count = (3L << 20) + 7;
         for (AllReduceAlgorithm algo : new AllReduceAlgorithm[] {AllReduceAlgorithm.RING, AllReduceAlgorithm.ONE_SHOT,
             AllReduceAlgorithm.TWO_SHOT, AllReduceAlgorithm.PUSH}) {
-            try (GpuClique c = GpuClique.open(CliqueOptions.defaults().withAlgorithm(algo), devs)) {
+            CliqueOptions opts = CliqueOptions.defaults().withAlgorithm(algo).withPushMaxBytes(16L << 20);
+            try (GpuClique c = GpuClique.open(opts, devs)) {
                 for (DataType t : TYPES) {
                     assertThat(runAndCheck(c, t, RedOp.SUM, count, false, 0)).isNull();
                     assertThat(runAndCheck(c, t, RedOp.MAX, count, algo != AllReduceAlgorithm.ONE_SHOT, 0)).isNull();

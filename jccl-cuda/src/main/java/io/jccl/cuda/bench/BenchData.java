@@ -2,6 +2,7 @@ package io.jccl.cuda.bench;
 
 import io.jccl.DataType;
 import io.jccl.RedOp;
+import io.jccl.cuda.internal.HostElements;
 
 import java.lang.foreign.MemorySegment;
 
@@ -51,7 +52,7 @@ final class BenchData {
             return;
         }
         for (long i = 0; i < count; i++) {
-            type.setDouble(host, i, input(op, rank, i));
+            HostElements.set(type, host, i, input(op, rank, i));
         }
     }
 
@@ -67,7 +68,7 @@ final class BenchData {
             return wrong;
         }
         for (long i = 0; i < count; i++) {
-            if (type.getDouble(host, i) != expected(op, nRanks, i)) {
+            if (HostElements.get(type, host, i) != expected(op, nRanks, i)) {
                 wrong++;
             }
         }

@@ -153,32 +153,38 @@ public final class GpuAllReduceBench {
                 "#wrong", "nccl(us)", "#wrong", "nccl/jccl");
         for (long bytes : o.graphSizes()) {
             long count = Math.max(1, bytes / o.type().sizeBytes());
-            String nUs = "-";
-            String nWrong = "-";
-            double nccLUs = Double.NaN;
-            if (nccl != null) {
-                try {
-                    CudaGraph[] ng = capture(() -> ncclAllReduce(count), k);
-                    nWrong = Long.toString(check(() -> launchAll(ng), count));
-                    nccLUs = timer.time(() -> launchAll(ng), 2, Math.max(1, o.iters() / k * 4), o.reps()).gpuUs() / k;
-                    closeAll(ng);
-                    nUs = String.format(Locale.ROOT, "%.2f", nccLUs);
-                } catch (JcclException e) {
-                    nUs = "n/a: " + e.getMessage();
-                }
-            }
+            List<String> rows = new ArrayList<>();
+            List<Double> times = new ArrayList<>();
             for (GpuClique c : cliques) {
                 AllReduceAlgorithm chosen = c.algorithmFor(count, o.type(), o.inPlace());
                 if (!applicable(c, chosen, count)) {
                     continue;
                 }
-                CudaGraph[] jg = capture(() -> c.allReduce(send, recv, count, o.type(), o.op(), streams), k);
+                CudaGraph[] jg = capture(() -> c.allReduce(send, recv, count, o.type(), o.op(), streams), k, false);
                 long jWrong = check(() -> launchAll(jg), count);
                 double jUs = timer.time(() -> launchAll(jg), 2, Math.max(1, o.iters() / k * 4), o.reps()).gpuUs() / k;
                 closeAll(jg);
-                System.out.printf(Locale.ROOT, "  %10d %11d | %-8s %9.2f %6d | %9s %6s | %s%n",
-                        count * o.type().sizeBytes(), count, chosen.shortName(), jUs, jWrong, nUs, nWrong,
-                        Double.isNaN(nccLUs) ? "-" : String.format(Locale.ROOT, "%.2fx", nccLUs / jUs));
+                rows.add(String.format(Locale.ROOT, "  %10d %11d | %-8s %9.2f %6d", count * o.type().sizeBytes(), count,
+                        chosen.shortName(), jUs, jWrong));
+                times.add(jUs);
+            }
+            String nUs = "-";
+            String nWrong = "-";
+            double ncclUs = Double.NaN;
+            if (nccl != null) {
+                try {
+                    CudaGraph[] ng = capture(() -> ncclAllReduce(count), k, true);
+                    nWrong = Long.toString(check(() -> launchAll(ng), count));
+                    ncclUs = timer.time(() -> launchAll(ng), 2, Math.max(1, o.iters() / k * 4), o.reps()).gpuUs() / k;
+                    closeAll(ng);
+                    nUs = String.format(Locale.ROOT, "%.2f", ncclUs);
+                } catch (JcclException e) {
+                    nUs = "n/a (" + e.getMessage() + ")";
+                }
+            }
+            for (int i = 0; i < rows.size(); i++) {
+                System.out.printf(Locale.ROOT, "%s | %9s %6s | %s%n", rows.get(i), nUs, nWrong,
+                        Double.isNaN(ncclUs) ? "-" : String.format(Locale.ROOT, "%.2fx", ncclUs / times.get(i)));
             }
         }
     }
@@ -199,32 +205,28 @@ public final class GpuAllReduceBench {
         }
     }
 
-    private CudaGraph[] capture(Runnable op, int k) {
+    private CudaGraph[] capture(Runnable op, int k, boolean relaxed) {
         for (CudaStream s : streams) {
             s.synchronize();
         }
-        for (CudaStream s : streams) {
-            s.beginCapture();
-        }
         try {
+            for (CudaStream s : streams) {
+                s.beginCapture(relaxed);
+            }
             for (int i = 0; i < k; i++) {
                 op.run();
             }
+            CudaGraph[] graphs = new CudaGraph[streams.length];
+            for (int g = 0; g < streams.length; g++) {
+                graphs[g] = streams[g].endCapture();
+            }
+            return graphs;
         } catch (RuntimeException e) {
             for (CudaStream s : streams) {
-                try {
-                    s.endCapture().close();
-                } catch (RuntimeException ignored) {
-                    // the capture was invalidated by the failure reported below
-                }
+                s.abortCapture();
             }
             throw e;
         }
-        CudaGraph[] graphs = new CudaGraph[streams.length];
-        for (int g = 0; g < streams.length; g++) {
-            graphs[g] = streams[g].endCapture();
-        }
-        return graphs;
     }
 
     private void launchAll(CudaGraph[] graphs) {
