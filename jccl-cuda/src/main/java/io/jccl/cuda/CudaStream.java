@@ -108,12 +108,14 @@ public final class CudaStream implements AutoCloseable {
         }
     }
 
-    /** Ends {@link #beginCapture} and returns the instantiated graph, ready for {@link CudaGraph#launch}. */
+    /**
+     * Ends {@link #beginCapture} and returns the captured graph; it is instantiated at its first
+     * {@link CudaGraph#launch}, so end the captures of every stream before launching any.
+     */
     public CudaGraph endCapture() {
         checkOpen();
         device.makeCurrent();
-        MemorySegment graph = CuIpcGraphs.endCapture(handle);
-        return CudaGraph.instantiate(device, graph);
+        return new CudaGraph(device, CuIpcGraphs.endCapture(handle));
     }
 
     /** True while this stream is recording into a graph. */

@@ -199,15 +199,22 @@ class GpuCliqueGpuTest {
         try (GpuClique c = GpuClique.open(CliqueOptions.defaults(), devs)) {
             long count = 1000;
             assertThat(runAndCheck(c, DataType.FLOAT32, RedOp.SUM, count, false, 0)).isNull();
-            for (CudaStream s : streams) {
-                s.beginCapture();
-            }
             DeviceBuffer[] send = {sendAll[0].slice(0, 4000), sendAll[1].slice(0, 4000)};
             DeviceBuffer[] recv = {recvAll[0].slice(0, 4000), recvAll[1].slice(0, 4000)};
-            for (int i = 0; i < 5; i++) {
-                c.allReduce(send, recv, count, DataType.FLOAT32, RedOp.SUM, streams);
+            CudaGraph[] graphs;
+            try {
+                for (CudaStream s : streams) {
+                    s.beginCapture();
+                }
+                for (int i = 0; i < 5; i++) {
+                    c.allReduce(send, recv, count, DataType.FLOAT32, RedOp.SUM, streams);
+                }
+                graphs = new CudaGraph[] {streams[0].endCapture(), streams[1].endCapture()};
+            } finally {
+                for (CudaStream s : streams) {
+                    s.abortCapture();
+                }
             }
-            CudaGraph[] graphs = {streams[0].endCapture(), streams[1].endCapture()};
             try {
                 for (int rep = 0; rep < 4; rep++) {
                     recvAll[0].fillAsync((byte) 0xFF, streams[0]);
