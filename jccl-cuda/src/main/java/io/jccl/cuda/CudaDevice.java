@@ -4,6 +4,7 @@ import io.jccl.JcclException;
 import io.jccl.Result;
 import io.jccl.cuda.internal.driver.CuDevices;
 import io.jccl.cuda.internal.driver.CuMemory;
+import io.jccl.cuda.internal.driver.CuStreams;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -34,6 +35,7 @@ public final class CudaDevice {
     private final int multiprocessorCount;
     private final long totalMemoryBytes;
     private final MemorySegment context;
+    private volatile MemorySegment copyStream;
 
     private CudaDevice(int ordinal) {
         this.ordinal = ordinal;
@@ -184,6 +186,27 @@ public final class CudaDevice {
     public void synchronize() {
         makeCurrent();
         CuDevices.synchronizeContext();
+    }
+
+    /**
+     * A non-blocking stream of this device for JCCL's own blocking copies and memsets ({@link DeviceBuffer#copyFrom},
+     * {@link DeviceBuffer#copyTo}, {@link DeviceBuffer#zero}): they are queued here and this stream is synchronised,
+     * because the driver's synchronous cuMemcpyHtoD from pageable memory and cuMemset may return before the device
+     * memory is written, and work on other non-blocking streams would not wait for them.
+     */
+    MemorySegment copyStream() {
+        MemorySegment s = copyStream;
+        if (s == null) {
+            synchronized (this) {
+                s = copyStream;
+                if (s == null) {
+                    makeCurrent();
+                    s = CuStreams.createStream(CuStreams.STREAM_NON_BLOCKING, 0);
+                    copyStream = s;
+                }
+            }
+        }
+        return s;
     }
 
     /** The CUdevice handle (for driver calls outside JCCL). */

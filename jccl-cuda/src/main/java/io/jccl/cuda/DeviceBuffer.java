@@ -4,6 +4,7 @@ import io.jccl.JcclException;
 import io.jccl.Result;
 import io.jccl.cuda.internal.driver.CuIpcGraphs;
 import io.jccl.cuda.internal.driver.CuMemory;
+import io.jccl.cuda.internal.driver.CuStreams;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -95,32 +96,44 @@ public final class DeviceBuffer implements AutoCloseable {
         return new DeviceBuffer(device, address + offset, length, Owner.VIEW, this);
     }
 
-    /** Copies all of {@code host} to the start of this buffer and waits for the copy. */
+    /**
+     * Copies all of {@code host} to the start of this buffer and waits until the device memory holds it (the copy
+     * runs on the device's internal stream; it is not ordered with work on other streams: synchronise those first).
+     */
     public void copyFrom(MemorySegment host) {
         checkCopy(host.byteSize(), "copyFrom");
         device.makeCurrent();
+        MemorySegment stream = device.copyStream();
         if (host.isNative()) {
-            CuMemory.copyHtoD(address, host, host.byteSize());
+            CuMemory.copyHtoDAsync(address, host, host.byteSize(), stream);
+            CuStreams.synchronizeStream(stream);
             return;
         }
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment staged = arena.allocate(host.byteSize(), 16);
             staged.copyFrom(host);
-            CuMemory.copyHtoD(address, staged, host.byteSize());
+            CuMemory.copyHtoDAsync(address, staged, host.byteSize(), stream);
+            CuStreams.synchronizeStream(stream);
         }
     }
 
-    /** Copies the first {@code host.byteSize()} bytes of this buffer into {@code host} and waits for the copy. */
+    /**
+     * Copies the first {@code host.byteSize()} bytes of this buffer into {@code host} and waits for the copy (not
+     * ordered with work on other streams: synchronise those first).
+     */
     public void copyTo(MemorySegment host) {
         checkCopy(host.byteSize(), "copyTo");
         device.makeCurrent();
+        MemorySegment stream = device.copyStream();
         if (host.isNative()) {
-            CuMemory.copyDtoH(host, address, host.byteSize());
+            CuMemory.copyDtoHAsync(host, address, host.byteSize(), stream);
+            CuStreams.synchronizeStream(stream);
             return;
         }
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment staged = arena.allocate(host.byteSize(), 16);
-            CuMemory.copyDtoH(staged, address, host.byteSize());
+            CuMemory.copyDtoHAsync(staged, address, host.byteSize(), stream);
+            CuStreams.synchronizeStream(stream);
             host.copyFrom(staged);
         }
     }
@@ -167,11 +180,13 @@ public final class DeviceBuffer implements AutoCloseable {
         CuMemory.memsetD8Async(address, value, sizeBytes, stream.handle());
     }
 
-    /** Sets every byte to zero and waits. */
+    /** Sets every byte to zero and waits until the device memory is written (on the device's internal stream). */
     public void zero() {
         checkOpen();
         device.makeCurrent();
-        CuMemory.memsetD8(address, (byte) 0, sizeBytes);
+        MemorySegment stream = device.copyStream();
+        CuMemory.memsetD8Async(address, (byte) 0, sizeBytes, stream);
+        CuStreams.synchronizeStream(stream);
     }
 
     /**

@@ -301,8 +301,7 @@ public final class GpuClique implements AutoCloseable {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment v = a.allocateFrom(JAVA_INT, epoch);
             for (int g = 0; g < devices.length; g++) {
-                devices[g].makeCurrent();
-                CuMemory.copyHtoD(memory[g].signalsAddress() + CliqueMemory.LL_EPOCH_OFFSET, v, 4);
+                memory[g].signals().slice(CliqueMemory.LL_EPOCH_OFFSET, 4).copyFrom(v);
             }
         }
     }

@@ -17,7 +17,9 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * Driver calls for device and pinned host memory, copies, memsets and pointer attributes. Device pointers are
  * {@code long}s (CUdeviceptr); host memory is a {@link MemorySegment} that must be native. The calling thread
  * must have a context current (device memory calls act in it; with unified addressing copies work from any).
- * The asynchronous calls allocate nothing.
+ * The asynchronous calls allocate nothing. Beware the "synchronous" forms: cuMemcpyHtoD from pageable memory and
+ * cuMemsetD8 may return before device memory is written, and they run on the legacy stream, which non-blocking
+ * streams do not wait for; JCCL's public API therefore queues its blocking copies on a stream and synchronises it.
  *
  * <p>Thread: stateless, any platform thread. Mirrors the memory part of NCCL's cudawrap.h / alloc.h.
  */
