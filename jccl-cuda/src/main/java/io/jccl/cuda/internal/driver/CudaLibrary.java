@@ -1,0 +1,61 @@
+package io.jccl.cuda.internal.driver;
+
+import io.jccl.cuda.internal.ffm.NativeLibrary;
+
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
+import java.lang.invoke.MethodHandle;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+/**
+ * The CUDA driver library, {@code libcuda.so.1}, opened on first use (system property {@code jccl.cuda.library}
+ * may name another file). Binds every driver entry point by its versioned exported name (reference §10): the
+ * header-level names of several functions are older ABIs in the library.
+ *
+ * <p>Thread: immutable, any thread. Mirrors NCCL's cudawrap.cc (driver symbols resolved at run time).
+ */
+public final class CudaLibrary {
+    /** The file name the NVIDIA driver installs. */
+    public static final String DEFAULT_NAME = "libcuda.so.1";
+
+    private CudaLibrary() {
+    }
+
+    private static final class Holder {
+        static final NativeLibrary LIB = open();
+
+        private static NativeLibrary open() {
+            String name = System.getProperty("jccl.cuda.library", DEFAULT_NAME);
+            return NativeLibrary.open(name, "no NVIDIA driver found: could not load " + name
+                    + "; install the NVIDIA driver (it provides libcuda.so.1) or run on a machine with an NVIDIA GPU");
+        }
+    }
+
+    /** The driver library (opened on the first call). */
+    public static NativeLibrary library() {
+        return Holder.LIB;
+    }
+
+    /** True when libcuda.so.1 could be opened (says nothing about GPUs being present). */
+    public static boolean isLoaded() {
+        return Holder.LIB.isLoaded();
+    }
+
+    /** Binds {@code int symbol(args...)} (every driver function returns a CUresult). */
+    static MethodHandle bind(String symbol, MemoryLayout... args) {
+        return Holder.LIB.bind(symbol, FunctionDescriptor.of(JAVA_INT, args));
+    }
+
+    /**
+     * Binds a short, never-blocking driver call for the hot path. With {@code -Djccl.cuda.critical=true} the
+     * handle skips the Java thread-state transition ({@link Linker.Option#critical}); off by default.
+     */
+    static MethodHandle bindHot(String symbol, MemoryLayout... args) {
+        if (Boolean.getBoolean("jccl.cuda.critical")) {
+            return Holder.LIB.bind(symbol, FunctionDescriptor.of(JAVA_INT, args), Linker.Option.critical(false));
+        }
+        return bind(symbol, args);
+    }
+}

@@ -1,0 +1,119 @@
+package io.jccl.cuda.internal.kernels;
+
+import io.jccl.DataType;
+import io.jccl.JcclException;
+import io.jccl.RedOp;
+import io.jccl.Result;
+import io.jccl.cuda.CudaDevice;
+import io.jccl.cuda.internal.driver.CuModules;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The PTX modules shipped in this jar ({@code /io/jccl/cuda/kernels/*.ptx}, built by build-ptx.sh), loaded into a
+ * device's primary context with cuModuleLoadData on first use (the driver JIT-compiles them for that GPU) and
+ * kept for the life of the process, with the functions looked up from them.
+ *
+ * <p>Thread: safe from any thread (concurrent maps; loading is idempotent). Mirrors NCCL's kernel table
+ * (ncclDevKernelForFunc), which NCCL links in at build time instead.
+ */
+public final class KernelModules {
+    /** Classpath folder of the PTX files. */
+    public static final String RESOURCE_DIR = "/io/jccl/cuda/kernels/";
+
+    private static final Map<String, MemorySegment> MODULES = new ConcurrentHashMap<>();
+    private static final Map<String, MemorySegment> FUNCTIONS = new ConcurrentHashMap<>();
+    private static final Map<String, MemorySegment> LIBRARIES = new ConcurrentHashMap<>();
+
+    private KernelModules() {
+    }
+
+    /** The text of PTX module {@code module} (without .ptx) from the classpath. */
+    public static String ptx(String module) {
+        try (InputStream in = KernelModules.class.getResourceAsStream(RESOURCE_DIR + module + ".ptx")) {
+            if (in == null) {
+                throw new JcclException(Result.INTERNAL_ERROR, "PTX resource " + RESOURCE_DIR + module
+                        + ".ptx is missing from the jccl-cuda jar; rebuild it (jccl-cuda/build-ptx.sh, then mvn package)");
+            }
+            return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII);
+        } catch (IOException e) {
+            throw new JcclException(Result.SYSTEM_ERROR, "cannot read PTX resource " + module + ": " + e, e);
+        }
+    }
+
+    /** Kernel name for an allReduce algorithm module, element type and operation: {@code jccl_ar_<algo>_<type>_<op>}. */
+    public static String allReduceKernel(String algorithm, DataType type, RedOp op) {
+        return "jccl_ar_" + algorithm + "_" + typeSuffix(type) + "_" + opSuffix(op);
+    }
+
+    /** Kernel suffix of a supported element type; INVALID_ARGUMENT for the others. */
+    public static String typeSuffix(DataType type) {
+        return switch (type) {
+            case FLOAT32 -> "f32";
+            case FLOAT16 -> "f16";
+            case BFLOAT16 -> "bf16";
+            default -> throw new JcclException(Result.INVALID_ARGUMENT, "GPU allReduce supports float, half and "
+                    + "bfloat16 in this version, not " + type.ncclName());
+        };
+    }
+
+    /** Kernel suffix of a supported reduction; INVALID_ARGUMENT for the others. */
+    public static String opSuffix(RedOp op) {
+        return switch (op.kind()) {
+            case SUM -> "sum";
+            case PROD -> "prod";
+            case MIN -> "min";
+            case MAX -> "max";
+            default -> throw new JcclException(Result.INVALID_ARGUMENT, "GPU allReduce supports sum, prod, min and "
+                    + "max in this version, not " + op);
+        };
+    }
+
+    /** The CUfunction {@code kernel} of PTX module {@code module} on {@code device}, loading the module if needed. */
+    public static MemorySegment function(CudaDevice device, String module, String kernel) {
+        String fnKey = device.ordinal() + "/" + module + "/" + kernel;
+        MemorySegment fn = FUNCTIONS.get(fnKey);
+        if (fn != null) {
+            return fn;
+        }
+        MemorySegment mod = MODULES.computeIfAbsent(device.ordinal() + "/" + module, k -> load(device, module));
+        device.makeCurrent();
+        fn = CuModules.function(mod, kernel);
+        FUNCTIONS.put(fnKey, fn);
+        return fn;
+    }
+
+    /**
+     * The context-independent CUkernel {@code kernel} of {@code module} (cuLibraryLoadData, loaded into each
+     * device's context lazily at its first launch there); launch it as a CUfunction on a stream of any device,
+     * without making that device's context current.
+     */
+    public static MemorySegment kernel(String module, String kernel) {
+        String fnKey = "lib/" + module + "/" + kernel;
+        MemorySegment fn = FUNCTIONS.get(fnKey);
+        if (fn != null) {
+            return fn;
+        }
+        MemorySegment lib = LIBRARIES.computeIfAbsent(module, m -> {
+            try (Arena arena = Arena.ofConfined()) {
+                return CuModules.libraryLoadData(arena.allocateFrom(ptx(m)), m + ".ptx");
+            }
+        });
+        fn = CuModules.libraryKernel(lib, kernel);
+        FUNCTIONS.put(fnKey, fn);
+        return fn;
+    }
+
+    private static MemorySegment load(CudaDevice device, String module) {
+        String text = ptx(module);
+        device.makeCurrent();
+        try (Arena arena = Arena.ofConfined()) {
+            return CuModules.loadData(arena.allocateFrom(text), module + ".ptx");
+        }
+    }
+}
