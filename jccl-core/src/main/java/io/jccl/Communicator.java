@@ -139,6 +139,17 @@ public interface Communicator extends AutoCloseable, ArrayCollectives, BufferCol
 
     CompletableFuture<Void> barrierAsync();
 
+    // ---- registered memory -------------------------------------------------------------------------------
+
+    /**
+     * Collective (every rank calls it, with the same size, in the same order): returns {@code bytes} of native memory
+     * for use as collective buffers (NCCL's {@code ncclMemAlloc} with window registration). On a single-host
+     * communicator the memory lives in shared memory mapped by every rank, so collectives whose buffers all lie in
+     * such memory, at the same offsets on every rank, read the peers' data in place (single copy). Elsewhere it is
+     * plain native memory. It stays valid until the communicator closes.
+     */
+    MemorySegment allocate(long bytes);
+
     // ---- lifecycle ---------------------------------------------------------------------------------------
 
     /**

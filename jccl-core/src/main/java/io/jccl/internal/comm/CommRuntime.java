@@ -7,8 +7,7 @@ import io.jccl.RedOp;
 import io.jccl.Result;
 import io.jccl.internal.algorithm.ChannelContext;
 import io.jccl.internal.algorithm.CollArgs;
-import io.jccl.internal.algorithm.OneShotAllReduce;
-import io.jccl.internal.algorithm.RingCollective;
+import io.jccl.internal.algorithm.Scratch;
 import io.jccl.internal.algorithm.Ring;
 import io.jccl.internal.algorithm.Work;
 import io.jccl.internal.bootstrap.Bootstrap;
@@ -21,11 +20,11 @@ import io.jccl.internal.executor.Completion;
 import io.jccl.internal.executor.HostExecutor;
 import io.jccl.internal.primitives.Prims;
 import io.jccl.internal.proxy.ProxyThread;
-import io.jccl.internal.reduce.Reducer;
 import io.jccl.internal.transport.Backoff;
 import io.jccl.internal.transport.Connections;
 import io.jccl.internal.transport.IdlePolicy;
 import io.jccl.internal.transport.shm.ShmPeerArea;
+import io.jccl.internal.transport.shm.ShmRegistry;
 import io.jccl.internal.transport.shm.ShmTransport;
 
 import java.lang.foreign.Arena;
@@ -57,8 +56,7 @@ public final class CommRuntime {
     private final Planner planner;
     private final CommShape shape;
     private final ShmTransport shm;
-    private final RingCollective fastRing;
-    private final OneShotAllReduce fastOneShot;
+    private final ShmRegistry registry;
     private static final int TAG_CLOSE = 0x4a43_4401;
     private static final int TAG_ABORT = 0x4a43_4402;
     private volatile boolean tornDown;
@@ -67,6 +65,7 @@ public final class CommRuntime {
     CommRuntime(int rank, int nRanks, String id, Config config, long timeoutNs, CommHealth health, Bootstrap bootstrap,
                 Arena arena, ProxyThread proxy, Connections connections, Ring[] rings, CommShape shape,
                 IdlePolicy policy, ShmTransport shm, ShmPeerArea area) {
+        this.registry = area == null ? null : new ShmRegistry(rank, id, arena);
         this.shm = shm;
         this.rank = rank;
         this.nRanks = nRanks;
@@ -90,9 +89,7 @@ public final class CommRuntime {
                 "rank " + peer + " failed: " + new String(b, java.nio.charset.StandardCharsets.UTF_8), null)));
         health.onFailure(this::tellPeersWeFailed);
         this.planner = new Planner(rank, nRanks, shape.nChannels(), shape.stepBytes(), shape.p2pStepBytes(),
-                arena.allocate(8, 8), area);
-        this.fastRing = new RingCollective(shape.stepBytes());
-        this.fastOneShot = area == null ? null : planner.oneShot();
+                arena.allocate(8, 8), area, registry, new Scratch(arena));
     }
 
     public int rank() {
@@ -121,7 +118,7 @@ public final class CommRuntime {
 
     /** Checks that {@code op} can reduce {@code type} (e.g. a fractional preMulSum scalar on integers). */
     void validateOp(DataType type, RedOp op) {
-        Reducer.of(type, op, nRanks);
+        planner.reducer(type, op);
     }
 
     /**
@@ -130,19 +127,29 @@ public final class CommRuntime {
      * Returns false when the call must take the general path.
      */
     boolean fastAllReduce(long seq, MemorySegment send, MemorySegment recv, long count, DataType type, RedOp op) {
-        long bytes = count * type.sizeBytes();
         if (nRanks == 1 || count == 0 || GroupState.inGroup()) {
             return false;
         }
-        Reducer red = planner.reducer(type, op);
-        if (planner.oneShot(bytes)) {
-            return executor.runInlineNow(fastOneShot.set(seq, send, recv, count, type, op, red));
+        return executor.runInlineNow(planner.allReduce(seq, send, recv, count, type, op, true));
+    }
+
+    /**
+     * Collective: a buffer in shared memory that every same-host peer maps, so collectives on it read peers' data in
+     * place; plain native memory when some peer is on another host or shared memory is disabled.
+     */
+    MemorySegment allocate(long bytes) {
+        if (registry == null) {
+            bootstrap.barrier();
+            return arena.allocate(bytes, 4096);
         }
-        if (planner.channels(io.jccl.Collective.ALL_REDUCE, bytes) != 1) {
-            return false;
+        try {
+            return registry.allocate(bootstrap, bytes);
+        } catch (JcclException e) {
+            if (e.result() == Result.REMOTE_ERROR || e.result() == Result.TIMEOUT) {
+                health.fail(e);
+            }
+            throw e;
         }
-        return executor.runInlineNow(fastRing.set(io.jccl.Collective.ALL_REDUCE, seq, send, recv, count, type, op, -1,
-                red, 1));
     }
 
     /** Launches one call outside any group: waits for it unless {@code future} is given. */

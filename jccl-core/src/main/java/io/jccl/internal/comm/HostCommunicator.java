@@ -179,7 +179,9 @@ public final class HostCommunicator implements Communicator, GroupState.Launchab
                 throw new JcclException(Result.INVALID_USAGE, "rank " + rank() + ": " + c.ncclName()
                         + " called on a closed communicator " + id());
             }
-            rt.health().check("rank " + rank() + ": " + c.ncclName());
+            if (rt.health().isBroken()) {
+                rt.health().check("rank " + rank() + ": " + c.ncclName());
+            }
             ArgsCheck.check(c, send, recv, count, type, op, root, peer, rank(), size());
             if (c.reduces() && count > 0) {
                 rt.validateOp(type, op);
@@ -223,6 +225,20 @@ public final class HostCommunicator implements Communicator, GroupState.Launchab
 
     private void exit() {
         user.compareAndSet(Thread.currentThread(), null);
+    }
+
+    @Override
+    public MemorySegment allocate(long bytes) {
+        enter(Collective.BARRIER);
+        try {
+            if (closed) {
+                throw new JcclException(Result.INVALID_USAGE, "rank " + rank() + ": allocate on a closed communicator");
+            }
+            rt.health().check("rank " + rank() + ": allocate");
+            return rt.allocate(bytes);
+        } finally {
+            exit();
+        }
     }
 
     @Override

@@ -6,11 +6,14 @@ import io.jccl.RedOp;
 import io.jccl.internal.algorithm.CollArgs;
 import io.jccl.internal.algorithm.OneShotAllReduce;
 import io.jccl.internal.algorithm.P2pBatch;
+import io.jccl.internal.algorithm.RegisteredAllReduce;
+import io.jccl.internal.algorithm.Scratch;
 import io.jccl.internal.algorithm.P2pOp;
 import io.jccl.internal.algorithm.RingCollective;
 import io.jccl.internal.algorithm.Work;
 import io.jccl.internal.reduce.Reducer;
 import io.jccl.internal.transport.shm.ShmPeerArea;
+import io.jccl.internal.transport.shm.ShmRegistry;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -39,9 +42,18 @@ public final class Planner {
     private final long[] oneShotSeq = new long[1];
     private final Reducer[] reducers = new Reducer[DataType.values().length * RedOp.Kind.values().length];
 
+    private final ShmRegistry registry;
+    private final Scratch scratch;
+    private final RingCollective reusableRing;
+    private final OneShotAllReduce reusableOneShot;
+
     public Planner(int rank, int nRanks, int nChannels, int stepBytes, int p2pStepBytes, MemorySegment barrierScratch,
-                   ShmPeerArea area) {
+                   ShmPeerArea area, ShmRegistry registry, Scratch scratch) {
         this.area = area;
+        this.registry = registry;
+        this.scratch = scratch;
+        this.reusableRing = new RingCollective(stepBytes);
+        this.reusableOneShot = area == null ? null : new OneShotAllReduce(area, oneShotSeq);
         this.rank = rank;
         this.nRanks = nRanks;
         this.nChannels = nChannels;
@@ -63,8 +75,7 @@ public final class Planner {
                 continue;
             }
             switch (a.coll()) {
-                case ALL_REDUCE -> works.add(oneShot(a.bytes()) ? oneShot().set(a.seq(), a.send(), a.recv(), a.count(),
-                        a.type(), a.op(), reducer(a.type(), a.op())) : ring(a));
+                case ALL_REDUCE -> works.add(allReduce(a.seq(), a.send(), a.recv(), a.count(), a.type(), a.op(), false));
                 case ALL_GATHER, REDUCE_SCATTER, BROADCAST, REDUCE -> works.add(ring(a));
                 case BARRIER -> works.add(ring(new CollArgs(Collective.ALL_REDUCE, a.seq(), barrierScratch,
                         barrierScratch, 1, DataType.INT32, RedOp.SUM, 0, -1)));
@@ -108,6 +119,32 @@ public final class Planner {
     public int channels(Collective coll, long bytes) {
         long traffic = bytes * (coll == Collective.ALL_GATHER || coll == Collective.REDUCE_SCATTER ? nRanks : 1);
         return (int) Math.max(1, Math.min(nChannels, traffic / BYTES_PER_CHANNEL));
+    }
+
+    /**
+     * The algorithm for an allReduce, chosen only from what every rank knows alike (size, type, op, buffer
+     * registration, communicator shape): one-shot for small messages on one host, the single-copy registered
+     * algorithm when both buffers are registered, else the ring. With {@code reuse}, returns this planner's reusable
+     * instances (the allocation-free path runs them at once, before planning anything else).
+     */
+    public Work allReduce(long seq, MemorySegment send, MemorySegment recv, long count, DataType type, RedOp op,
+                          boolean reuse) {
+        long bytes = count * type.sizeBytes();
+        Reducer red = reducer(type, op);
+        if (oneShot(bytes)) {
+            return (reuse ? reusableOneShot : oneShot()).set(seq, send, recv, count, type, op, red);
+        }
+        if (registry != null && area != null && !registry.isEmpty()) {
+            ShmRegistry.Location s = registry.lookup(send);
+            ShmRegistry.Location r = registry.lookup(recv);
+            if (RegisteredAllReduce.applies(s, r, op)) {
+                return new RegisteredAllReduce(area, registry, oneShotSeq, scratch).set(seq, send, s, recv, r, count,
+                        type, op, red);
+            }
+        }
+        RingCollective ring = reuse ? reusableRing : new RingCollective(stepBytes);
+        return ring.set(Collective.ALL_REDUCE, seq, send, recv, count, type, op, -1, red,
+                channels(Collective.ALL_REDUCE, bytes));
     }
 
     /** True when an allReduce of {@code bytes} per rank runs one-shot (the same on every rank). */

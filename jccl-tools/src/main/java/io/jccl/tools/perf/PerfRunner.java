@@ -83,10 +83,45 @@ public final class PerfRunner {
         return new Outcome(errors, avg, bwFailed);
     }
 
+    /**
+     * Calls per warm-up size (sizes up to 1 MiB) before the first measurement, so the JIT has compiled the call path
+     * (nccl-tests' -w assumes compiled code; a JVM needs thousands of calls). {@code JCCL_PERF_JIT_WARMUP}, default
+     * 1000; the same on every rank because launchers pass the environment on.
+     */
+    static int jitWarmupCalls() {
+        String v = System.getProperty("JCCL_PERF_JIT_WARMUP", System.getenv("JCCL_PERF_JIT_WARMUP"));
+        try {
+            return v == null || v.isBlank() ? 1000 : Math.max(0, Integer.parseInt(v.trim()));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("JCCL_PERF_JIT_WARMUP must be a number of calls, got " + v);
+        }
+    }
+
+    private boolean jitWarmedUp;
+
     private void timeTest(DataType type, OpChoice op, int root) {
         RedOp redOp = op == null ? RedOp.SUM : op.redOp(rank);
         String opName = op == null ? "none" : op.testName();
         backend.barrier();
+        if (!jitWarmedUp) {
+            jitWarmedUp = true;
+            int calls = jitWarmupCalls();
+            for (long size : o.sweep().warmupSizes()) {
+                if (size > (1 << 20) || calls == 0) {
+                    break;
+                }
+                BufferLayout layout = BufferLayout.of(o.collective(), size, type.sizeBytes(), nRanks);
+                PerfBackend.PreparedCall call = backend.prepare(
+                        CollectiveCall.of(o.collective(), layout, false, send, recv, type, redOp, root, rank));
+                armed(() -> {
+                    for (int i = 0; i < calls; i++) {
+                        call.launch();
+                    }
+                    backend.synchronize();
+                });
+            }
+            backend.barrier();
+        }
         for (long size : o.sweep().warmupSizes()) {
             BufferLayout layout = BufferLayout.of(o.collective(), size, type.sizeBytes(), nRanks);
             PerfBackend.PreparedCall call = backend.prepare(

@@ -1,0 +1,143 @@
+package io.jccl.internal.algorithm;
+
+import io.jccl.Collective;
+import io.jccl.DataType;
+import io.jccl.RedOp;
+import io.jccl.internal.reduce.Reducer;
+import io.jccl.internal.transport.Connections;
+import io.jccl.internal.transport.shm.ShmPeerArea;
+import io.jccl.internal.transport.shm.ShmRegistry;
+
+import java.lang.foreign.MemorySegment;
+import java.util.List;
+
+/**
+ * Single-copy allReduce on registered buffers of a single-host communicator: after an entry barrier every rank reduces
+ * its own slice straight from every peer's send buffer (in rank order, so the result is the same wherever it is
+ * computed) into its receive buffer, then after a second barrier copies the other slices straight from the peers'
+ * receive buffers; an exit barrier keeps peers from reading buffers the caller may reuse. In place, the slice is
+ * reduced into a private scratch first and copied back once nobody reads the inputs any more.
+ *
+ * <p>Owned by: channel 0's thread. Mirrors: NCCL's symmetric-memory reduce-scatter + all-gather kernels (and
+ * DeepSpeed's distributed_naive_reduce), in host memory.
+ */
+public final class RegisteredAllReduce extends Work {
+    private final ShmPeerArea area;
+    private final ShmRegistry registry;
+    private final long[] seqCounter;
+    private final int rank;
+    private final int nRanks;
+    private long callSeq;
+    private MemorySegment send;
+    private MemorySegment recv;
+    private ShmRegistry.Location sendAt;
+    private ShmRegistry.Location recvAt;
+    private long count;
+    private DataType type;
+    private RedOp op;
+    private Reducer red;
+    private final Scratch scratch;
+
+    public RegisteredAllReduce(ShmPeerArea area, ShmRegistry registry, long[] seqCounter, Scratch scratch) {
+        this.scratch = scratch;
+        this.area = area;
+        this.registry = registry;
+        this.seqCounter = seqCounter;
+        this.rank = area.rank();
+        this.nRanks = area.nRanks();
+    }
+
+    public RegisteredAllReduce set(long callSeq, MemorySegment send, ShmRegistry.Location sendAt, MemorySegment recv,
+                                   ShmRegistry.Location recvAt, long count, DataType type, RedOp op, Reducer red) {
+        this.callSeq = callSeq;
+        this.send = send;
+        this.recv = recv;
+        this.sendAt = sendAt;
+        this.recvAt = recvAt;
+        this.count = count;
+        this.type = type;
+        this.op = op;
+        this.red = red;
+        return this;
+    }
+
+    /** True when this algorithm can run the call (both buffers registered, an op without per-rank scalars). */
+    public static boolean applies(ShmRegistry.Location sendAt, ShmRegistry.Location recvAt, RedOp op) {
+        return sendAt != null && recvAt != null && op.kind() != RedOp.Kind.PRE_MUL_SUM;
+    }
+
+    @Override
+    public String description() {
+        return CollArgs.describe(Collective.ALL_REDUCE, callSeq, count, type, op, -1, -1) + " [registered]";
+    }
+
+    @Override
+    public int nChannels() {
+        return 1;
+    }
+
+    @Override
+    public void needs(List<Connections.Need> out) {
+        // peers' buffers were mapped at registration
+    }
+
+    @Override
+    public long bytes() {
+        return count * type.sizeBytes();
+    }
+
+    @Override
+    public void run(ChannelContext ctx) {
+        int esz = type.sizeBytes();
+        long per = (count + nRanks - 1) / nRanks;
+        long lo = Math.min(count, rank * per);
+        int mine = (int) Math.max(0, Math.min(count - lo, per));
+        boolean inPlace = Segments.same(send, 0, recv, 0);
+        long fp = Fingerprint.of(Collective.ALL_REDUCE, count, type, op.kind(), -1)
+                ^ (((long) sendAt.index() * 31 + recvAt.index()) << 56) ^ (sendAt.offset() * 0x9E3779B97F4A7C15L)
+                ^ recvAt.offset();
+        barrier(ctx, fp);
+        MemorySegment out = inPlace ? scratch.get(mine * (long) esz) : recv;
+        long outOff = inPlace ? 0 : lo * esz;
+        if (mine > 0) {
+            long in = sendAt.offset() + lo * esz;
+            if (nRanks == 1) {
+                red.prepare(registry.peer(sendAt.index(), 0), in, out, outOff, mine, true);
+            } else {
+                red.combine(registry.peer(sendAt.index(), 0), in, registry.peer(sendAt.index(), 1), in, out, outOff, mine);
+                for (int p = 2; p < nRanks; p++) {
+                    red.combine(out, outOff, registry.peer(sendAt.index(), p), in, out, outOff, mine);
+                }
+                if (red.hasPostOp()) {
+                    red.finish(out, outOff, out, outOff, mine);
+                }
+            }
+        }
+        barrier(ctx, fp);
+        if (inPlace) {
+            MemorySegment.copy(out, 0, recv, lo * esz, (long) mine * esz);
+            barrier(ctx, fp);
+        }
+        for (int k = 1; k < nRanks; k++) {
+            int p = (rank + k) % nRanks;
+            long plo = Math.min(count, p * per);
+            long pc = Math.max(0, Math.min(count - plo, per));
+            if (pc > 0) {
+                MemorySegment.copy(registry.peer(recvAt.index(), p), recvAt.offset() + plo * esz, recv, plo * esz, pc * esz);
+            }
+        }
+        barrier(ctx, fp);
+    }
+
+    private void barrier(ChannelContext ctx, long fp) {
+        long s = ++seqCounter[0];
+        area.publish(s, fp);
+        for (int p = 0; p < nRanks; p++) {
+            area.await(p, s, this);
+            long theirs = area.fingerprint(p, s);
+            if (theirs != fp) {
+                throw Fingerprint.mismatch(ctx.rank(), description() + " (or its buffer/offset)", p, theirs);
+            }
+        }
+    }
+}

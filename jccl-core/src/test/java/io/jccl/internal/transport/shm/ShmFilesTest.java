@@ -1,0 +1,34 @@
+package io.jccl.internal.transport.shm;
+
+import io.jccl.JcclException;
+import io.jccl.Result;
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class ShmFilesTest {
+    @Test
+    void tooLittleSpaceIsAnErrorThatSaysWhatToDo() {
+        assertThatThrownBy(() -> ShmFiles.create("jccl-test-huge", Long.MAX_VALUE / 4, Arena.ofAuto()))
+                .isInstanceOf(JcclException.class)
+                .hasMessageContaining("--shm-size")
+                .hasMessageContaining("NCCL_SHM_DISABLE")
+                .satisfies(e -> assertThat(((JcclException) e).result()).isEqualTo(Result.SYSTEM_ERROR));
+    }
+
+    @Test
+    void createdFilesAreZeroedAndShared() {
+        try (Arena a = Arena.ofShared()) {
+            MemorySegment m = ShmFiles.create("jccl-test-share", 8192, a);
+            MemorySegment v = ShmFiles.attach("jccl-test-share", 8192, a);
+            ShmFiles.unlink("jccl-test-share");
+            assertThat(m.get(java.lang.foreign.ValueLayout.JAVA_LONG, 4096)).isZero();
+            m.set(java.lang.foreign.ValueLayout.JAVA_LONG, 4096, 42L);
+            assertThat(v.get(java.lang.foreign.ValueLayout.JAVA_LONG, 4096)).isEqualTo(42L);
+        }
+    }
+}
