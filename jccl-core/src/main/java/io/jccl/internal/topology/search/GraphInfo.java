@@ -19,14 +19,16 @@ import java.util.List;
  * @param typeIntra    worst path type inside the node
  * @param typeInter    worst GPU↔NIC path type
  * @param crossNic     0 no cross-NIC rings, 1 allowed, 2 alternating rails
+ * @param latencyInterUs extra network latency of the NICs used (NET {@code latency} attribute, µs)
  *
  * <p>Immutable; mirrors the graphInfo part of NCCL's AllGather3 payload and its min/max merge (src/init.cc).
  */
 public record GraphInfo(GraphPattern pattern, int nChannels, boolean sameChannels, double bwIntraGBps,
-                        double bwInterGBps, PathType typeIntra, PathType typeInter, int crossNic) {
+                        double bwInterGBps, PathType typeIntra, PathType typeInter, int crossNic,
+                        double latencyInterUs) {
 
     /** Size of the fixed binary encoding ({@link #toBytes}). */
-    public static final int BYTES = 4 * 5 + 8 * 2;
+    public static final int BYTES = 4 * 5 + 8 * 3;
 
     /** The agreement of all ranks: min channels and bandwidths, sameChannels only if all, max types and crossNic. */
     public static GraphInfo merge(List<GraphInfo> all) {
@@ -38,7 +40,7 @@ public record GraphInfo(GraphPattern pattern, int nChannels, boolean sameChannel
             r = new GraphInfo(r.pattern, Math.min(r.nChannels, g.nChannels), r.sameChannels && g.sameChannels,
                     Math.min(r.bwIntraGBps, g.bwIntraGBps), Math.min(r.bwInterGBps, g.bwInterGBps),
                     PathType.worse(r.typeIntra, g.typeIntra), PathType.worse(r.typeInter, g.typeInter),
-                    Math.max(r.crossNic, g.crossNic));
+                    Math.max(r.crossNic, g.crossNic), Math.max(r.latencyInterUs, g.latencyInterUs));
         }
         return r;
     }
@@ -47,7 +49,7 @@ public record GraphInfo(GraphPattern pattern, int nChannels, boolean sameChannel
     public byte[] toBytes() {
         java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(BYTES).order(java.nio.ByteOrder.LITTLE_ENDIAN);
         b.putInt(pattern.ncclId()).putInt(nChannels).putInt(sameChannels ? 1 : 0).putDouble(bwIntraGBps)
-                .putDouble(bwInterGBps).putInt(typeIntra.ncclId() | (typeInter.ncclId() << 16)).putInt(crossNic);
+                .putDouble(bwInterGBps).putInt(typeIntra.ncclId() | (typeInter.ncclId() << 16)).putInt(crossNic).putDouble(latencyInterUs);
         return b.array();
     }
 
@@ -63,6 +65,6 @@ public record GraphInfo(GraphPattern pattern, int nChannels, boolean sameChannel
         double inter = b.getDouble();
         int types = b.getInt();
         return new GraphInfo(p, nc, same, intra, inter, PathType.fromId(types & 0xffff), PathType.fromId(types >>> 16),
-                b.getInt());
+                b.getInt(), b.getDouble());
     }
 }

@@ -172,7 +172,8 @@ public final class TopoGraph {
 
     /** The summary exchanged between ranks ({@link GraphInfo}). */
     public GraphInfo info() {
-        return new GraphInfo(pattern, nChannels, sameChannels, bwIntra, bwInter, typeIntra, typeInter, crossNic);
+        return new GraphInfo(pattern, nChannels, sameChannels, bwIntra, bwInter, typeIntra, typeInter, crossNic,
+                latencyInter);
     }
 
     /** A copy with the cross-rank agreement applied (channel counts only ever shrink; channels are kept). */
@@ -185,6 +186,7 @@ public final class TopoGraph {
         g.typeIntra = merged.typeIntra();
         g.typeInter = merged.typeInter();
         g.crossNic = merged.crossNic();
+        g.latencyInter = merged.latencyInterUs();
         return g;
     }
 
