@@ -6,7 +6,7 @@ package io.jccl.internal.tuning;
  *
  * @param algorithm  algorithm
  * @param protocol   protocol
- * @param timeUs     predicted time (after any tuner plugin), -1 when not usable
+ * @param timeUs     predicted time (after any tuner plugin), -1 when not usable (0 for a one-rank copy)
  * @param latUs      model latency
  * @param bwGBps     model algorithm bandwidth
  * @param disabledBy reason, or null
@@ -14,6 +14,6 @@ package io.jccl.internal.tuning;
 public record Candidate(Algorithm algorithm, Protocol protocol, double timeUs, double latUs, double bwGBps,
                         String disabledBy) {
     public boolean usable() {
-        return disabledBy == null && timeUs > 0;
+        return disabledBy == null && timeUs >= 0;
     }
 }

@@ -7,8 +7,6 @@ import io.jccl.internal.topology.PathType;
 import io.jccl.internal.topology.search.GraphInfo;
 import io.jccl.internal.topology.search.GraphPattern;
 
-import java.util.Locale;
-
 /**
  * NCCL's cost model for GPU communicators (reference notes §9, §4 of ch18-25), with the default constants of
  * {@link TunerConstants}:
@@ -245,30 +243,6 @@ public final class GpuCostModel implements CostModel {
     @Override
     public ChannelChoice channels(Algorithm a, Protocol p, long nBytes, int maxChannels) {
         return channelPolicy.choose(a, p, nBytes, maxChannels);
-    }
-
-    /** One line per collective in NCCL's table layout ("lat/bw" per algorithm × protocol), for logs and explain. */
-    public String describe() {
-        StringBuilder sb = new StringBuilder();
-        sb.append(String.format(Locale.ROOT, "%13s |", "Algorithm"));
-        for (Algorithm a : new Algorithm[] {Algorithm.TREE, Algorithm.RING}) {
-            for (Protocol p : Protocol.values()) {
-                sb.append(String.format(Locale.ROOT, " %14s |", a.ncclName() + "/" + p.ncclName()));
-            }
-        }
-        sb.append('\n');
-        for (int f = 0; f < AlgoProtoFilter.FUNCS.length; f++) {
-            sb.append(String.format(Locale.ROOT, "%13s |", AlgoProtoFilter.FUNCS[f].ncclName()));
-            for (Algorithm a : new Algorithm[] {Algorithm.TREE, Algorithm.RING}) {
-                for (Protocol p : Protocol.values()) {
-                    boolean on = table.enabled(f, a, p);
-                    sb.append(String.format(Locale.ROOT, " %6.1f/%7.1f |", on ? table.latUs(f, a, p) : 0.0,
-                            on ? table.bwGBps(f, a, p) : 0.0));
-                }
-            }
-            sb.append('\n');
-        }
-        return sb.toString();
     }
 
     static boolean amdX86(TuningTopology t) {

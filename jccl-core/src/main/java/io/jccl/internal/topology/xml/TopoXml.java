@@ -73,6 +73,24 @@ public final class TopoXml {
         return n;
     }
 
+    /**
+     * Marks the GPU at {@code busId} as belonging to {@code rank} (what each rank does for its own GPU before the
+     * system is built).
+     *
+     * @return false when no {@code <gpu>} sits under a {@code <pci>} with that bus id
+     */
+    public static boolean setGpuRank(XmlElement root, String busId, int rank) {
+        long id = PciInfo.busIdToLong(PciInfo.normalize(busId));
+        for (XmlElement g : gpus(root)) {
+            XmlElement pci = g.parent();
+            if (pci != null && pci.has("busid") && PciInfo.busIdToLong(pci.attr("busid")) == id) {
+                g.set("rank", rank);
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Builds the system from a tree (see {@link SystemBuilder}). */
     public static TopoSystem toSystem(XmlElement root) {
         return SystemBuilder.build(root);
