@@ -55,8 +55,19 @@ public final class P2pPolicy {
         if (path.type() != PathType.NVB) {
             return -1;
         }
-        TopoNode mid = path.links().get(0).remNode();
-        return mid.type() == NodeType.GPU ? system.indexOf(mid) : -1;
+        TopoNode mid = relay(path);
+        return mid == null ? -1 : system.indexOf(mid);
+    }
+
+    /** The first GPU a path passes through, skipping NVSwitches; null when the first non-NVSwitch hop is no GPU. */
+    static TopoNode relay(TopoPath path) {
+        for (var link : path.links()) {
+            TopoNode n = link.remNode();
+            if (n.type() != NodeType.NVS) {
+                return n.type() == NodeType.GPU ? n : null;
+            }
+        }
+        return null;
     }
 
     /** The GDR distance limit in force. */
@@ -75,8 +86,8 @@ public final class P2pPolicy {
         PathType distance = path.type();
         if (distance == PathType.PXN && path.hops() > 0) {
             // Through a relay GPU: what counts is the relay GPU's own distance to the NIC.
-            TopoNode relay = path.links().get(0).remNode();
-            if (relay.type() == NodeType.GPU) {
+            TopoNode relay = relay(path);
+            if (relay != null) {
                 distance = relay.pathTo(NodeType.NET, n).type();
             }
         }
