@@ -121,6 +121,9 @@ public final class XmlParser {
                 throw error("unexpected text '" + snippet() + "': topology XML has no text content");
             }
             if (src.startsWith("</", pos)) {
+                int tagPos = pos;
+                int tagLine = line;
+                int tagLineStart = lineStart;
                 advance(2);
                 String name = name("closing tag name");
                 skipSpace();
@@ -130,6 +133,9 @@ public final class XmlParser {
                 }
                 XmlElement open = stack.pop();
                 if (!open.name().equals(name)) {
+                    pos = tagPos; // point at the tag, not past it
+                    line = tagLine;
+                    lineStart = tagLineStart;
                     throw error("closing tag </" + name + "> does not match <" + open.name() + "> opened on line "
                             + open.line());
                 }
