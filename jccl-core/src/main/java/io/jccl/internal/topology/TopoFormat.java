@@ -11,9 +11,15 @@ public final class TopoFormat {
     private TopoFormat() {
     }
 
-    /** Bandwidth with one decimal, as NCCL prints link and path bandwidths. */
+    /**
+     * Bandwidth with one decimal, as NCCL prints link and path bandwidths with C's {@code %.1f}: the exact binary
+     * value rounded half-to-even (1.25 prints as 1.2, like NCCL's {@code NET[1.2]}).
+     */
     public static String bw(double gbps) {
-        return String.format(Locale.ROOT, "%.1f", gbps);
+        if (!Double.isFinite(gbps)) {
+            return Double.toString(gbps);
+        }
+        return new java.math.BigDecimal(gbps).setScale(1, java.math.RoundingMode.HALF_EVEN).toPlainString();
     }
 
     /** A float as NCCL's XML writer prints it ({@code %g}-like: no trailing zeros). */
