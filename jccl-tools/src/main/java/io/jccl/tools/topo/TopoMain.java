@@ -137,7 +137,11 @@ public final class TopoMain implements Callable<Integer> {
             }
         }
         if (dumpTopo != null) {
-            TopoXml.dump(xml, dumpTopo);
+            XmlElement node0Xml = TopoXml.copy(xml);
+            if (nGpus > 0) {
+                TopoXml.assignRanks(node0Xml, 0, ranksPerNode > 0 ? ranksPerNode : Math.min(nGpus, n));
+            }
+            TopoXml.dump(node0Xml, dumpTopo);
             out.println("topology written to " + dumpTopo);
         }
         out.flush();
