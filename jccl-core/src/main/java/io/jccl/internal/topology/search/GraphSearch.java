@@ -186,6 +186,7 @@ public final class GraphSearch {
         if (graph.nChannels == 0) {
             fallback(system, graph);
         }
+        graph.searchSteps = rec.steps();
         return graph;
     }
 

@@ -31,12 +31,18 @@ final class SearchRecursion {
     private final TopoGraph best;
     private final int nGpus;
     private final int nNets;
+    /** Recursion steps taken so far, over all searches with this object. */
+    private long steps;
 
     SearchRecursion(TopoSystem system, TopoGraph best) {
         this.system = system;
         this.best = best;
         this.nGpus = system.count(NodeType.GPU);
         this.nNets = system.count(NodeType.NET);
+    }
+
+    long steps() {
+        return steps;
     }
 
     /** Searches more channels on top of the ones already in {@code graph}. */
@@ -134,6 +140,7 @@ final class SearchRecursion {
             return;
         }
         time.left--;
+        steps++;
         if (step == nGpus) {
             channelComplete(graph, time);
             return;

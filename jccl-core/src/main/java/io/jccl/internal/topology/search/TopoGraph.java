@@ -30,6 +30,8 @@ public final class TopoGraph {
     PathType typeInter = PathType.PIX;
     boolean sameChannels;
     int nHops;
+    /** Recursion steps the search spent (0 for graphs not searched). */
+    long searchSteps;
     /** intra[c * nGpus + i] = rank of the i-th GPU of channel c. */
     final int[] intra;
     /** inter[2c] = id of the NET channel c enters by, inter[2c+1] = the NET it leaves by. */
@@ -76,6 +78,7 @@ public final class TopoGraph {
         typeInter = o.typeInter;
         sameChannels = o.sameChannels;
         nHops = o.nHops;
+        searchSteps = o.searchSteps;
         System.arraycopy(o.intra, 0, intra, 0, intra.length);
         System.arraycopy(o.inter, 0, inter, 0, inter.length);
     }
@@ -140,6 +143,11 @@ public final class TopoGraph {
 
     public int nHops() {
         return nHops;
+    }
+
+    /** Recursion steps the search spent on this graph (bounded by the global and per-search budgets). */
+    public long searchSteps() {
+        return searchSteps;
     }
 
     /** Ranks of channel c's GPUs in order. */

@@ -96,7 +96,11 @@ public final class TopoReport {
 
     /** A graph in NCCL's log layout, channels by rank (NET entries for inter-node graphs). */
     public static String graph(TopoSystem s, TopoGraph g) {
-        StringBuilder sb = new StringBuilder(g.toString()).append('\n');
+        StringBuilder sb = new StringBuilder(g.toString());
+        if (g.searchSteps() > 0) {
+            sb.append("  (search: ").append(g.searchSteps()).append(" steps)");
+        }
+        sb.append('\n');
         boolean inter = s.count(NodeType.NET) > 0;
         String unit = s.count(NodeType.GPU) > 0 ? " GPU/" : " RANK/";
         for (int c = 0; c < g.nChannels(); c++) {

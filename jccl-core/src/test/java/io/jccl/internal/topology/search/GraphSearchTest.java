@@ -203,6 +203,24 @@ class GraphSearchTest {
     }
 
     @Test
+    void largeSystemsStayWithinTheStepBudget() {
+        // 16 PCIe GPUs, 4 NICs, 2 sockets: many orders and relaxations to try. Pass 1 stops once the global budget is
+        // spent (a search may start just before), pass 2 runs at most one search per speed.
+        for (boolean nets : new boolean[] {false, true}) {
+            TopoSystem s = Fixtures.system("pcie-16gpu-4nic.xml", nets, P);
+            double before = s.totalLinkBandwidth();
+            TopoGraph r = ring(s);
+            TopoGraph t = tree(s, r.nChannels());
+            long bound = GraphSearch.GLOBAL_TIMEOUT + (SpeedArrays.forSearch(nets, 80).length + 2L) * GraphSearch.TIMEOUT;
+            assertThat(r.searchSteps()).isPositive().isLessThanOrEqualTo(bound);
+            assertThat(t.searchSteps()).isPositive().isLessThanOrEqualTo(bound);
+            assertThat(r.nChannels()).isPositive();
+            assertThat(Arrays.stream(r.channelRanks(0)).sorted().toArray()).hasSize(16).doesNotHaveDuplicates();
+            assertThat(s.totalLinkBandwidth()).isCloseTo(before, within(1e-6));
+        }
+    }
+
+    @Test
     void unreachableGpusFallBackToOneSlowChannel() {
         // GPU1 has no link at all: no path, no ring. NCCL's fallback: one channel in index order, 0.1 GB/s over SYS.
         TopoSystem s = TopoXml.toSystem(XmlParser.parse("""
