@@ -17,11 +17,17 @@ public enum Algorithm {
     PAT("PAT");
 
     public static final int COUNT = values().length;
+    private static final Algorithm[] BY_ORDINAL = values();
 
     private final String ncclName;
 
     Algorithm(String ncclName) {
         this.ncclName = ncclName;
+    }
+
+    /** The constant with this ordinal (no array copy, unlike {@code values()}). */
+    public static Algorithm of(int ordinal) {
+        return BY_ORDINAL[ordinal];
     }
 
     public String ncclName() {

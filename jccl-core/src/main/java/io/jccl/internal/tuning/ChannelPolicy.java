@@ -16,7 +16,8 @@ final class ChannelPolicy {
     private final int[] maxThreads = new int[Protocol.COUNT];
 
     ChannelPolicy(int nRanks, TuningParams params) {
-        for (Algorithm a : Algorithm.values()) {
+        for (int ai = 0; ai < Algorithm.COUNT; ai++) {
+            Algorithm a = Algorithm.of(ai);
             thresholds[a.ordinal()][Protocol.LL.ordinal()] = 8;
             thresholds[a.ordinal()][Protocol.LL128.ordinal()] = 8;
             thresholds[a.ordinal()][Protocol.SIMPLE.ordinal()] = 64;
@@ -46,7 +47,8 @@ final class ChannelPolicy {
         return maxThreads[p.ordinal()];
     }
 
-    CostModel.ChannelChoice choose(Algorithm a, Protocol p, long nBytes, int maxChannels) {
+    /** Channels in the low 16 bits, threads in the high 16 bits. */
+    int choose(Algorithm a, Protocol p, long nBytes, int maxChannels) {
         int nc = Math.max(1, maxChannels);
         int nt = maxThreads[p.ordinal()];
         long threshold = thresholds[a.ordinal()][p.ordinal()];
@@ -67,6 +69,6 @@ final class ChannelPolicy {
             }
         }
         nt = nt / WARP < 3 ? 3 * WARP : nt;
-        return new CostModel.ChannelChoice(nc, nt);
+        return (nt << 16) | nc;
     }
 }

@@ -19,8 +19,17 @@ public interface CostModel {
      */
     double timeUs(int f, Algorithm a, Protocol p, long nBytes, int numPipeOps);
 
-    /** Channels (and threads per channel, for GPU kernels) to use, at most {@code maxChannels}. */
-    ChannelChoice channels(Algorithm a, Protocol p, long nBytes, int maxChannels);
+    /**
+     * Channels (low 16 bits) and threads per channel (high 16 bits; for GPU kernels, 1 for the host) to use, at most
+     * {@code maxChannels} channels. Packed so that the enqueue path allocates nothing.
+     */
+    int channelsAndThreads(Algorithm a, Protocol p, long nBytes, int maxChannels);
+
+    /** The same as a value, for reports. */
+    default ChannelChoice channels(Algorithm a, Protocol p, long nBytes, int maxChannels) {
+        int packed = channelsAndThreads(a, p, nBytes, maxChannels);
+        return new ChannelChoice(packed & 0xffff, packed >>> 16);
+    }
 
     /** How many channels and threads per channel an operation gets. */
     record ChannelChoice(int nChannels, int nThreads) {

@@ -15,6 +15,11 @@ public final class CostTable {
     private final double[][] timeUs = new double[Algorithm.COUNT][Protocol.COUNT];
 
     CostTable() {
+        clear();
+    }
+
+    /** Every entry back to {@link #IGNORE}. */
+    void clear() {
         for (double[] row : timeUs) {
             java.util.Arrays.fill(row, IGNORE);
         }

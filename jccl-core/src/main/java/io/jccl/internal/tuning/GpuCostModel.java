@@ -241,7 +241,7 @@ public final class GpuCostModel implements CostModel {
     }
 
     @Override
-    public ChannelChoice channels(Algorithm a, Protocol p, long nBytes, int maxChannels) {
+    public int channelsAndThreads(Algorithm a, Protocol p, long nBytes, int maxChannels) {
         return channelPolicy.choose(a, p, nBytes, maxChannels);
     }
 

@@ -90,9 +90,9 @@ public final class HostCostModel implements CostModel {
     }
 
     @Override
-    public ChannelChoice channels(Algorithm a, Protocol p, long nBytes, int maxChannels) {
+    public int channelsAndThreads(Algorithm a, Protocol p, long nBytes, int maxChannels) {
         long per = MIN_BYTES_PER_CHANNEL[p.ordinal()];
         int nc = (int) Math.max(1, Math.min(maxChannels, nBytes / per));
-        return new ChannelChoice(nc, 1);
+        return (1 << 16) | nc;
     }
 }

@@ -13,11 +13,17 @@ public enum Protocol {
     SIMPLE("Simple");
 
     public static final int COUNT = values().length;
+    private static final Protocol[] BY_ORDINAL = values();
 
     private final String ncclName;
 
     Protocol(String ncclName) {
         this.ncclName = ncclName;
+    }
+
+    /** The constant with this ordinal (no array copy, unlike {@code values()}). */
+    public static Protocol of(int ordinal) {
+        return BY_ORDINAL[ordinal];
     }
 
     public String ncclName() {
