@@ -10,6 +10,8 @@ import java.util.List;
  * @param links  links from the source node towards the destination, in order
  * @param bwGBps bottleneck bandwidth
  * @param type   path class
+ *
+ * <p>Immutable; mirrors NCCL's ncclTopoLinkList.
  */
 public record TopoPath(List<TopoLink> links, double bwGBps, PathType type) {
     /** The unreachable path. */

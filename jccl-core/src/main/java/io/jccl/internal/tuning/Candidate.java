@@ -10,6 +10,8 @@ package io.jccl.internal.tuning;
  * @param latUs      model latency
  * @param bwGBps     model algorithm bandwidth
  * @param disabledBy reason, or null
+ *
+ * <p>Immutable; one entry of NCCL's tuning result list, plus the reason NCCL only logs.
  */
 public record Candidate(Algorithm algorithm, Protocol protocol, double timeUs, double latUs, double bwGBps,
                         String disabledBy) {

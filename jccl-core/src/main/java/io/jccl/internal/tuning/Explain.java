@@ -16,7 +16,7 @@ import java.util.Locale;
  * (collective, bytes) every candidate's predicted time and why any was disabled. What {@code jccl topo --explain} and
  * {@code comm.explain(op, bytes)} print.
  *
- * <p>Pure function of its arguments.
+ * <p>Stateless pure function, callable from any thread (it does call the tuner, see {@link Tuner} for its threading).
  */
 public final class Explain {
     private Explain() {

@@ -12,7 +12,8 @@ package io.jccl.internal.topology.channels;
  * @param treeDown  treeDown[c][r][k]: r's k-th child in tree c (-1 = none), k &lt; 3
  * @param treeDepth approximate tree depth (ranks per node - 1 + log2(nodes))
  *
- * <p>Immutable by convention (arrays are not copied; do not modify).
+ * <p>Immutable by convention (arrays are not copied; do not modify); the ring/tree fields of NCCL's ncclChannel for
+ * every rank.
  */
 public record CommChannels(int nRanks, int nChannels, int[][] ringPrev, int[][] ringNext, int[][] treeUp,
                            int[][][] treeDown, int treeDepth) {

@@ -14,6 +14,8 @@ package io.jccl.internal.topology.channels;
  * @param treeToChild1 the node's GPU that talks to the second child node
  * @param treeUp       this rank's parent in the node's chain (-1 for the first GPU)
  * @param treeDown     this rank's child in the node's chain (-1 for the last GPU)
+ *
+ * <p>Built by one thread, then only read (postset works on copies).
  */
 public record TopoRanks(int[] ringRecv, int[] ringSend, int[] ringPrev, int[] ringNext, int[] treeToParent,
                         int[] treeToChild0, int[] treeToChild1, int[] treeUp, int[] treeDown) {

@@ -10,6 +10,8 @@ import java.util.List;
  * @param sm      compute capability × 10 ({@code 90} for Hopper)
  * @param gdr     GPU Direct RDMA supported
  * @param nvlinks NVLink connections, grouped by target
+ *
+ * <p>Immutable; the data NCCL reads through CUDA and NVML in ncclTopoGetXmlFromGpu.
  */
 public record GpuInfo(String busId, int dev, int sm, boolean gdr, List<NvLink> nvlinks) {
     public GpuInfo {

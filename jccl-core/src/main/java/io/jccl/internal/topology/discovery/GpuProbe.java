@@ -4,7 +4,8 @@ import java.util.List;
 
 /**
  * How topology discovery learns about GPUs: the CUDA module implements this (through the CUDA driver / NVML), and
- * {@link #none()} serves hosts without GPUs. Called once per discovery on the initialising thread.
+ * {@link #none()} serves hosts without GPUs. Called once per discovery on the initialising thread. Stands in for
+ * NCCL's CUDA/NVML queries of src/graph/xml.cc.
  */
 @FunctionalInterface
 public interface GpuProbe {

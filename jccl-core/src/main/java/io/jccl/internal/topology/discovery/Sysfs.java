@@ -12,7 +12,7 @@ import java.util.stream.Stream;
  * Tolerant reads of sysfs/procfs files under a root directory ("/" in production, a fake tree in tests): a missing or
  * unreadable file gives null, never an exception, because containers and VMs hide much of sysfs.
  *
- * <p>Immutable.
+ * <p>Immutable; the file reading NCCL does with fopen/realpath in src/graph/xml.cc.
  */
 final class Sysfs {
     private final Path root;

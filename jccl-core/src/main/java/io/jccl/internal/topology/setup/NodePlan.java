@@ -9,6 +9,8 @@ import io.jccl.internal.topology.search.TopoGraph;
  * @param system the node's system with paths computed (NET nodes removed when the communicator is on one node)
  * @param ring   ring graph
  * @param tree   tree graph
+ *
+ * <p>Immutable holder; NCCL keeps the same in comm->topo and the ring/tree ncclTopoGraph of initTransportsRank.
  */
 public record NodePlan(TopoSystem system, TopoGraph ring, TopoGraph tree) {
 }

@@ -19,7 +19,8 @@ import java.util.Set;
  * bandwidth), the paths between GPUs and to NICs (type, bandwidth, hops), the searched graphs in NCCL's log layout,
  * and the communicator's rings and trees.
  *
- * <p>Pure functions of their arguments; used by explain and the {@code jccl topo} tool.
+ * <p>Stateless pure functions, callable from any thread; used by explain and the {@code jccl topo} tool. The layout
+ * follows NCCL's NCCL_DEBUG_SUBSYS=GRAPH output.
  */
 public final class TopoReport {
     private TopoReport() {

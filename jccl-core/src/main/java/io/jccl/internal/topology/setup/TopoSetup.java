@@ -36,6 +36,8 @@ import java.util.List;
  * <p>Runs on the initialising thread; mirrors the topology part of initTransportsRank (src/init.cc).
  */
 public final class TopoSetup {
+    private static final System.Logger LOG = System.getLogger("io.jccl.topology");
+
     /** Most ring channels a search looks for (the postset doubles them). */
     public static final int RING_MAX_CHANNELS = TopoConstants.MAXCHANNELS / 2;
 
@@ -76,6 +78,12 @@ public final class TopoSetup {
         }
         if (params.graphDumpFile() != null) {
             GraphXml.dump(system, List.of(ring, tree), Path.of(params.graphDumpFile()));
+        }
+        if (LOG.isLoggable(System.Logger.Level.DEBUG)) {
+            TopoGraph r = ring;
+            TopoGraph t = tree;
+            LOG.log(System.Logger.Level.DEBUG, () -> TopoReport.system(system) + TopoReport.paths(system)
+                    + TopoReport.graph(system, r) + TopoReport.graph(system, t));
         }
         return new NodePlan(system, ring, tree);
     }
