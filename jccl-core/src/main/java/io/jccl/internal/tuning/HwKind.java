@@ -1,0 +1,12 @@
+package io.jccl.internal.tuning;
+
+/**
+ * The hardware a hop crosses, for latency tables: NVLink, PCIe (inside a node) or the network.
+ *
+ * <p>Immutable; mirrors NCCL's {@code NCCL_HW_*}.
+ */
+public enum HwKind {
+    NVLINK,
+    PCI,
+    NET
+}
