@@ -10,153 +10,46 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 /**
- * bfloat16 kernels: both operands are widened to fp32 (exact), the op runs in fp32 exactly as {@link F32Reducer}'s
- * does, and the result is rounded once to bf16 (nearest even, see {@link Bf16}). Vector loops widen
- * {@link Simd#HALF} shorts into fp32 lanes. Owned by: whichever thread runs the primitive (immutable).
- * Mirrors: NCCL's {@code FuncSum<__nv_bfloat16>} and friends; for one add, multiply, min or max, computing in fp32
- * and rounding once gives the same bits as native bf16 arithmetic (fp32 has more than 2p+2 bits).
+ * bfloat16 kernels: {@link NarrowFloatReducer}'s fp32 pipeline with {@link Bf16}'s conversions. The vector forms
+ * widen by a 16-bit shift in int lanes and narrow with round-to-nearest-even in int lanes ({@link Simd#HALF}
+ * shorts ⇄ fp32 lanes). For one add, multiply, min or max, computing in fp32 and rounding once gives the same bits
+ * as native bf16 arithmetic (fp32 has more than 2p+2 bits). Owned by: whichever thread runs the primitive
+ * (immutable). Mirrors: NCCL's {@code FuncSum<__nv_bfloat16>} and friends.
  */
-final class Bf16Reducer extends ReducerBase {
+final class Bf16Reducer extends NarrowFloatReducer {
     private static final VectorSpecies<Short> S = Simd.HALF;
-    private static final int LANES = S == null ? 1 : S.length();
+    private static final int LANES = Simd.F32.length();
     private static final ValueLayout.OfShort E = ValueLayout.JAVA_SHORT_UNALIGNED;
-
-    private final float scalar;
-    private final float divisor;
 
     Bf16Reducer(RedOp op, int nRanks, boolean vector) {
         super(DataType.BFLOAT16, op, nRanks, vector && S != null);
-        this.scalar = (float) op.scalar();
-        this.divisor = nRanks;
-    }
-
-    private static FloatVector load(MemorySegment s, long off) {
-        return Bf16.widen(ShortVector.fromMemorySegment(S, s, off, Simd.ORDER));
-    }
-
-    private static void store(FloatVector v, MemorySegment s, long off) {
-        Bf16.narrow(v).intoMemorySegment(s, off, Simd.ORDER);
-    }
-
-    private static float get(MemorySegment s, long off) {
-        return Bf16.widen(s.get(E, off));
-    }
-
-    private static void put(MemorySegment s, long off, float v) {
-        s.set(E, off, Bf16.narrow(v));
-    }
-
-    private long bound(long n) {
-        return vector ? S.loopBound(n) : 0;
     }
 
     @Override
-    void sum(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long n) {
-        long i = 0;
-        for (long end = bound(n); i < end; i += LANES) {
-            long o = i << 1;
-            store(load(a, ao + o).add(load(b, bo + o)), d, dOff + o);
-        }
-        for (; i < n; i++) {
-            long o = i << 1;
-            put(d, dOff + o, get(a, ao + o) + get(b, bo + o));
+    void widenVector(MemorySegment src, long off, float[] dst, int n) {
+        for (int i = 0; i < n; i += LANES) {
+            Bf16.widen(ShortVector.fromMemorySegment(S, src, off + 2L * i, Simd.ORDER)).intoArray(dst, i);
         }
     }
 
     @Override
-    void prod(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long n) {
-        long i = 0;
-        for (long end = bound(n); i < end; i += LANES) {
-            long o = i << 1;
-            store(load(a, ao + o).mul(load(b, bo + o)), d, dOff + o);
-        }
-        for (; i < n; i++) {
-            long o = i << 1;
-            put(d, dOff + o, get(a, ao + o) * get(b, bo + o));
+    void narrowVector(float[] src, MemorySegment dst, long off, int n) {
+        for (int i = 0; i < n; i += LANES) {
+            Bf16.narrow(FloatVector.fromArray(Simd.F32, src, i)).intoMemorySegment(dst, off + 2L * i, Simd.ORDER);
         }
     }
 
     @Override
-    void min(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long n) {
-        long i = 0;
-        for (long end = bound(n); i < end; i += LANES) {
-            long o = i << 1;
-            store(load(a, ao + o).min(load(b, bo + o)), d, dOff + o);
-        }
-        for (; i < n; i++) {
-            long o = i << 1;
-            put(d, dOff + o, Math.min(get(a, ao + o), get(b, bo + o)));
+    void widenScalar(MemorySegment src, long off, float[] dst, int n) {
+        for (int i = 0; i < n; i++) {
+            dst[i] = Bf16.widen(src.get(E, off + 2L * i));
         }
     }
 
     @Override
-    void max(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long n) {
-        long i = 0;
-        for (long end = bound(n); i < end; i += LANES) {
-            long o = i << 1;
-            store(load(a, ao + o).max(load(b, bo + o)), d, dOff + o);
-        }
-        for (; i < n; i++) {
-            long o = i << 1;
-            put(d, dOff + o, Math.max(get(a, ao + o), get(b, bo + o)));
-        }
-    }
-
-    @Override
-    void mulAdd(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long n) {
-        float s = scalar;
-        long i = 0;
-        for (long end = bound(n); i < end; i += LANES) {
-            long o = i << 1;
-            store(load(a, ao + o).add(load(b, bo + o).mul(s)), d, dOff + o);
-        }
-        for (; i < n; i++) {
-            long o = i << 1;
-            float product = s * get(b, bo + o);
-            put(d, dOff + o, get(a, ao + o) + product);
-        }
-    }
-
-    @Override
-    void mul(MemorySegment x, long xo, MemorySegment d, long dOff, long n) {
-        float s = scalar;
-        long i = 0;
-        for (long end = bound(n); i < end; i += LANES) {
-            long o = i << 1;
-            store(load(x, xo + o).mul(s), d, dOff + o);
-        }
-        for (; i < n; i++) {
-            long o = i << 1;
-            put(d, dOff + o, s * get(x, xo + o));
-        }
-    }
-
-    @Override
-    void sumDiv(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long n) {
-        float q = divisor;
-        long i = 0;
-        for (long end = bound(n); i < end; i += LANES) {
-            long o = i << 1;
-            store(load(a, ao + o).add(load(b, bo + o)).div(q), d, dOff + o);
-        }
-        for (; i < n; i++) {
-            long o = i << 1;
-            float sum = get(a, ao + o) + get(b, bo + o);
-            put(d, dOff + o, sum / q);
-        }
-    }
-
-    @Override
-    void div(MemorySegment x, long xo, MemorySegment d, long dOff, long n) {
-        float q = divisor;
-        long i = 0;
-        for (long end = bound(n); i < end; i += LANES) {
-            long o = i << 1;
-            store(load(x, xo + o).div(q), d, dOff + o);
-        }
-        for (; i < n; i++) {
-            long o = i << 1;
-            put(d, dOff + o, get(x, xo + o) / q);
+    void narrowScalar(float[] src, MemorySegment dst, long off, int n) {
+        for (int i = 0; i < n; i++) {
+            dst.set(E, off + 2L * i, Bf16.narrow(src[i]));
         }
     }
 }

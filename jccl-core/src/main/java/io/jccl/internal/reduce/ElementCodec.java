@@ -41,7 +41,7 @@ public final class ElementCodec {
             case UINT32 -> Integer.toUnsignedLong(seg.get(I32, off));
             case INT64 -> (double) seg.get(I64, off);
             case UINT64 -> unsignedToDouble(seg.get(I64, off));
-            case FLOAT16 -> Fp16.widen(seg.get(I16, off));
+            case FLOAT16 -> Float.float16ToFloat(seg.get(I16, off));
             case FLOAT32 -> seg.get(F32, off);
             case FLOAT64 -> seg.get(F64, off);
             case BFLOAT16 -> Bf16.widen(seg.get(I16, off));
@@ -55,7 +55,7 @@ public final class ElementCodec {
         long off = index * type.sizeBytes();
         switch (type) {
             case INT8, UINT8, INT32, UINT32, INT64, UINT64 -> storeInteger(type, seg, off, truncateWrapping(v));
-            case FLOAT16 -> seg.set(I16, off, Fp16.narrow(roundToOddFloat(v)));
+            case FLOAT16 -> seg.set(I16, off, Float.floatToFloat16(roundToOddFloat(v)));
             case FLOAT32 -> seg.set(F32, off, (float) v);
             case FLOAT64 -> seg.set(F64, off, v);
             case BFLOAT16 -> seg.set(I16, off, Bf16.narrow(roundToOddFloat(v)));
@@ -82,7 +82,7 @@ public final class ElementCodec {
         long off = index * type.sizeBytes();
         switch (type) {
             case INT8, UINT8, INT32, UINT32, INT64, UINT64 -> storeInteger(type, seg, off, v);
-            case FLOAT16 -> seg.set(I16, off, Fp16.narrow(roundToOddFloat(v)));
+            case FLOAT16 -> seg.set(I16, off, Float.floatToFloat16(roundToOddFloat(v)));
             case FLOAT32 -> seg.set(F32, off, (float) v);
             case FLOAT64 -> seg.set(F64, off, (double) v);
             case BFLOAT16 -> seg.set(I16, off, Bf16.narrow(roundToOddFloat(v)));

@@ -28,74 +28,151 @@ final class F32Reducer extends ReducerBase {
         this.divisor = nRanks;
     }
 
-    private static FloatVector load(MemorySegment s, long off) {
-        return FloatVector.fromMemorySegment(S, s, off, Simd.ORDER);
-    }
-
-    private long bound(long n) {
-        return vector ? S.loopBound(n) : 0;
+    @Override
+    long binaryVector(Kernel k, MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff,
+                      long n) {
+        long end = S.loopBound(n);
+        switch (k) {
+            case SUM -> sumV(a, ao, b, bo, d, dOff, end);
+            case PROD -> prodV(a, ao, b, bo, d, dOff, end);
+            case MIN -> minV(a, ao, b, bo, d, dOff, end);
+            case MAX -> maxV(a, ao, b, bo, d, dOff, end);
+            case MUL_ADD -> mulAddV(a, ao, b, bo, d, dOff, end, scalar);
+            case SUM_DIV -> sumDivV(a, ao, b, bo, d, dOff, end, divisor);
+        }
+        return end;
     }
 
     @Override
-    void sum(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long n) {
-        long i = 0;
-        for (long end = bound(n); i < end; i += LANES) {
-            long o = i << 2;
-            load(a, ao + o).add(load(b, bo + o)).intoMemorySegment(d, dOff + o, Simd.ORDER);
+    void binaryScalar(Kernel k, MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff,
+                      long from, long n) {
+        switch (k) {
+            case SUM -> sumS(a, ao, b, bo, d, dOff, from, n);
+            case PROD -> prodS(a, ao, b, bo, d, dOff, from, n);
+            case MIN -> minS(a, ao, b, bo, d, dOff, from, n);
+            case MAX -> maxS(a, ao, b, bo, d, dOff, from, n);
+            case MUL_ADD -> mulAddS(a, ao, b, bo, d, dOff, from, n, scalar);
+            case SUM_DIV -> sumDivS(a, ao, b, bo, d, dOff, from, n, divisor);
         }
+    }
+
+    @Override
+    long unaryVector(boolean divide, MemorySegment x, long xo, MemorySegment d, long dOff, long n) {
+        long end = S.loopBound(n);
+        if (divide) {
+            divV(x, xo, d, dOff, end, divisor);
+        } else {
+            mulV(x, xo, d, dOff, end, scalar);
+        }
+        return end;
+    }
+
+    @Override
+    void unaryScalar(boolean divide, MemorySegment x, long xo, MemorySegment d, long dOff, long from, long n) {
+        if (divide) {
+            divS(x, xo, d, dOff, from, n, divisor);
+        } else {
+            mulS(x, xo, d, dOff, from, n, scalar);
+        }
+    }
+
+    private static FloatVector v(MemorySegment s, long off) {
+        return FloatVector.fromMemorySegment(S, s, off, Simd.ORDER);
+    }
+
+    private static void sumV(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long end) {
+        for (long i = 0; i < end; i += LANES) {
+            long o = i << 2;
+            v(a, ao + o).add(v(b, bo + o)).intoMemorySegment(d, dOff + o, Simd.ORDER);
+        }
+    }
+
+    private static void prodV(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff,
+                              long end) {
+        for (long i = 0; i < end; i += LANES) {
+            long o = i << 2;
+            v(a, ao + o).mul(v(b, bo + o)).intoMemorySegment(d, dOff + o, Simd.ORDER);
+        }
+    }
+
+    private static void minV(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long end) {
+        for (long i = 0; i < end; i += LANES) {
+            long o = i << 2;
+            v(a, ao + o).min(v(b, bo + o)).intoMemorySegment(d, dOff + o, Simd.ORDER);
+        }
+    }
+
+    private static void maxV(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long end) {
+        for (long i = 0; i < end; i += LANES) {
+            long o = i << 2;
+            v(a, ao + o).max(v(b, bo + o)).intoMemorySegment(d, dOff + o, Simd.ORDER);
+        }
+    }
+
+    private static void mulAddV(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff,
+                                long end, float s) {
+        for (long i = 0; i < end; i += LANES) {
+            long o = i << 2;
+            v(a, ao + o).add(v(b, bo + o).mul(s)).intoMemorySegment(d, dOff + o, Simd.ORDER);
+        }
+    }
+
+    private static void sumDivV(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff,
+                                long end, float q) {
+        for (long i = 0; i < end; i += LANES) {
+            long o = i << 2;
+            v(a, ao + o).add(v(b, bo + o)).div(q).intoMemorySegment(d, dOff + o, Simd.ORDER);
+        }
+    }
+
+    private static void mulV(MemorySegment x, long xo, MemorySegment d, long dOff, long end, float s) {
+        for (long i = 0; i < end; i += LANES) {
+            long o = i << 2;
+            v(x, xo + o).mul(s).intoMemorySegment(d, dOff + o, Simd.ORDER);
+        }
+    }
+
+    private static void divV(MemorySegment x, long xo, MemorySegment d, long dOff, long end, float q) {
+        for (long i = 0; i < end; i += LANES) {
+            long o = i << 2;
+            v(x, xo + o).div(q).intoMemorySegment(d, dOff + o, Simd.ORDER);
+        }
+    }
+
+    private static void sumS(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long i,
+                             long n) {
         for (; i < n; i++) {
             long o = i << 2;
             d.set(E, dOff + o, a.get(E, ao + o) + b.get(E, bo + o));
         }
     }
 
-    @Override
-    void prod(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long n) {
-        long i = 0;
-        for (long end = bound(n); i < end; i += LANES) {
-            long o = i << 2;
-            load(a, ao + o).mul(load(b, bo + o)).intoMemorySegment(d, dOff + o, Simd.ORDER);
-        }
+    private static void prodS(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long i,
+                              long n) {
         for (; i < n; i++) {
             long o = i << 2;
             d.set(E, dOff + o, a.get(E, ao + o) * b.get(E, bo + o));
         }
     }
 
-    @Override
-    void min(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long n) {
-        long i = 0;
-        for (long end = bound(n); i < end; i += LANES) {
-            long o = i << 2;
-            load(a, ao + o).min(load(b, bo + o)).intoMemorySegment(d, dOff + o, Simd.ORDER);
-        }
+    private static void minS(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long i,
+                             long n) {
         for (; i < n; i++) {
             long o = i << 2;
             d.set(E, dOff + o, Math.min(a.get(E, ao + o), b.get(E, bo + o)));
         }
     }
 
-    @Override
-    void max(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long n) {
-        long i = 0;
-        for (long end = bound(n); i < end; i += LANES) {
-            long o = i << 2;
-            load(a, ao + o).max(load(b, bo + o)).intoMemorySegment(d, dOff + o, Simd.ORDER);
-        }
+    private static void maxS(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long i,
+                             long n) {
         for (; i < n; i++) {
             long o = i << 2;
             d.set(E, dOff + o, Math.max(a.get(E, ao + o), b.get(E, bo + o)));
         }
     }
 
-    @Override
-    void mulAdd(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long n) {
-        float s = scalar;
-        long i = 0;
-        for (long end = bound(n); i < end; i += LANES) {
-            long o = i << 2;
-            load(a, ao + o).add(load(b, bo + o).mul(s)).intoMemorySegment(d, dOff + o, Simd.ORDER);
-        }
+    private static void mulAddS(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long i,
+                                long n, float s) {
         for (; i < n; i++) {
             long o = i << 2;
             float product = s * b.get(E, bo + o);
@@ -103,28 +180,8 @@ final class F32Reducer extends ReducerBase {
         }
     }
 
-    @Override
-    void mul(MemorySegment x, long xo, MemorySegment d, long dOff, long n) {
-        float s = scalar;
-        long i = 0;
-        for (long end = bound(n); i < end; i += LANES) {
-            long o = i << 2;
-            load(x, xo + o).mul(s).intoMemorySegment(d, dOff + o, Simd.ORDER);
-        }
-        for (; i < n; i++) {
-            long o = i << 2;
-            d.set(E, dOff + o, s * x.get(E, xo + o));
-        }
-    }
-
-    @Override
-    void sumDiv(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long n) {
-        float q = divisor;
-        long i = 0;
-        for (long end = bound(n); i < end; i += LANES) {
-            long o = i << 2;
-            load(a, ao + o).add(load(b, bo + o)).div(q).intoMemorySegment(d, dOff + o, Simd.ORDER);
-        }
+    private static void sumDivS(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long i,
+                                long n, float q) {
         for (; i < n; i++) {
             long o = i << 2;
             float sum = a.get(E, ao + o) + b.get(E, bo + o);
@@ -132,14 +189,14 @@ final class F32Reducer extends ReducerBase {
         }
     }
 
-    @Override
-    void div(MemorySegment x, long xo, MemorySegment d, long dOff, long n) {
-        float q = divisor;
-        long i = 0;
-        for (long end = bound(n); i < end; i += LANES) {
+    private static void mulS(MemorySegment x, long xo, MemorySegment d, long dOff, long i, long n, float s) {
+        for (; i < n; i++) {
             long o = i << 2;
-            load(x, xo + o).div(q).intoMemorySegment(d, dOff + o, Simd.ORDER);
+            d.set(E, dOff + o, s * x.get(E, xo + o));
         }
+    }
+
+    private static void divS(MemorySegment x, long xo, MemorySegment d, long dOff, long i, long n, float q) {
         for (; i < n; i++) {
             long o = i << 2;
             d.set(E, dOff + o, x.get(E, xo + o) / q);

@@ -12,9 +12,9 @@ import java.lang.foreign.ValueLayout;
 /**
  * int32 and uint32 kernels. SUM, PROD and PRE_MUL_SUM wrap around (two's complement, the same bits for signed and
  * unsigned; the scalar is taken modulo 2^32). MIN/MAX compare signed or unsigned by type. AVG's division truncates
- * toward zero (signed) or is an unsigned division (uint32); it runs as a scalar pass after the vector sum.
- * Owned by: whichever thread runs the primitive (immutable). Mirrors: NCCL's integer {@code FuncSum},
- * {@code FuncProd}, {@code FuncMinMax}, {@code FuncPreMulSum}, {@code FuncSumPostDiv}.
+ * toward zero (signed) or is an unsigned division (uint32); there is no vector integer division, so it runs as a
+ * scalar pass over the vector sum. Owned by: whichever thread runs the primitive (immutable). Mirrors: NCCL's
+ * integer {@code FuncSum}, {@code FuncProd}, {@code FuncMinMax}, {@code FuncPreMulSum}, {@code FuncSumPostDiv}.
  */
 final class I32Reducer extends ReducerBase {
     private static final VectorSpecies<Integer> S = Simd.I32;
@@ -30,63 +30,183 @@ final class I32Reducer extends ReducerBase {
         this.scalar = (int) Reducers.integralScalar(op);
     }
 
-    private static IntVector load(MemorySegment s, long off) {
-        return IntVector.fromMemorySegment(S, s, off, Simd.ORDER);
-    }
-
-    private long bound(long n) {
-        return vector ? S.loopBound(n) : 0;
+    @Override
+    long binaryVector(Kernel k, MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff,
+                      long n) {
+        long end = S.loopBound(n);
+        switch (k) {
+            case SUM -> sumV(a, ao, b, bo, d, dOff, end);
+            case PROD -> prodV(a, ao, b, bo, d, dOff, end);
+            case MIN -> {
+                if (unsigned) {
+                    minUnsignedV(a, ao, b, bo, d, dOff, end);
+                } else {
+                    minV(a, ao, b, bo, d, dOff, end);
+                }
+            }
+            case MAX -> {
+                if (unsigned) {
+                    maxUnsignedV(a, ao, b, bo, d, dOff, end);
+                } else {
+                    maxV(a, ao, b, bo, d, dOff, end);
+                }
+            }
+            case MUL_ADD -> mulAddV(a, ao, b, bo, d, dOff, end, scalar);
+            case SUM_DIV -> {
+                sumV(a, ao, b, bo, d, dOff, end);
+                unaryScalar(true, d, dOff, d, dOff, 0, end);
+            }
+        }
+        return end;
     }
 
     @Override
-    void sum(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long n) {
-        long i = 0;
-        for (long end = bound(n); i < end; i += LANES) {
-            long o = i << 2;
-            load(a, ao + o).add(load(b, bo + o)).intoMemorySegment(d, dOff + o, Simd.ORDER);
+    void binaryScalar(Kernel k, MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff,
+                      long from, long n) {
+        switch (k) {
+            case SUM -> sumS(a, ao, b, bo, d, dOff, from, n);
+            case PROD -> prodS(a, ao, b, bo, d, dOff, from, n);
+            case MIN -> {
+                if (unsigned) {
+                    minUnsignedS(a, ao, b, bo, d, dOff, from, n);
+                } else {
+                    minS(a, ao, b, bo, d, dOff, from, n);
+                }
+            }
+            case MAX -> {
+                if (unsigned) {
+                    maxUnsignedS(a, ao, b, bo, d, dOff, from, n);
+                } else {
+                    maxS(a, ao, b, bo, d, dOff, from, n);
+                }
+            }
+            case MUL_ADD -> mulAddS(a, ao, b, bo, d, dOff, from, n, scalar);
+            case SUM_DIV -> {
+                sumS(a, ao, b, bo, d, dOff, from, n);
+                unaryScalar(true, d, dOff, d, dOff, from, n);
+            }
         }
+    }
+
+    @Override
+    long unaryVector(boolean divide, MemorySegment x, long xo, MemorySegment d, long dOff, long n) {
+        if (divide) {
+            return 0;
+        }
+        long end = S.loopBound(n);
+        mulV(x, xo, d, dOff, end, scalar);
+        return end;
+    }
+
+    @Override
+    void unaryScalar(boolean divide, MemorySegment x, long xo, MemorySegment d, long dOff, long from, long n) {
+        if (!divide) {
+            mulS(x, xo, d, dOff, from, n, scalar);
+        } else if (unsigned) {
+            divUnsignedS(x, xo, d, dOff, from, n, nRanks);
+        } else {
+            divS(x, xo, d, dOff, from, n, nRanks);
+        }
+    }
+
+    private static IntVector v(MemorySegment s, long off) {
+        return IntVector.fromMemorySegment(S, s, off, Simd.ORDER);
+    }
+
+    private static void sumV(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long end) {
+        for (long i = 0; i < end; i += LANES) {
+            long o = i << 2;
+            v(a, ao + o).add(v(b, bo + o)).intoMemorySegment(d, dOff + o, Simd.ORDER);
+        }
+    }
+
+    private static void prodV(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff,
+                              long end) {
+        for (long i = 0; i < end; i += LANES) {
+            long o = i << 2;
+            v(a, ao + o).mul(v(b, bo + o)).intoMemorySegment(d, dOff + o, Simd.ORDER);
+        }
+    }
+
+    private static void minV(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long end) {
+        for (long i = 0; i < end; i += LANES) {
+            long o = i << 2;
+            v(a, ao + o).min(v(b, bo + o)).intoMemorySegment(d, dOff + o, Simd.ORDER);
+        }
+    }
+
+    private static void maxV(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long end) {
+        for (long i = 0; i < end; i += LANES) {
+            long o = i << 2;
+            v(a, ao + o).max(v(b, bo + o)).intoMemorySegment(d, dOff + o, Simd.ORDER);
+        }
+    }
+
+    private static void minUnsignedV(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff,
+                                     long end) {
+        for (long i = 0; i < end; i += LANES) {
+            long o = i << 2;
+            v(a, ao + o).lanewise(VectorOperators.UMIN, v(b, bo + o)).intoMemorySegment(d, dOff + o, Simd.ORDER);
+        }
+    }
+
+    private static void maxUnsignedV(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff,
+                                     long end) {
+        for (long i = 0; i < end; i += LANES) {
+            long o = i << 2;
+            v(a, ao + o).lanewise(VectorOperators.UMAX, v(b, bo + o)).intoMemorySegment(d, dOff + o, Simd.ORDER);
+        }
+    }
+
+    private static void mulAddV(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff,
+                                long end, int s) {
+        for (long i = 0; i < end; i += LANES) {
+            long o = i << 2;
+            v(a, ao + o).add(v(b, bo + o).mul(s)).intoMemorySegment(d, dOff + o, Simd.ORDER);
+        }
+    }
+
+    private static void mulV(MemorySegment x, long xo, MemorySegment d, long dOff, long end, int s) {
+        for (long i = 0; i < end; i += LANES) {
+            long o = i << 2;
+            v(x, xo + o).mul(s).intoMemorySegment(d, dOff + o, Simd.ORDER);
+        }
+    }
+
+    private static void sumS(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long i,
+                             long n) {
         for (; i < n; i++) {
             long o = i << 2;
             d.set(E, dOff + o, a.get(E, ao + o) + b.get(E, bo + o));
         }
     }
 
-    @Override
-    void prod(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long n) {
-        long i = 0;
-        for (long end = bound(n); i < end; i += LANES) {
-            long o = i << 2;
-            load(a, ao + o).mul(load(b, bo + o)).intoMemorySegment(d, dOff + o, Simd.ORDER);
-        }
+    private static void prodS(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long i,
+                              long n) {
         for (; i < n; i++) {
             long o = i << 2;
             d.set(E, dOff + o, a.get(E, ao + o) * b.get(E, bo + o));
         }
     }
 
-    @Override
-    void min(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long n) {
-        if (unsigned) {
-            minUnsigned(a, ao, b, bo, d, dOff, n);
-            return;
-        }
-        long i = 0;
-        for (long end = bound(n); i < end; i += LANES) {
-            long o = i << 2;
-            load(a, ao + o).min(load(b, bo + o)).intoMemorySegment(d, dOff + o, Simd.ORDER);
-        }
+    private static void minS(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long i,
+                             long n) {
         for (; i < n; i++) {
             long o = i << 2;
             d.set(E, dOff + o, Math.min(a.get(E, ao + o), b.get(E, bo + o)));
         }
     }
 
-    private void minUnsigned(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long n) {
-        long i = 0;
-        for (long end = bound(n); i < end; i += LANES) {
+    private static void maxS(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long i,
+                             long n) {
+        for (; i < n; i++) {
             long o = i << 2;
-            load(a, ao + o).lanewise(VectorOperators.UMIN, load(b, bo + o)).intoMemorySegment(d, dOff + o, Simd.ORDER);
+            d.set(E, dOff + o, Math.max(a.get(E, ao + o), b.get(E, bo + o)));
         }
+    }
+
+    private static void minUnsignedS(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff,
+                                     long i, long n) {
         for (; i < n; i++) {
             long o = i << 2;
             int x = a.get(E, ao + o);
@@ -95,29 +215,8 @@ final class I32Reducer extends ReducerBase {
         }
     }
 
-    @Override
-    void max(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long n) {
-        if (unsigned) {
-            maxUnsigned(a, ao, b, bo, d, dOff, n);
-            return;
-        }
-        long i = 0;
-        for (long end = bound(n); i < end; i += LANES) {
-            long o = i << 2;
-            load(a, ao + o).max(load(b, bo + o)).intoMemorySegment(d, dOff + o, Simd.ORDER);
-        }
-        for (; i < n; i++) {
-            long o = i << 2;
-            d.set(E, dOff + o, Math.max(a.get(E, ao + o), b.get(E, bo + o)));
-        }
-    }
-
-    private void maxUnsigned(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long n) {
-        long i = 0;
-        for (long end = bound(n); i < end; i += LANES) {
-            long o = i << 2;
-            load(a, ao + o).lanewise(VectorOperators.UMAX, load(b, bo + o)).intoMemorySegment(d, dOff + o, Simd.ORDER);
-        }
+    private static void maxUnsignedS(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff,
+                                     long i, long n) {
         for (; i < n; i++) {
             long o = i << 2;
             int x = a.get(E, ao + o);
@@ -126,53 +225,32 @@ final class I32Reducer extends ReducerBase {
         }
     }
 
-    @Override
-    void mulAdd(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long n) {
-        int s = scalar;
-        long i = 0;
-        for (long end = bound(n); i < end; i += LANES) {
-            long o = i << 2;
-            load(a, ao + o).add(load(b, bo + o).mul(s)).intoMemorySegment(d, dOff + o, Simd.ORDER);
-        }
+    private static void mulAddS(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long i,
+                                long n, int s) {
         for (; i < n; i++) {
             long o = i << 2;
             d.set(E, dOff + o, a.get(E, ao + o) + s * b.get(E, bo + o));
         }
     }
 
-    @Override
-    void mul(MemorySegment x, long xo, MemorySegment d, long dOff, long n) {
-        int s = scalar;
-        long i = 0;
-        for (long end = bound(n); i < end; i += LANES) {
-            long o = i << 2;
-            load(x, xo + o).mul(s).intoMemorySegment(d, dOff + o, Simd.ORDER);
-        }
+    private static void mulS(MemorySegment x, long xo, MemorySegment d, long dOff, long i, long n, int s) {
         for (; i < n; i++) {
             long o = i << 2;
             d.set(E, dOff + o, s * x.get(E, xo + o));
         }
     }
 
-    @Override
-    void sumDiv(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long n) {
-        sum(a, ao, b, bo, d, dOff, n);
-        div(d, dOff, d, dOff, n);
+    private static void divS(MemorySegment x, long xo, MemorySegment d, long dOff, long i, long n, int q) {
+        for (; i < n; i++) {
+            long o = i << 2;
+            d.set(E, dOff + o, x.get(E, xo + o) / q);
+        }
     }
 
-    @Override
-    void div(MemorySegment x, long xo, MemorySegment d, long dOff, long n) {
-        int q = nRanks;
-        if (unsigned) {
-            for (long i = 0; i < n; i++) {
-                long o = i << 2;
-                d.set(E, dOff + o, Integer.divideUnsigned(x.get(E, xo + o), q));
-            }
-        } else {
-            for (long i = 0; i < n; i++) {
-                long o = i << 2;
-                d.set(E, dOff + o, x.get(E, xo + o) / q);
-            }
+    private static void divUnsignedS(MemorySegment x, long xo, MemorySegment d, long dOff, long i, long n, int q) {
+        for (; i < n; i++) {
+            long o = i << 2;
+            d.set(E, dOff + o, Integer.divideUnsigned(x.get(E, xo + o), q));
         }
     }
 }

@@ -8,8 +8,11 @@ import io.jccl.Result;
 import java.lang.foreign.MemorySegment;
 
 /**
- * Maps the four {@link Reducer} entry points onto eight element-wise kernels that each type family implements
- * with a vector loop plus a scalar loop (for tails, and for everything when vectors are off):
+ * Maps the four {@link Reducer} entry points onto eight element-wise kernels, each implemented by every type family
+ * twice: a vector method over the longest prefix that fills whole vectors, and a scalar method for the rest (the
+ * tail, or everything when vectors are off). Keeping the two loops in separate methods gives each its own JIT
+ * profile and inlining budget: a scalar loop compiled inside a vector method, with no profile for the tail, runs at
+ * interpreter speed once it is used for everything.
  * <pre>
  *   sum/prod/min/max(a, b) → dst      the op itself (AVG and PRE_MUL_SUM combine with sum)
  *   mulAdd(a, b)  = a + scalar·b       PRE_MUL_SUM: fold this rank's input into a partial
@@ -22,7 +25,10 @@ import java.lang.foreign.MemorySegment;
  * dispatch on {@code RedOp} with {@code PreOpSrcs} and {@code postOp}.
  */
 abstract sealed class ReducerBase implements Reducer
-        permits F32Reducer, F64Reducer, I8Reducer, I32Reducer, I64Reducer, Bf16Reducer, Fp16Reducer, Fp8Reducer {
+        permits F32Reducer, F64Reducer, I8Reducer, I32Reducer, I64Reducer, NarrowFloatReducer {
+
+    /** The kernels, for dispatch in this class; their element-wise meaning is above. */
+    enum Kernel { SUM, PROD, MIN, MAX, MUL_ADD, SUM_DIV }
 
     private final DataType type;
     private final RedOp op;
@@ -42,25 +48,38 @@ abstract sealed class ReducerBase implements Reducer
         this.vector = vector;
     }
 
-    abstract void sum(MemorySegment a, long aOff, MemorySegment b, long bOff, MemorySegment d, long dOff, long n);
+    /**
+     * d = a ⊕ b for a leading part of [0, n) that fills whole vectors; returns how many elements it did. Called only
+     * when {@link #vector} is set.
+     */
+    abstract long binaryVector(Kernel k, MemorySegment a, long aOff, MemorySegment b, long bOff, MemorySegment d,
+                               long dOff, long n);
 
-    abstract void prod(MemorySegment a, long aOff, MemorySegment b, long bOff, MemorySegment d, long dOff, long n);
+    /** d = a ⊕ b for elements [from, n), one at a time. */
+    abstract void binaryScalar(Kernel k, MemorySegment a, long aOff, MemorySegment b, long bOff, MemorySegment d,
+                               long dOff, long from, long n);
 
-    abstract void min(MemorySegment a, long aOff, MemorySegment b, long bOff, MemorySegment d, long dOff, long n);
+    /** d = scalar·x ({@code divide} false) or x / nRanks ({@code divide} true) for a vector-filling prefix. */
+    abstract long unaryVector(boolean divide, MemorySegment x, long xOff, MemorySegment d, long dOff, long n);
 
-    abstract void max(MemorySegment a, long aOff, MemorySegment b, long bOff, MemorySegment d, long dOff, long n);
+    /** d = scalar·x or x / nRanks for elements [from, n), one at a time. */
+    abstract void unaryScalar(boolean divide, MemorySegment x, long xOff, MemorySegment d, long dOff, long from,
+                              long n);
 
-    /** d = a + scalar·b. */
-    abstract void mulAdd(MemorySegment a, long aOff, MemorySegment b, long bOff, MemorySegment d, long dOff, long n);
+    private void binary(Kernel k, MemorySegment a, long aOff, MemorySegment b, long bOff, MemorySegment d, long dOff,
+                        long n) {
+        long done = vector ? binaryVector(k, a, aOff, b, bOff, d, dOff, n) : 0;
+        if (done < n) {
+            binaryScalar(k, a, aOff, b, bOff, d, dOff, done, n);
+        }
+    }
 
-    /** d = scalar·x. */
-    abstract void mul(MemorySegment x, long xOff, MemorySegment d, long dOff, long n);
-
-    /** d = (a + b) / nRanks, rounded once. */
-    abstract void sumDiv(MemorySegment a, long aOff, MemorySegment b, long bOff, MemorySegment d, long dOff, long n);
-
-    /** d = x / nRanks. */
-    abstract void div(MemorySegment x, long xOff, MemorySegment d, long dOff, long n);
+    private void unary(boolean divide, MemorySegment x, long xOff, MemorySegment d, long dOff, long n) {
+        long done = vector ? unaryVector(divide, x, xOff, d, dOff, n) : 0;
+        if (done < n) {
+            unaryScalar(divide, x, xOff, d, dOff, done, n);
+        }
+    }
 
     @Override
     public final DataType type() {
@@ -93,12 +112,13 @@ abstract sealed class ReducerBase implements Reducer
         if (!check("combine", count, a, aOff, b, bOff, dst, dstOff)) {
             return;
         }
-        switch (kind) {
-            case SUM, AVG, PRE_MUL_SUM -> sum(a, aOff, b, bOff, dst, dstOff, count);
-            case PROD -> prod(a, aOff, b, bOff, dst, dstOff, count);
-            case MIN -> min(a, aOff, b, bOff, dst, dstOff, count);
-            case MAX -> max(a, aOff, b, bOff, dst, dstOff, count);
-        }
+        Kernel k = switch (kind) {
+            case SUM, AVG, PRE_MUL_SUM -> Kernel.SUM;
+            case PROD -> Kernel.PROD;
+            case MIN -> Kernel.MIN;
+            case MAX -> Kernel.MAX;
+        };
+        binary(k, a, aOff, b, bOff, dst, dstOff, count);
     }
 
     @Override
@@ -107,20 +127,15 @@ abstract sealed class ReducerBase implements Reducer
         if (!check("accumulate", count, partial, partialOff, input, inputOff, dst, dstOff)) {
             return;
         }
-        switch (kind) {
-            case SUM -> sum(partial, partialOff, input, inputOff, dst, dstOff, count);
-            case PROD -> prod(partial, partialOff, input, inputOff, dst, dstOff, count);
-            case MIN -> min(partial, partialOff, input, inputOff, dst, dstOff, count);
-            case MAX -> max(partial, partialOff, input, inputOff, dst, dstOff, count);
-            case PRE_MUL_SUM -> mulAdd(partial, partialOff, input, inputOff, dst, dstOff, count);
-            case AVG -> {
-                if (last && postDiv) {
-                    sumDiv(partial, partialOff, input, inputOff, dst, dstOff, count);
-                } else {
-                    sum(partial, partialOff, input, inputOff, dst, dstOff, count);
-                }
-            }
-        }
+        Kernel k = switch (kind) {
+            case SUM -> Kernel.SUM;
+            case PROD -> Kernel.PROD;
+            case MIN -> Kernel.MIN;
+            case MAX -> Kernel.MAX;
+            case PRE_MUL_SUM -> Kernel.MUL_ADD;
+            case AVG -> last && postDiv ? Kernel.SUM_DIV : Kernel.SUM;
+        };
+        binary(k, partial, partialOff, input, inputOff, dst, dstOff, count);
     }
 
     @Override
@@ -130,9 +145,9 @@ abstract sealed class ReducerBase implements Reducer
             return;
         }
         if (kind == RedOp.Kind.PRE_MUL_SUM) {
-            mul(input, inputOff, dst, dstOff, count);
+            unary(false, input, inputOff, dst, dstOff, count);
         } else if (last && postDiv) {
-            div(input, inputOff, dst, dstOff, count);
+            unary(true, input, inputOff, dst, dstOff, count);
         } else {
             copy(input, inputOff, dst, dstOff, count);
         }
@@ -144,7 +159,7 @@ abstract sealed class ReducerBase implements Reducer
             return;
         }
         if (postDiv) {
-            div(partial, partialOff, dst, dstOff, count);
+            unary(true, partial, partialOff, dst, dstOff, count);
         } else {
             copy(partial, partialOff, dst, dstOff, count);
         }
