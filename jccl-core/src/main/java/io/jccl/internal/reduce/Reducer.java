@@ -12,8 +12,32 @@ import java.lang.foreign.MemorySegment;
  *
  * <p>All offsets are in bytes, counts in elements; data is in native byte order and may be unaligned. A destination
  * may be the same memory as one of the sources (same segment, same offset); partial overlap is not allowed.
- * fp16, bf16 and fp8 values are computed in fp32 and rounded once per call (round to nearest even; fp8 saturates
- * to the largest finite value as CUDA's {@code __NV_SATFINITE}).
+ * Wrong arguments (negative count, a range outside its segment, a read-only destination) throw
+ * {@link io.jccl.JcclException} with {@link io.jccl.Result#INVALID_ARGUMENT}.
+ *
+ * <p>Semantics per type:
+ * <ul>
+ *   <li>Integers: SUM, PROD and PRE_MUL_SUM wrap around (two's complement; signed and unsigned give the same bits).
+ *       PRE_MUL_SUM needs an integral scalar and multiplies by it modulo 2^bits. MIN/MAX compare unsigned for
+ *       uint8/uint32/uint64. AVG divides the wrapped sum by nRanks, truncating toward zero (unsigned division for
+ *       unsigned types).</li>
+ *   <li>fp32/fp64: IEEE arithmetic in the type, one rounding per operation (no fused multiply-add). PRE_MUL_SUM
+ *       uses the scalar rounded to the type; AVG divides in fp32 (fp64 for FLOAT64).</li>
+ *   <li>fp16, bf16, fp8: values are widened to fp32 (exact), computed as fp32 is, and rounded once per call to the
+ *       type (round to nearest even; fp8 saturates to the largest finite value as CUDA's {@code __NV_SATFINITE},
+ *       and every fp8 NaN becomes {@code 0x7F}).</li>
+ *   <li>MIN/MAX on floats follow {@link Math#min(float, float)}/{@link Math#max(float, float)}: a NaN operand gives
+ *       NaN (NaN propagates, unlike CUDA's {@code fminf}), and -0.0 counts as smaller than +0.0.</li>
+ * </ul>
+ *
+ * <p>Error bound for floats: every element of every call is the correctly rounded result of its operation(s), so
+ * one combine/accumulate step errs by at most half an ulp of the type (u = 2^-24 relative for fp32, 2^-53 fp64,
+ * 2^-11 fp16, 2^-8 bf16, 2^-4 e4m3, 2^-3 e5m2). PRE_MUL_SUM and the last AVG step add at most two fp32 roundings
+ * (2^-24 relative each) before that final rounding. A reduction over n ranks is a chain of n-1 such steps, so its
+ * result x̂ satisfies |x̂ - Σx_i| ≤ γ(n-1) · Σ|x_i| with γ(k) = k·u / (1 - k·u) (the classic recursive-summation
+ * bound), except where fp8 saturates, a sum overflows, or values fall into the subnormal range (there each step
+ * errs by at most half the smallest subnormal). Every rank that applies the same steps in the same order gets the
+ * same bits.
  *
  * <p>Owned by: whichever thread runs the primitive (channel worker or caller). Mirrors: NCCL's device reduction
  * functors ({@code FuncSum}, {@code FuncPreMulSum}, {@code FuncSumPostDiv}, ...).
@@ -48,9 +72,12 @@ public interface Reducer {
     /** dst = postOp(partial) (a copy for ops without a post-op): finishes a value combined without its post-op. */
     void finish(MemorySegment partial, long partialOff, MemorySegment dst, long dstOff, long count);
 
-    /** True when {@link #prepare} is more than a copy (PreMulSum, or AVG with one rank). */
+    /**
+     * True when {@link #prepare} is more than a copy: PRE_MUL_SUM. (AVG's division by a single rank is the identity,
+     * so for AVG with one rank {@code prepare(last=true)} is a plain copy too.)
+     */
     boolean hasPreOp();
 
-    /** True when the op has a post-op (AVG). */
+    /** True when the op has a post-op: AVG with more than one rank ({@link #finish} is a copy otherwise). */
     boolean hasPostOp();
 }
