@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
  */
 public final class Backoff {
     static final long MAX_PARK_NS = 1_000_000L;
+    static final boolean ADAPTIVE = Boolean.parseBoolean(System.getProperty("jccl.adaptiveSpin", "false"));
 
     /** How long a wait continues after the peer it depends on announced its close (data in flight arrives sooner). */
     static final long PEER_CLOSED_GRACE_NS = 1_000_000_000L;
@@ -54,7 +55,7 @@ public final class Backoff {
      * quickly stop burning the CPU the peer needs, while steady state keeps the latency of spinning.
      */
     public void reset() {
-        if (iterations > 0 && iterations <= spins && spins < maxSpins) {
+        if (ADAPTIVE && iterations > 0 && iterations <= spins + yields && spins < maxSpins) {
             spins = Math.min(maxSpins, spins * 2);
         }
         iterations = 0;
@@ -95,7 +96,7 @@ public final class Backoff {
             Thread.yield();
             return;
         }
-        if (i == spins + yields && spins > minSpins) {
+        if (ADAPTIVE && i == spins + yields && spins > minSpins) {
             spins = Math.max(minSpins, spins / 2);
         }
         sleeper.sleep(stillWaiting, parkNs);
