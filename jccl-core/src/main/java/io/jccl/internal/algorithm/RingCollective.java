@@ -6,8 +6,9 @@ import io.jccl.RedOp;
 import io.jccl.internal.primitives.Prims;
 import io.jccl.internal.reduce.Reducer;
 import io.jccl.internal.transport.Connections;
-import io.jccl.internal.transport.RecvConn;
-import io.jccl.internal.transport.SendConn;
+import io.jccl.internal.transport.LineFormat;
+import io.jccl.internal.transport.RecvLane;
+import io.jccl.internal.transport.SendLane;
 
 import java.lang.foreign.MemorySegment;
 import java.util.List;
@@ -34,6 +35,7 @@ public final class RingCollective extends Work {
     private Reducer red;
     private int nChannels;
     private int esz;
+    private LineFormat format;
 
     public RingCollective(int stepBytes) {
         this.stepBytes = stepBytes;
@@ -42,6 +44,18 @@ public final class RingCollective extends Work {
     public RingCollective(CollArgs a, Reducer reducer, int nChannels, int stepBytes) {
         this(stepBytes);
         set(a.coll(), a.seq(), a.send(), a.recv(), a.count(), a.type(), a.op(), a.root(), reducer, nChannels);
+    }
+
+    /** Sets the channel count. */
+    public RingCollective channels(int n) {
+        this.nChannels = n;
+        return this;
+    }
+
+    /** The protocol: null for Simple, else LL or LL128 (shared-memory connectors only). */
+    public RingCollective protocol(LineFormat f) {
+        this.format = f;
+        return this;
     }
 
     /** Reconfigures this instance for another call (the allocation-free path reuses one per communicator). */
@@ -58,12 +72,13 @@ public final class RingCollective extends Work {
         this.red = reducer;
         this.nChannels = nChannels;
         this.esz = type.sizeBytes();
+        this.format = null;
         return this;
     }
 
     @Override
     public String description() {
-        return CollArgs.describe(coll, seq, count, type, op, root, -1);
+        return CollArgs.describe(coll, seq, count, type, op, root, -1) + " [ring/" + (format == null ? "Simple" : format) + "]";
     }
 
     @Override
@@ -95,9 +110,10 @@ public final class RingCollective extends Work {
         }
         Prims p = ctx.prims();
         p.begin(this);
-        SendConn next = ctx.connections().send(ctx.channel(), ring.next());
-        RecvConn prev = ctx.connections().recv(ctx.channel(), ring.prev());
-        long chunk = Math.max(1, (stepBytes / esz) / align16() * align16());
+        SendLane next = ctx.connections().send(ctx.channel(), ring.next()).lane(format);
+        RecvLane prev = ctx.connections().recv(ctx.channel(), ring.prev()).lane(format);
+        int laneBytes = format == null ? stepBytes : Math.min(next.stepBytes(), prev.stepBytes());
+        long chunk = Math.max(1, (laneBytes / esz) / align16() * align16());
         switch (coll) {
             case ALL_REDUCE -> allReduce(p, ring, next, prev, off, cnt, chunk);
             case ALL_GATHER -> allGather(p, ring, next, prev, off, cnt, chunk);
@@ -120,7 +136,7 @@ public final class RingCollective extends Work {
         }
     }
 
-    private void allReduce(Prims p, Ring ring, SendConn next, RecvConn prev, long off, long cnt, long chunk) {
+    private void allReduce(Prims p, Ring ring, SendLane next, RecvLane prev, long off, long cnt, long chunk) {
         int n = ring.nRanks();
         int idx = ring.index();
         long loop = n * chunk;
@@ -163,7 +179,7 @@ public final class RingCollective extends Work {
         }
     }
 
-    private void allGather(Prims p, Ring ring, SendConn next, RecvConn prev, long off, long cnt, long chunk) {
+    private void allGather(Prims p, Ring ring, SendLane next, RecvLane prev, long off, long cnt, long chunk) {
         int n = ring.nRanks();
         for (long e = 0; e < cnt; e += chunk) {
             int nel = (int) Math.min(chunk, cnt - e);
@@ -182,7 +198,7 @@ public final class RingCollective extends Work {
         }
     }
 
-    private void reduceScatter(Prims p, Ring ring, SendConn next, RecvConn prev, long off, long cnt, long chunk) {
+    private void reduceScatter(Prims p, Ring ring, SendLane next, RecvLane prev, long off, long cnt, long chunk) {
         int n = ring.nRanks();
         for (long e = 0; e < cnt; e += chunk) {
             int nel = (int) Math.min(chunk, cnt - e);
@@ -196,7 +212,7 @@ public final class RingCollective extends Work {
         }
     }
 
-    private void broadcast(Prims p, Ring ring, SendConn next, RecvConn prev, long off, long cnt, long chunk) {
+    private void broadcast(Prims p, Ring ring, SendLane next, RecvLane prev, long off, long cnt, long chunk) {
         int me = ring.rankAt(0);
         boolean inPlace = Segments.same(send, off * esz, recv, off * esz);
         for (long e = 0; e < cnt; e += chunk) {
@@ -216,7 +232,7 @@ public final class RingCollective extends Work {
         }
     }
 
-    private void reduce(Prims p, Ring ring, SendConn next, RecvConn prev, long off, long cnt, long chunk) {
+    private void reduce(Prims p, Ring ring, SendLane next, RecvLane prev, long off, long cnt, long chunk) {
         int me = ring.rankAt(0);
         for (long e = 0; e < cnt; e += chunk) {
             int nel = (int) Math.min(chunk, cnt - e);

@@ -17,7 +17,9 @@ import io.jccl.internal.transport.Connections;
 import io.jccl.internal.transport.IdlePolicy;
 import io.jccl.internal.transport.net.NetInterfaces;
 import io.jccl.internal.transport.net.NetTransport;
+import io.jccl.internal.topology.TopoEnv;
 import io.jccl.internal.transport.shm.ShmPeerArea;
+import io.jccl.internal.tuning.HostTuning;
 import io.jccl.internal.transport.shm.ShmTransport;
 import io.jccl.internal.transport.Transport;
 
@@ -104,7 +106,9 @@ public final class CommFactory {
                     ? ShmPeerArea.create(bootstrap, commId, oneShotMax, health, timeoutNs, policy, arena) : null;
             Config resolved = new Config(Duration.ofNanos(timeoutNs), shape.nChannels(), shape.nChannels(), cfg.commName());
             CommRuntime rt = new CommRuntime(rank, nRanks, commId, resolved, timeoutNs, health, bootstrap, arena, proxy,
-                    conns, rings, shape, policy, shm, area);
+                    conns, rings, shape, policy, shm, area,
+                    HostTuning.create(nRanks, shape.nNodes(), shape.localRanks(), shape.localRanks(), shape.nChannels(),
+                            !anyNet, TopoEnv.system()));
             Log.info(Subsys.INIT, rank, "comm %s rank %d nRanks %d nNodes %d localRanks %d nChannels %d - Init COMPLETE "
                     + "(%.1f ms)", commId, rank, nRanks, shape.nNodes(), shape.localRanks(), shape.nChannels(),
                     (System.nanoTime() - t0) / 1e6);

@@ -26,6 +26,7 @@ import io.jccl.internal.transport.IdlePolicy;
 import io.jccl.internal.transport.shm.ShmPeerArea;
 import io.jccl.internal.transport.shm.ShmRegistry;
 import io.jccl.internal.transport.shm.ShmTransport;
+import io.jccl.internal.tuning.Tuner;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -57,6 +58,7 @@ public final class CommRuntime {
     private final CommShape shape;
     private final ShmTransport shm;
     private final ShmRegistry registry;
+    private final Tuner tuner;
     private static final int TAG_CLOSE = 0x4a43_4401;
     private static final int TAG_ABORT = 0x4a43_4402;
     private volatile boolean tornDown;
@@ -64,7 +66,8 @@ public final class CommRuntime {
 
     CommRuntime(int rank, int nRanks, String id, Config config, long timeoutNs, CommHealth health, Bootstrap bootstrap,
                 Arena arena, ProxyThread proxy, Connections connections, Ring[] rings, CommShape shape,
-                IdlePolicy policy, ShmTransport shm, ShmPeerArea area) {
+                IdlePolicy policy, ShmTransport shm, ShmPeerArea area, Tuner tuner) {
+        this.tuner = tuner;
         this.registry = area == null ? null : new ShmRegistry(rank, id, arena);
         this.shm = shm;
         this.rank = rank;
@@ -89,7 +92,7 @@ public final class CommRuntime {
                 "rank " + peer + " failed: " + new String(b, java.nio.charset.StandardCharsets.UTF_8), null)));
         health.onFailure(this::tellPeersWeFailed);
         this.planner = new Planner(rank, nRanks, shape.nChannels(), shape.stepBytes(), shape.p2pStepBytes(),
-                arena.allocate(8, 8), area, registry, new Scratch(arena));
+                arena.allocate(8, 8), area, registry, new Scratch(arena), tuner);
     }
 
     public int rank() {

@@ -12,7 +12,10 @@ import io.jccl.internal.algorithm.P2pOp;
 import io.jccl.internal.algorithm.RingCollective;
 import io.jccl.internal.algorithm.Work;
 import io.jccl.internal.reduce.Reducer;
+import io.jccl.internal.transport.LineFormat;
 import io.jccl.internal.transport.shm.ShmPeerArea;
+import io.jccl.internal.tuning.Protocol;
+import io.jccl.internal.tuning.Tuner;
 import io.jccl.internal.transport.shm.ShmRegistry;
 
 import java.lang.foreign.MemorySegment;
@@ -47,8 +50,11 @@ public final class Planner {
     private final RingCollective reusableRing;
     private final OneShotAllReduce reusableOneShot;
 
+    private final Tuner tuner;
+
     public Planner(int rank, int nRanks, int nChannels, int stepBytes, int p2pStepBytes, MemorySegment barrierScratch,
-                   ShmPeerArea area, ShmRegistry registry, Scratch scratch) {
+                   ShmPeerArea area, ShmRegistry registry, Scratch scratch, Tuner tuner) {
+        this.tuner = tuner;
         this.area = area;
         this.registry = registry;
         this.scratch = scratch;
@@ -112,13 +118,23 @@ public final class Planner {
 
     private RingCollective ring(CollArgs a) {
         Reducer red = a.coll().reduces() ? reducer(a.type(), a.op()) : null;
-        return new RingCollective(a, red, channels(a.coll(), a.bytes()), stepBytes);
+        return tune(new RingCollective(stepBytes).set(a.coll(), a.seq(), a.send(), a.recv(), a.count(), a.type(), a.op(),
+                a.root(), red, 1), a.coll(), a.bytes());
     }
 
-    /** Channels a ring collective of {@code bytes} per rank uses; the same on every rank. */
-    public int channels(Collective coll, long bytes) {
+    /**
+     * Sets the protocol and channel count the tuner picks for {@code bytes} per rank (for allGather and
+     * reduceScatter NCCL prices the whole gathered buffer); the same on every rank.
+     */
+    private RingCollective tune(RingCollective r, Collective coll, long bytes) {
         long traffic = bytes * (coll == Collective.ALL_GATHER || coll == Collective.REDUCE_SCATTER ? nRanks : 1);
-        return (int) Math.max(1, Math.min(nChannels, traffic / BYTES_PER_CHANNEL));
+        if (tuner == null || nRanks == 1) {
+            return r.channels((int) Math.max(1, Math.min(nChannels, traffic / BYTES_PER_CHANNEL)));
+        }
+        long c = tuner.choose(coll, traffic, 1);
+        Protocol p = Tuner.protocolOf(c);
+        int ch = Math.max(1, Math.min(nChannels, Tuner.channelsOf(c)));
+        return r.protocol(p == Protocol.LL ? LineFormat.LL : p == Protocol.LL128 ? LineFormat.LL128 : null).channels(ch);
     }
 
     /**
@@ -143,8 +159,8 @@ public final class Planner {
             }
         }
         RingCollective ring = reuse ? reusableRing : new RingCollective(stepBytes);
-        return ring.set(Collective.ALL_REDUCE, seq, send, recv, count, type, op, -1, red,
-                channels(Collective.ALL_REDUCE, bytes));
+        return tune(ring.set(Collective.ALL_REDUCE, seq, send, recv, count, type, op, -1, red, 1),
+                Collective.ALL_REDUCE, bytes);
     }
 
     /** True when an allReduce of {@code bytes} per rank runs one-shot (the same on every rank). */

@@ -3,8 +3,8 @@ package io.jccl.internal.primitives;
 import io.jccl.JcclException;
 import io.jccl.Result;
 import io.jccl.internal.reduce.Reducer;
-import io.jccl.internal.transport.RecvConn;
-import io.jccl.internal.transport.SendConn;
+import io.jccl.internal.transport.RecvLane;
+import io.jccl.internal.transport.SendLane;
 
 import java.lang.foreign.MemorySegment;
 
@@ -33,22 +33,22 @@ public final class Prims {
     }
 
     /** Sends {@code bytes} of {@code src}. */
-    public void send(SendConn s, MemorySegment src, long srcOff, int bytes) {
+    public void send(SendLane s, MemorySegment src, long srcOff, int bytes) {
         MemorySegment slot = s.acquire();
         MemorySegment.copy(src, srcOff, slot, 0, bytes);
         s.post(bytes);
     }
 
     /** Receives {@code bytes} into {@code dst}. */
-    public void recv(RecvConn r, MemorySegment dst, long dstOff, int bytes) {
-        MemorySegment slot = r.await();
+    public void recv(RecvLane r, MemorySegment dst, long dstOff, int bytes) {
+        MemorySegment slot = r.await(bytes);
         check(r, bytes);
         MemorySegment.copy(slot, 0, dst, dstOff, bytes);
         r.release();
     }
 
     /** dst = src, and sends it. */
-    public void copySend(SendConn s, MemorySegment src, long srcOff, MemorySegment dst, long dstOff, int bytes) {
+    public void copySend(SendLane s, MemorySegment src, long srcOff, MemorySegment dst, long dstOff, int bytes) {
         MemorySegment slot = s.acquire();
         MemorySegment.copy(src, srcOff, slot, 0, bytes);
         MemorySegment.copy(src, srcOff, dst, dstOff, bytes);
@@ -56,8 +56,8 @@ public final class Prims {
     }
 
     /** dst = received, and forwards it. */
-    public void recvCopySend(RecvConn r, SendConn s, MemorySegment dst, long dstOff, int bytes) {
-        MemorySegment in = r.await();
+    public void recvCopySend(RecvLane r, SendLane s, MemorySegment dst, long dstOff, int bytes) {
+        MemorySegment in = r.await(bytes);
         check(r, bytes);
         MemorySegment out = s.acquire();
         MemorySegment.copy(in, 0, out, 0, bytes);
@@ -67,16 +67,16 @@ public final class Prims {
     }
 
     /** Sends preOp(src) (this rank's first contribution). */
-    public void prepareSend(SendConn s, Reducer red, MemorySegment src, long srcOff, int count) {
+    public void prepareSend(SendLane s, Reducer red, MemorySegment src, long srcOff, int count) {
         MemorySegment slot = s.acquire();
         red.prepare(src, srcOff, slot, 0, count, false);
         s.post(count * red.type().sizeBytes());
     }
 
     /** Sends received ⊕ preOp(src). */
-    public void recvReduceSend(RecvConn r, SendConn s, Reducer red, MemorySegment src, long srcOff, int count) {
+    public void recvReduceSend(RecvLane r, SendLane s, Reducer red, MemorySegment src, long srcOff, int count) {
         int bytes = count * red.type().sizeBytes();
-        MemorySegment in = r.await();
+        MemorySegment in = r.await(bytes);
         check(r, bytes);
         MemorySegment out = s.acquire();
         red.accumulate(in, 0, src, srcOff, out, 0, count, false);
@@ -85,10 +85,10 @@ public final class Prims {
     }
 
     /** dst = postOp(received ⊕ preOp(src)) when {@code last}, and sends dst. */
-    public void recvReduceCopySend(RecvConn r, SendConn s, Reducer red, MemorySegment src, long srcOff,
+    public void recvReduceCopySend(RecvLane r, SendLane s, Reducer red, MemorySegment src, long srcOff,
                                    MemorySegment dst, long dstOff, int count, boolean last) {
         int bytes = count * red.type().sizeBytes();
-        MemorySegment in = r.await();
+        MemorySegment in = r.await(bytes);
         check(r, bytes);
         MemorySegment out = s.acquire();
         red.accumulate(in, 0, src, srcOff, dst, dstOff, count, last);
@@ -98,16 +98,16 @@ public final class Prims {
     }
 
     /** dst = postOp(received ⊕ preOp(src)) when {@code last}. */
-    public void recvReduceCopy(RecvConn r, Reducer red, MemorySegment src, long srcOff, MemorySegment dst, long dstOff,
+    public void recvReduceCopy(RecvLane r, Reducer red, MemorySegment src, long srcOff, MemorySegment dst, long dstOff,
                                int count, boolean last) {
         int bytes = count * red.type().sizeBytes();
-        MemorySegment in = r.await();
+        MemorySegment in = r.await(bytes);
         check(r, bytes);
         red.accumulate(in, 0, src, srcOff, dst, dstOff, count, last);
         r.release();
     }
 
-    private void check(RecvConn r, int expected) {
+    private void check(RecvLane r, int expected) {
         int got = r.size();
         if (got != expected) {
             throw mismatch(r.peer(), expected, got);

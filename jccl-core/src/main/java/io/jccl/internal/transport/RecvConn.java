@@ -11,7 +11,7 @@ import java.util.function.BooleanSupplier;
  * release it. Owned by: the one thread running this channel's primitives. Mirrors: the receive side of NCCL's
  * Simple-protocol primitives.
  */
-public final class RecvConn implements BooleanSupplier {
+public final class RecvConn implements RecvLane, BooleanSupplier {
     private final ConnFifo fifo;
     private final Waker waker;
     private final Backoff backoff;
@@ -19,6 +19,8 @@ public final class RecvConn implements BooleanSupplier {
     private final String waitName;
     private final String transport;
     private long step;
+    private RecvLane ll;
+    private RecvLane ll128;
 
     public RecvConn(ConnFifo fifo, Waker waker, CommHealth health, long timeoutNs, IdlePolicy policy, Sleeper sleeper, int rank, int peer, int channel,
                     String transport) {
@@ -31,14 +33,32 @@ public final class RecvConn implements BooleanSupplier {
                 + "): waiting for data";
     }
 
+    @Override
     public int peer() {
         return peer;
+    }
+
+    /** Adds the flag-in-line lanes of a transport that has them (shared memory). */
+    public void attachLines(RecvLane ll, RecvLane ll128) {
+        this.ll = ll;
+        this.ll128 = ll128;
+    }
+
+    /** The lane of a protocol: this connector for Simple ({@code null}), else its LL / LL128 lane (null if absent). */
+    public RecvLane lane(LineFormat format) {
+        return format == null ? this : format == LineFormat.LL ? ll : ll128;
+    }
+
+    @Override
+    public MemorySegment await(int expectedBytes) {
+        return await();
     }
 
     public String transport() {
         return transport;
     }
 
+    @Override
     public int stepBytes() {
         return fifo.stepBytes();
     }
@@ -55,16 +75,19 @@ public final class RecvConn implements BooleanSupplier {
     }
 
     /** True if {@link #await()} would not wait. */
+    @Override
     public boolean ready() {
         return step < fifo.tail();
     }
 
     /** Byte count of the step returned by {@link #await()}. */
+    @Override
     public int size() {
         return fifo.size(step);
     }
 
     /** Gives the slot back to the producer. */
+    @Override
     public void release() {
         fifo.releaseHead(++step);
         VarHandle.fullFence();

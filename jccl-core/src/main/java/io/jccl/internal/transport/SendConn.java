@@ -15,7 +15,7 @@ import java.util.function.BooleanSupplier;
  * <p>Owned by: the one thread running this channel's primitives (channel worker or caller running inline).
  * Mirrors: the send side of NCCL's Simple-protocol primitives (waitPeer / postPeer on connStepPtr).
  */
-public final class SendConn implements BooleanSupplier {
+public final class SendConn implements SendLane, BooleanSupplier {
     private final ConnFifo fifo;
     private final Waker waker;
     private final Backoff backoff;
@@ -23,6 +23,8 @@ public final class SendConn implements BooleanSupplier {
     private final String waitName;
     private final String transport;
     private long step;
+    private SendLane ll;
+    private SendLane ll128;
 
     public SendConn(ConnFifo fifo, Waker waker, CommHealth health, long timeoutNs, IdlePolicy policy, Sleeper sleeper, int rank, int peer, int channel,
                     String transport) {
@@ -35,8 +37,20 @@ public final class SendConn implements BooleanSupplier {
                 + "): waiting for the peer to free a slot";
     }
 
+    @Override
     public int peer() {
         return peer;
+    }
+
+    /** Adds the flag-in-line lanes of a transport that has them (shared memory). */
+    public void attachLines(SendLane ll, SendLane ll128) {
+        this.ll = ll;
+        this.ll128 = ll128;
+    }
+
+    /** The lane of a protocol: this connector for Simple ({@code null}), else its LL / LL128 lane (null if absent). */
+    public SendLane lane(LineFormat format) {
+        return format == null ? this : format == LineFormat.LL ? ll : ll128;
     }
 
     public String transport() {
@@ -44,11 +58,13 @@ public final class SendConn implements BooleanSupplier {
     }
 
     /** Largest payload of one step. */
+    @Override
     public int stepBytes() {
         return fifo.stepBytes();
     }
 
     /** The slot of the next step, waiting for credit. */
+    @Override
     public MemorySegment acquire() {
         if (step >= fifo.head() + ConnFifo.NSTEPS) {
             backoff.reset();
@@ -60,11 +76,13 @@ public final class SendConn implements BooleanSupplier {
     }
 
     /** True if {@link #acquire()} would not wait. */
+    @Override
     public boolean ready() {
         return step < fifo.head() + ConnFifo.NSTEPS;
     }
 
     /** Publishes {@code bytes} bytes written into the acquired slot. */
+    @Override
     public void post(int bytes) {
         if (bytes > fifo.stepBytes()) {
             throw new JcclException(Result.INTERNAL_ERROR, "step of " + bytes + " bytes exceeds slot of " + fifo.stepBytes());

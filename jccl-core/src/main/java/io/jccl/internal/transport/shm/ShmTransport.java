@@ -6,6 +6,10 @@ import io.jccl.internal.comm.CommHealth;
 import io.jccl.internal.transport.Backoff;
 import io.jccl.internal.transport.ConnFifo;
 import io.jccl.internal.transport.IdlePolicy;
+import io.jccl.internal.transport.LineFormat;
+import io.jccl.internal.transport.LineRecvLane;
+import io.jccl.internal.transport.LineRegion;
+import io.jccl.internal.transport.LineSendLane;
 import io.jccl.internal.transport.RecvConn;
 import io.jccl.internal.transport.SendConn;
 import io.jccl.internal.transport.Transport;
@@ -37,6 +41,8 @@ public final class ShmTransport implements Transport {
     public static final String NAME = "SHM";
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
     private static final long DATA_OFF = 4096;
+    private static final long LL_CTRL_OFF = 1024;
+    private static final long LL128_CTRL_OFF = 2048;
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private final Arena arena;
@@ -65,9 +71,9 @@ public final class ShmTransport implements Transport {
     public PendingRecv setupRecv(int peer, int channel, int stepBytes) {
         String name = ShmFiles.PREFIX + commId.substring(0, 8) + "-" + ProcessHandle.current().pid() + "-r" + rank
                 + "-from" + peer + "-c" + channel + "-" + HexFormat.of().toHexDigits(RANDOM.nextInt());
-        MemorySegment m = ShmFiles.create(name, DATA_OFF + (long) ConnFifo.NSTEPS * stepBytes, arena);
+        MemorySegment m = ShmFiles.create(name, fileBytes(stepBytes), arena);
         unattached.add(name);
-        ConnFifo fifo = new ConnFifo(m.asSlice(0, ConnFifo.CTRL_BYTES), m.asSlice(DATA_OFF), stepBytes);
+        ConnFifo fifo = new ConnFifo(m.asSlice(0, ConnFifo.CTRL_BYTES), m.asSlice(DATA_OFF, simpleBytes(stepBytes)), stepBytes);
         byte[] info = encode(name, stepBytes);
         return new PendingRecv() {
             @Override
@@ -80,9 +86,12 @@ public final class ShmTransport implements Transport {
                 waitAttached(fifo.ctrl(), peer, channel);
                 ShmFiles.unlink(name);
                 unattached.remove(name);
-                return new RecvConn(fifo, new FutexWaker(fifo.ctrl(), ConnFifo.HEAD_WAITER_OFF, ConnFifo.HEAD_OFF),
-                        health, timeoutNs, policy, new FutexSleeper(fifo.ctrl(), ConnFifo.TAIL_WAITER_OFF,
-                        ConnFifo.TAIL_OFF, arena), rank, peer, channel, NAME);
+                RecvConn conn = new RecvConn(fifo, new FutexWaker(fifo.ctrl(), ConnFifo.HEAD_WAITER_OFF,
+                        ConnFifo.HEAD_OFF), health, timeoutNs, policy, new FutexSleeper(fifo.ctrl(),
+                        ConnFifo.TAIL_WAITER_OFF, ConnFifo.TAIL_OFF, arena), rank, peer, channel, NAME);
+                conn.attachLines(recvLane(m, LineFormat.LL, stepBytes, peer, channel),
+                        recvLane(m, LineFormat.LL128, stepBytes, peer, channel));
+                return conn;
             }
         };
     }
@@ -101,12 +110,43 @@ public final class ShmTransport implements Transport {
         if (!name.startsWith(ShmFiles.PREFIX) || name.contains("/")) {
             throw new JcclException(Result.REMOTE_ERROR, "rank " + peer + " offered a bad shm file name");
         }
-        MemorySegment m = ShmFiles.attach(name, DATA_OFF + (long) ConnFifo.NSTEPS * stepBytes, arena);
-        ConnFifo fifo = new ConnFifo(m.asSlice(0, ConnFifo.CTRL_BYTES), m.asSlice(DATA_OFF), stepBytes);
+        MemorySegment m = ShmFiles.attach(name, fileBytes(stepBytes), arena);
+        ConnFifo fifo = new ConnFifo(m.asSlice(0, ConnFifo.CTRL_BYTES), m.asSlice(DATA_OFF, simpleBytes(stepBytes)), stepBytes);
         LONG.setRelease(fifo.ctrl(), ConnFifo.ATTACHED_OFF, 1L);
-        return new SendConn(fifo, new FutexWaker(fifo.ctrl(), ConnFifo.TAIL_WAITER_OFF, ConnFifo.TAIL_OFF),
+        SendConn conn = new SendConn(fifo, new FutexWaker(fifo.ctrl(), ConnFifo.TAIL_WAITER_OFF, ConnFifo.TAIL_OFF),
                 health, timeoutNs, policy, new FutexSleeper(fifo.ctrl(), ConnFifo.HEAD_WAITER_OFF, ConnFifo.HEAD_OFF,
                 arena), rank, peer, channel, NAME);
+        conn.attachLines(sendLane(m, LineFormat.LL, stepBytes, peer, channel),
+                sendLane(m, LineFormat.LL128, stepBytes, peer, channel));
+        return conn;
+    }
+
+    private static long simpleBytes(int stepBytes) {
+        return (long) ConnFifo.NSTEPS * stepBytes;
+    }
+
+    private static long fileBytes(int stepBytes) {
+        return DATA_OFF + simpleBytes(stepBytes) + LineFormat.LL.regionBytes() + LineFormat.LL128.regionBytes();
+    }
+
+    private static LineRegion region(MemorySegment m, LineFormat f, int stepBytes) {
+        long ctrl = f == LineFormat.LL ? LL_CTRL_OFF : LL128_CTRL_OFF;
+        long data = DATA_OFF + simpleBytes(stepBytes) + (f == LineFormat.LL ? 0 : LineFormat.LL.regionBytes());
+        return new LineRegion(f, m.asSlice(ctrl, LineRegion.CTRL_BYTES), m.asSlice(data, f.regionBytes()));
+    }
+
+    private LineRecvLane recvLane(MemorySegment m, LineFormat f, int stepBytes, int peer, int channel) {
+        LineRegion r = region(m, f, stepBytes);
+        return new LineRecvLane(r, arena, health, timeoutNs, policy,
+                new FutexSleeper(r.ctrl(), LineRegion.TAIL_WAITER_OFF, LineRegion.TAIL_OFF, arena),
+                new FutexWaker(r.ctrl(), LineRegion.HEAD_WAITER_OFF, LineRegion.HEAD_OFF), rank, peer, channel);
+    }
+
+    private LineSendLane sendLane(MemorySegment m, LineFormat f, int stepBytes, int peer, int channel) {
+        LineRegion r = region(m, f, stepBytes);
+        return new LineSendLane(r, arena, health, timeoutNs, policy,
+                new FutexSleeper(r.ctrl(), LineRegion.HEAD_WAITER_OFF, LineRegion.HEAD_OFF, arena),
+                new FutexWaker(r.ctrl(), LineRegion.TAIL_WAITER_OFF, LineRegion.TAIL_OFF), rank, peer, channel);
     }
 
     private void waitAttached(MemorySegment ctrl, int peer, int channel) {
