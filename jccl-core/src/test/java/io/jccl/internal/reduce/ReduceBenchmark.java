@@ -18,7 +18,7 @@ import java.util.Locale;
  * </pre>
  */
 public final class ReduceBenchmark {
-    private static final long MIN_TIMED_BYTES = 1L << 30;
+    private static final long ROUND_NS = 50_000_000L;
 
     private ReduceBenchmark() {
     }
@@ -87,20 +87,23 @@ public final class ReduceBenchmark {
         return s;
     }
 
-    /** Best GB/s over rounds of enough calls to move {@link #MIN_TIMED_BYTES}. */
+    /** Best GB/s over five rounds of at least {@link #ROUND_NS} each, after a warm-up of three rounds' length. */
     private static double best(long size, Runnable call) {
-        int calls = (int) Math.max(3, MIN_TIMED_BYTES / size / 4);
-        for (int i = 0; i < calls; i++) {
+        long t0 = System.nanoTime();
+        while (System.nanoTime() - t0 < 3 * ROUND_NS) {
             call.run();
         }
         double best = 0;
         for (int round = 0; round < 5; round++) {
-            long t0 = System.nanoTime();
-            for (int i = 0; i < calls; i++) {
+            long calls = 0;
+            long start = System.nanoTime();
+            long elapsed;
+            do {
                 call.run();
-            }
-            long ns = System.nanoTime() - t0;
-            best = Math.max(best, (double) size * calls / ns);
+                calls++;
+                elapsed = System.nanoTime() - start;
+            } while (elapsed < ROUND_NS);
+            best = Math.max(best, (double) size * calls / elapsed);
         }
         return best;
     }
