@@ -36,7 +36,7 @@ abstract sealed class NarrowFloatReducer extends ReducerBase permits Bf16Reducer
         this.divisor = nRanks;
     }
 
-    /** Rounds the widened fp32 values: dst[0..n) = exact values of n elements at {@code off}, one at a time. */
+    /** dst[0..n) = exact fp32 values of the n elements at {@code off}, one at a time. */
     abstract void widenScalar(MemorySegment src, long off, float[] dst, int n);
 
     /** Rounds src[0..n) into n elements at {@code off}, one at a time. */
