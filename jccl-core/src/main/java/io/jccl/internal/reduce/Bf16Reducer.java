@@ -3,7 +3,10 @@ package io.jccl.internal.reduce;
 import io.jccl.DataType;
 import io.jccl.RedOp;
 import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.ShortVector;
+import jdk.incubator.vector.VectorMask;
+import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
 import java.lang.foreign.MemorySegment;
@@ -25,17 +28,62 @@ final class Bf16Reducer extends NarrowFloatReducer {
         super(DataType.BFLOAT16, op, nRanks, vector && S != null);
     }
 
+    // The vector block loop lives in each narrow type's own class so that C2 compiles only this type's conversions
+    // into it (see NarrowFloatReducer).
+
     @Override
-    void widenVector(MemorySegment src, long off, float[] dst, int n) {
-        for (int i = 0; i < n; i += LANES) {
-            Bf16.widen(ShortVector.fromMemorySegment(S, src, off + 2L * i, Simd.ORDER)).intoArray(dst, i);
+    long binaryVector(Kernel k, MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff,
+                      long n) {
+        long end = Simd.F32.loopBound(n);
+        float[][] t = scratch();
+        float[] x = t[0];
+        float[] y = t[1];
+        for (long base = 0; base < end; base += BLOCK) {
+            int m = (int) Math.min(BLOCK, end - base);
+            long off = base * 2L;
+            widenVector(a, ao + off, x, m);
+            widenVector(b, bo + off, y, m);
+            FloatBlocks.binary(k, x, y, m, scalar, divisor, true);
+            narrowVector(x, d, dOff + off, m);
         }
+        return end;
     }
 
     @Override
+    long unaryVector(boolean divide, MemorySegment src, long so, MemorySegment d, long dOff, long n) {
+        long end = Simd.F32.loopBound(n);
+        float[] x = scratch()[0];
+        for (long base = 0; base < end; base += BLOCK) {
+            int m = (int) Math.min(BLOCK, end - base);
+            long off = base * 2L;
+            widenVector(src, so + off, x, m);
+            FloatBlocks.unary(divide, x, m, scalar, divisor, true);
+            narrowVector(x, d, dOff + off, m);
+        }
+        return end;
+    }
+
+    // The vector loops call only the JDK's (force-inlined) Vector API: a helper method of ours in the loop can be
+    // left out of line by C2 when the loop's profile is thin, and every vector crossing it then gets boxed.
+
+    /** Widening: the bf16 bits, sign-extended into int lanes, shifted to the top half. */
+    void widenVector(MemorySegment src, long off, float[] dst, int n) {
+        for (int i = 0; i < n; i += LANES) {
+            ShortVector h = ShortVector.fromMemorySegment(S, src, off + 2L * i, Simd.ORDER);
+            IntVector w = (IntVector) h.convertShape(VectorOperators.S2I, Simd.I32, 0);
+            w.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats().intoArray(dst, i);
+        }
+    }
+
+    /** Narrowing: {@link Bf16#narrow(float)} in int lanes (add 0x7FFF plus the lowest kept bit, shift; NaNs quieted). */
     void narrowVector(float[] src, MemorySegment dst, long off, int n) {
         for (int i = 0; i < n; i += LANES) {
-            Bf16.narrow(FloatVector.fromArray(Simd.F32, src, i)).intoMemorySegment(dst, off + 2L * i, Simd.ORDER);
+            IntVector b = FloatVector.fromArray(Simd.F32, src, i).reinterpretAsInts();
+            IntVector high = b.lanewise(VectorOperators.LSHR, 16);
+            IntVector rounded = b.add(high.and(1)).add(0x7FFF).lanewise(VectorOperators.LSHR, 16);
+            VectorMask<Integer> nan = b.and(0x7FFF_FFFF).compare(VectorOperators.GT, 0x7F80_0000);
+            IntVector r = rounded.blend(high.or(0x0040), nan);
+            r.convertShape(VectorOperators.I2S, S, 0).intoMemorySegment(dst, off + 2L * i, Simd.ORDER);
         }
     }
 

@@ -76,14 +76,12 @@ final class F64Reducer extends ReducerBase {
         }
     }
 
-    private static DoubleVector v(MemorySegment s, long off) {
-        return DoubleVector.fromMemorySegment(S, s, off, Simd.ORDER);
-    }
-
     private static void sumV(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long end) {
         for (long i = 0; i < end; i += LANES) {
             long o = i << 3;
-            v(a, ao + o).add(v(b, bo + o)).intoMemorySegment(d, dOff + o, Simd.ORDER);
+            DoubleVector x = DoubleVector.fromMemorySegment(S, a, ao + o, Simd.ORDER);
+            DoubleVector y = DoubleVector.fromMemorySegment(S, b, bo + o, Simd.ORDER);
+            x.add(y).intoMemorySegment(d, dOff + o, Simd.ORDER);
         }
     }
 
@@ -91,21 +89,27 @@ final class F64Reducer extends ReducerBase {
                               long end) {
         for (long i = 0; i < end; i += LANES) {
             long o = i << 3;
-            v(a, ao + o).mul(v(b, bo + o)).intoMemorySegment(d, dOff + o, Simd.ORDER);
+            DoubleVector x = DoubleVector.fromMemorySegment(S, a, ao + o, Simd.ORDER);
+            DoubleVector y = DoubleVector.fromMemorySegment(S, b, bo + o, Simd.ORDER);
+            x.mul(y).intoMemorySegment(d, dOff + o, Simd.ORDER);
         }
     }
 
     private static void minV(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long end) {
         for (long i = 0; i < end; i += LANES) {
             long o = i << 3;
-            v(a, ao + o).min(v(b, bo + o)).intoMemorySegment(d, dOff + o, Simd.ORDER);
+            DoubleVector x = DoubleVector.fromMemorySegment(S, a, ao + o, Simd.ORDER);
+            DoubleVector y = DoubleVector.fromMemorySegment(S, b, bo + o, Simd.ORDER);
+            x.min(y).intoMemorySegment(d, dOff + o, Simd.ORDER);
         }
     }
 
     private static void maxV(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long end) {
         for (long i = 0; i < end; i += LANES) {
             long o = i << 3;
-            v(a, ao + o).max(v(b, bo + o)).intoMemorySegment(d, dOff + o, Simd.ORDER);
+            DoubleVector x = DoubleVector.fromMemorySegment(S, a, ao + o, Simd.ORDER);
+            DoubleVector y = DoubleVector.fromMemorySegment(S, b, bo + o, Simd.ORDER);
+            x.max(y).intoMemorySegment(d, dOff + o, Simd.ORDER);
         }
     }
 
@@ -113,7 +117,9 @@ final class F64Reducer extends ReducerBase {
                                 long end, double s) {
         for (long i = 0; i < end; i += LANES) {
             long o = i << 3;
-            v(a, ao + o).add(v(b, bo + o).mul(s)).intoMemorySegment(d, dOff + o, Simd.ORDER);
+            DoubleVector x = DoubleVector.fromMemorySegment(S, a, ao + o, Simd.ORDER);
+            DoubleVector y = DoubleVector.fromMemorySegment(S, b, bo + o, Simd.ORDER);
+            x.add(y.mul(s)).intoMemorySegment(d, dOff + o, Simd.ORDER);
         }
     }
 
@@ -121,21 +127,23 @@ final class F64Reducer extends ReducerBase {
                                 long end, double q) {
         for (long i = 0; i < end; i += LANES) {
             long o = i << 3;
-            v(a, ao + o).add(v(b, bo + o)).div(q).intoMemorySegment(d, dOff + o, Simd.ORDER);
+            DoubleVector x = DoubleVector.fromMemorySegment(S, a, ao + o, Simd.ORDER);
+            DoubleVector y = DoubleVector.fromMemorySegment(S, b, bo + o, Simd.ORDER);
+            x.add(y).div(q).intoMemorySegment(d, dOff + o, Simd.ORDER);
         }
     }
 
     private static void mulV(MemorySegment x, long xo, MemorySegment d, long dOff, long end, double s) {
         for (long i = 0; i < end; i += LANES) {
             long o = i << 3;
-            v(x, xo + o).mul(s).intoMemorySegment(d, dOff + o, Simd.ORDER);
+            DoubleVector.fromMemorySegment(S, x, xo + o, Simd.ORDER).mul(s).intoMemorySegment(d, dOff + o, Simd.ORDER);
         }
     }
 
     private static void divV(MemorySegment x, long xo, MemorySegment d, long dOff, long end, double q) {
         for (long i = 0; i < end; i += LANES) {
             long o = i << 3;
-            v(x, xo + o).div(q).intoMemorySegment(d, dOff + o, Simd.ORDER);
+            DoubleVector.fromMemorySegment(S, x, xo + o, Simd.ORDER).div(q).intoMemorySegment(d, dOff + o, Simd.ORDER);
         }
     }
 

@@ -56,55 +56,51 @@ final class FloatBlocks {
         }
     }
 
-    private static FloatVector v(float[] a, int i) {
-        return FloatVector.fromArray(S, a, i);
-    }
-
     private static void sumV(float[] x, float[] y, int n) {
         for (int i = 0; i < n; i += LANES) {
-            v(x, i).add(v(y, i)).intoArray(x, i);
+            FloatVector.fromArray(S, x, i).add(FloatVector.fromArray(S, y, i)).intoArray(x, i);
         }
     }
 
     private static void prodV(float[] x, float[] y, int n) {
         for (int i = 0; i < n; i += LANES) {
-            v(x, i).mul(v(y, i)).intoArray(x, i);
+            FloatVector.fromArray(S, x, i).mul(FloatVector.fromArray(S, y, i)).intoArray(x, i);
         }
     }
 
     private static void minV(float[] x, float[] y, int n) {
         for (int i = 0; i < n; i += LANES) {
-            v(x, i).min(v(y, i)).intoArray(x, i);
+            FloatVector.fromArray(S, x, i).min(FloatVector.fromArray(S, y, i)).intoArray(x, i);
         }
     }
 
     private static void maxV(float[] x, float[] y, int n) {
         for (int i = 0; i < n; i += LANES) {
-            v(x, i).max(v(y, i)).intoArray(x, i);
+            FloatVector.fromArray(S, x, i).max(FloatVector.fromArray(S, y, i)).intoArray(x, i);
         }
     }
 
     private static void mulAddV(float[] x, float[] y, int n, float s) {
         for (int i = 0; i < n; i += LANES) {
-            v(x, i).add(v(y, i).mul(s)).intoArray(x, i);
+            FloatVector.fromArray(S, x, i).add(FloatVector.fromArray(S, y, i).mul(s)).intoArray(x, i);
         }
     }
 
     private static void sumDivV(float[] x, float[] y, int n, float q) {
         for (int i = 0; i < n; i += LANES) {
-            v(x, i).add(v(y, i)).div(q).intoArray(x, i);
+            FloatVector.fromArray(S, x, i).add(FloatVector.fromArray(S, y, i)).div(q).intoArray(x, i);
         }
     }
 
     private static void mulV(float[] x, int n, float s) {
         for (int i = 0; i < n; i += LANES) {
-            v(x, i).mul(s).intoArray(x, i);
+            FloatVector.fromArray(S, x, i).mul(s).intoArray(x, i);
         }
     }
 
     private static void divV(float[] x, int n, float q) {
         for (int i = 0; i < n; i += LANES) {
-            v(x, i).div(q).intoArray(x, i);
+            FloatVector.fromArray(S, x, i).div(q).intoArray(x, i);
         }
     }
 

@@ -22,12 +22,45 @@ final class Fp16Reducer extends NarrowFloatReducer {
         super(DataType.FLOAT16, op, nRanks, vector);
     }
 
+    // The vector block loop lives in each narrow type's own class so that C2 compiles only this type's conversions
+    // into it (see NarrowFloatReducer).
+
     @Override
+    long binaryVector(Kernel k, MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff,
+                      long n) {
+        long end = Simd.F32.loopBound(n);
+        float[][] t = scratch();
+        float[] x = t[0];
+        float[] y = t[1];
+        for (long base = 0; base < end; base += BLOCK) {
+            int m = (int) Math.min(BLOCK, end - base);
+            long off = base * 2L;
+            widenVector(a, ao + off, x, m);
+            widenVector(b, bo + off, y, m);
+            FloatBlocks.binary(k, x, y, m, scalar, divisor, true);
+            narrowVector(x, d, dOff + off, m);
+        }
+        return end;
+    }
+
+    @Override
+    long unaryVector(boolean divide, MemorySegment src, long so, MemorySegment d, long dOff, long n) {
+        long end = Simd.F32.loopBound(n);
+        float[] x = scratch()[0];
+        for (long base = 0; base < end; base += BLOCK) {
+            int m = (int) Math.min(BLOCK, end - base);
+            long off = base * 2L;
+            widenVector(src, so + off, x, m);
+            FloatBlocks.unary(divide, x, m, scalar, divisor, true);
+            narrowVector(x, d, dOff + off, m);
+        }
+        return end;
+    }
+
     void widenVector(MemorySegment src, long off, float[] dst, int n) {
         widenScalar(src, off, dst, n);
     }
 
-    @Override
     void narrowVector(float[] src, MemorySegment dst, long off, int n) {
         narrowScalar(src, dst, off, n);
     }

@@ -1,11 +1,5 @@
 package io.jccl.internal.reduce;
 
-import jdk.incubator.vector.ByteVector;
-import jdk.incubator.vector.FloatVector;
-import jdk.incubator.vector.IntVector;
-import jdk.incubator.vector.VectorMask;
-import jdk.incubator.vector.VectorOperators;
-
 /**
  * The two OCP 8-bit floating-point formats and their conversions to and from fp32.
  * <ul>
@@ -17,7 +11,8 @@ import jdk.incubator.vector.VectorOperators;
  * Widening is exact. Narrowing rounds to nearest even with SATFINITE semantics, as CUDA's
  * {@code __nv_fp8_e4m3(float)} / {@code __nv_fp8_e5m2(float)} constructors do: magnitudes beyond the largest finite
  * value (infinities included) become ± the largest finite value, and every NaN becomes the canonical {@code 0x7F}.
- * Scalar and vector forms give identical bits. Owned by: any thread (immutable). Mirrors: {@code cuda_fp8.h}.
+ * {@link Fp8Reducer} holds the vector form of the same arithmetic, built from the constants here. Owned by: any
+ * thread (immutable). Mirrors: {@code cuda_fp8.h}.
  */
 final class Fp8 {
     static final Fp8 E4M3 = new Fp8("e4m3", 3, 7, 0x7E, -1);
@@ -27,23 +22,23 @@ final class Fp8 {
     static final int NAN_CODE = 0x7F;
 
     private final String name;
-    private final int mantissaBits;
-    private final int bias;
+    final int mantissaBits;
+    final int bias;
     /** The largest finite code (positive). */
-    private final int maxCode;
+    final int maxCode;
     /** The code of +infinity, or -1 when the format has none. */
-    private final int infCode;
+    final int infCode;
     /** fp32 bits of the largest finite value. */
-    private final int maxFiniteBits;
+    final int maxFiniteBits;
     /** fp32 bits of the smallest normal value, 2^(1-bias). */
-    private final int minNormalBits;
+    final int minNormalBits;
     /** fp32 whose ulp is the smallest subnormal: adding it rounds onto the subnormal grid. */
-    private final float subnormalMagic;
-    private final int subnormalMagicBits;
+    final float subnormalMagic;
+    final int subnormalMagicBits;
     /** Bits dropped from an fp32 mantissa. */
-    private final int shift;
+    final int shift;
     /** Added to fp32 bits to move the exponent bias from 127 to this format's, plus half an ulp minus one. */
-    private final int rebiasRound;
+    final int rebiasRound;
     /** Exact fp32 value of every code. */
     private final float[] widenTable = new float[256];
 
@@ -115,37 +110,6 @@ final class Fp8 {
             r = (a + rebiasRound + ((a >>> shift) & 1)) >>> shift;
         }
         return (byte) (r | ((bits >>> 24) & 0x80));
-    }
-
-    /** Lanewise {@link #widen(byte)}; {@code v} has {@link Simd#QUARTER} species. */
-    FloatVector widen(ByteVector v) {
-        IntVector b = (IntVector) v.convertShape(VectorOperators.ZERO_EXTEND_B2I, Simd.I32, 0);
-        IntVector sign = b.and(0x80).lanewise(VectorOperators.LSHL, 24);
-        IntVector em = b.and(0x7F);
-        IntVector placed = em.lanewise(VectorOperators.LSHL, shift);
-        IntVector normal = placed.add((127 - bias) << 23);
-        IntVector sub = placed.add(minNormalBits).reinterpretAsFloats()
-                .sub(Float.intBitsToFloat(minNormalBits)).reinterpretAsInts();
-        IntVector special = IntVector.broadcast(Simd.I32, 0x7FC0_0000)
-                .blend(0x7F80_0000, em.compare(VectorOperators.EQ, infCode));
-        IntVector r = normal.blend(sub, em.compare(VectorOperators.LT, 1 << mantissaBits))
-                .blend(special, em.compare(VectorOperators.GT, maxCode));
-        return r.or(sign).reinterpretAsFloats();
-    }
-
-    /** Lanewise {@link #narrow(float)}; the result has {@link Simd#QUARTER} species. */
-    ByteVector narrow(FloatVector f) {
-        IntVector bits = f.reinterpretAsInts();
-        IntVector a = bits.and(0x7FFF_FFFF);
-        IntVector normal = a.add(rebiasRound).add(a.lanewise(VectorOperators.LSHR, shift).and(1))
-                .lanewise(VectorOperators.LSHR, shift);
-        IntVector sub = a.reinterpretAsFloats().add(subnormalMagic).reinterpretAsInts().sub(subnormalMagicBits);
-        IntVector r = normal.blend(sub, a.compare(VectorOperators.LT, minNormalBits))
-                .blend(maxCode, a.compare(VectorOperators.GT, maxFiniteBits))
-                .or(bits.lanewise(VectorOperators.LSHR, 24).and(0x80));
-        VectorMask<Integer> nan = a.compare(VectorOperators.GT, 0x7F80_0000);
-        r = r.blend(NAN_CODE, nan);
-        return (ByteVector) r.convertShape(VectorOperators.I2B, Simd.QUARTER, 0);
     }
 
     @Override

@@ -109,14 +109,12 @@ final class I32Reducer extends ReducerBase {
         }
     }
 
-    private static IntVector v(MemorySegment s, long off) {
-        return IntVector.fromMemorySegment(S, s, off, Simd.ORDER);
-    }
-
     private static void sumV(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long end) {
         for (long i = 0; i < end; i += LANES) {
             long o = i << 2;
-            v(a, ao + o).add(v(b, bo + o)).intoMemorySegment(d, dOff + o, Simd.ORDER);
+            IntVector x = IntVector.fromMemorySegment(S, a, ao + o, Simd.ORDER);
+            IntVector y = IntVector.fromMemorySegment(S, b, bo + o, Simd.ORDER);
+            x.add(y).intoMemorySegment(d, dOff + o, Simd.ORDER);
         }
     }
 
@@ -124,21 +122,27 @@ final class I32Reducer extends ReducerBase {
                               long end) {
         for (long i = 0; i < end; i += LANES) {
             long o = i << 2;
-            v(a, ao + o).mul(v(b, bo + o)).intoMemorySegment(d, dOff + o, Simd.ORDER);
+            IntVector x = IntVector.fromMemorySegment(S, a, ao + o, Simd.ORDER);
+            IntVector y = IntVector.fromMemorySegment(S, b, bo + o, Simd.ORDER);
+            x.mul(y).intoMemorySegment(d, dOff + o, Simd.ORDER);
         }
     }
 
     private static void minV(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long end) {
         for (long i = 0; i < end; i += LANES) {
             long o = i << 2;
-            v(a, ao + o).min(v(b, bo + o)).intoMemorySegment(d, dOff + o, Simd.ORDER);
+            IntVector x = IntVector.fromMemorySegment(S, a, ao + o, Simd.ORDER);
+            IntVector y = IntVector.fromMemorySegment(S, b, bo + o, Simd.ORDER);
+            x.min(y).intoMemorySegment(d, dOff + o, Simd.ORDER);
         }
     }
 
     private static void maxV(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long end) {
         for (long i = 0; i < end; i += LANES) {
             long o = i << 2;
-            v(a, ao + o).max(v(b, bo + o)).intoMemorySegment(d, dOff + o, Simd.ORDER);
+            IntVector x = IntVector.fromMemorySegment(S, a, ao + o, Simd.ORDER);
+            IntVector y = IntVector.fromMemorySegment(S, b, bo + o, Simd.ORDER);
+            x.max(y).intoMemorySegment(d, dOff + o, Simd.ORDER);
         }
     }
 
@@ -146,7 +150,9 @@ final class I32Reducer extends ReducerBase {
                                      long end) {
         for (long i = 0; i < end; i += LANES) {
             long o = i << 2;
-            v(a, ao + o).lanewise(VectorOperators.UMIN, v(b, bo + o)).intoMemorySegment(d, dOff + o, Simd.ORDER);
+            IntVector x = IntVector.fromMemorySegment(S, a, ao + o, Simd.ORDER);
+            IntVector y = IntVector.fromMemorySegment(S, b, bo + o, Simd.ORDER);
+            x.lanewise(VectorOperators.UMIN, y).intoMemorySegment(d, dOff + o, Simd.ORDER);
         }
     }
 
@@ -154,7 +160,9 @@ final class I32Reducer extends ReducerBase {
                                      long end) {
         for (long i = 0; i < end; i += LANES) {
             long o = i << 2;
-            v(a, ao + o).lanewise(VectorOperators.UMAX, v(b, bo + o)).intoMemorySegment(d, dOff + o, Simd.ORDER);
+            IntVector x = IntVector.fromMemorySegment(S, a, ao + o, Simd.ORDER);
+            IntVector y = IntVector.fromMemorySegment(S, b, bo + o, Simd.ORDER);
+            x.lanewise(VectorOperators.UMAX, y).intoMemorySegment(d, dOff + o, Simd.ORDER);
         }
     }
 
@@ -162,14 +170,16 @@ final class I32Reducer extends ReducerBase {
                                 long end, int s) {
         for (long i = 0; i < end; i += LANES) {
             long o = i << 2;
-            v(a, ao + o).add(v(b, bo + o).mul(s)).intoMemorySegment(d, dOff + o, Simd.ORDER);
+            IntVector x = IntVector.fromMemorySegment(S, a, ao + o, Simd.ORDER);
+            IntVector y = IntVector.fromMemorySegment(S, b, bo + o, Simd.ORDER);
+            x.add(y.mul(s)).intoMemorySegment(d, dOff + o, Simd.ORDER);
         }
     }
 
     private static void mulV(MemorySegment x, long xo, MemorySegment d, long dOff, long end, int s) {
         for (long i = 0; i < end; i += LANES) {
             long o = i << 2;
-            v(x, xo + o).mul(s).intoMemorySegment(d, dOff + o, Simd.ORDER);
+            IntVector.fromMemorySegment(S, x, xo + o, Simd.ORDER).mul(s).intoMemorySegment(d, dOff + o, Simd.ORDER);
         }
     }
 

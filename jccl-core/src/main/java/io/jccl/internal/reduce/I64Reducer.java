@@ -109,14 +109,12 @@ final class I64Reducer extends ReducerBase {
         }
     }
 
-    private static LongVector v(MemorySegment s, long off) {
-        return LongVector.fromMemorySegment(S, s, off, Simd.ORDER);
-    }
-
     private static void sumV(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long end) {
         for (long i = 0; i < end; i += LANES) {
             long o = i << 3;
-            v(a, ao + o).add(v(b, bo + o)).intoMemorySegment(d, dOff + o, Simd.ORDER);
+            LongVector x = LongVector.fromMemorySegment(S, a, ao + o, Simd.ORDER);
+            LongVector y = LongVector.fromMemorySegment(S, b, bo + o, Simd.ORDER);
+            x.add(y).intoMemorySegment(d, dOff + o, Simd.ORDER);
         }
     }
 
@@ -124,21 +122,27 @@ final class I64Reducer extends ReducerBase {
                               long end) {
         for (long i = 0; i < end; i += LANES) {
             long o = i << 3;
-            v(a, ao + o).mul(v(b, bo + o)).intoMemorySegment(d, dOff + o, Simd.ORDER);
+            LongVector x = LongVector.fromMemorySegment(S, a, ao + o, Simd.ORDER);
+            LongVector y = LongVector.fromMemorySegment(S, b, bo + o, Simd.ORDER);
+            x.mul(y).intoMemorySegment(d, dOff + o, Simd.ORDER);
         }
     }
 
     private static void minV(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long end) {
         for (long i = 0; i < end; i += LANES) {
             long o = i << 3;
-            v(a, ao + o).min(v(b, bo + o)).intoMemorySegment(d, dOff + o, Simd.ORDER);
+            LongVector x = LongVector.fromMemorySegment(S, a, ao + o, Simd.ORDER);
+            LongVector y = LongVector.fromMemorySegment(S, b, bo + o, Simd.ORDER);
+            x.min(y).intoMemorySegment(d, dOff + o, Simd.ORDER);
         }
     }
 
     private static void maxV(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long end) {
         for (long i = 0; i < end; i += LANES) {
             long o = i << 3;
-            v(a, ao + o).max(v(b, bo + o)).intoMemorySegment(d, dOff + o, Simd.ORDER);
+            LongVector x = LongVector.fromMemorySegment(S, a, ao + o, Simd.ORDER);
+            LongVector y = LongVector.fromMemorySegment(S, b, bo + o, Simd.ORDER);
+            x.max(y).intoMemorySegment(d, dOff + o, Simd.ORDER);
         }
     }
 
@@ -146,7 +150,9 @@ final class I64Reducer extends ReducerBase {
                                      long end) {
         for (long i = 0; i < end; i += LANES) {
             long o = i << 3;
-            v(a, ao + o).lanewise(VectorOperators.UMIN, v(b, bo + o)).intoMemorySegment(d, dOff + o, Simd.ORDER);
+            LongVector x = LongVector.fromMemorySegment(S, a, ao + o, Simd.ORDER);
+            LongVector y = LongVector.fromMemorySegment(S, b, bo + o, Simd.ORDER);
+            x.lanewise(VectorOperators.UMIN, y).intoMemorySegment(d, dOff + o, Simd.ORDER);
         }
     }
 
@@ -154,7 +160,9 @@ final class I64Reducer extends ReducerBase {
                                      long end) {
         for (long i = 0; i < end; i += LANES) {
             long o = i << 3;
-            v(a, ao + o).lanewise(VectorOperators.UMAX, v(b, bo + o)).intoMemorySegment(d, dOff + o, Simd.ORDER);
+            LongVector x = LongVector.fromMemorySegment(S, a, ao + o, Simd.ORDER);
+            LongVector y = LongVector.fromMemorySegment(S, b, bo + o, Simd.ORDER);
+            x.lanewise(VectorOperators.UMAX, y).intoMemorySegment(d, dOff + o, Simd.ORDER);
         }
     }
 
@@ -162,14 +170,16 @@ final class I64Reducer extends ReducerBase {
                                 long end, long s) {
         for (long i = 0; i < end; i += LANES) {
             long o = i << 3;
-            v(a, ao + o).add(v(b, bo + o).mul(s)).intoMemorySegment(d, dOff + o, Simd.ORDER);
+            LongVector x = LongVector.fromMemorySegment(S, a, ao + o, Simd.ORDER);
+            LongVector y = LongVector.fromMemorySegment(S, b, bo + o, Simd.ORDER);
+            x.add(y.mul(s)).intoMemorySegment(d, dOff + o, Simd.ORDER);
         }
     }
 
     private static void mulV(MemorySegment x, long xo, MemorySegment d, long dOff, long end, long s) {
         for (long i = 0; i < end; i += LANES) {
             long o = i << 3;
-            v(x, xo + o).mul(s).intoMemorySegment(d, dOff + o, Simd.ORDER);
+            LongVector.fromMemorySegment(S, x, xo + o, Simd.ORDER).mul(s).intoMemorySegment(d, dOff + o, Simd.ORDER);
         }
     }
 

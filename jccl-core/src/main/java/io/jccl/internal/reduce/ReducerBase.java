@@ -12,7 +12,8 @@ import java.lang.foreign.MemorySegment;
  * twice: a vector method over the longest prefix that fills whole vectors, and a scalar method for the rest (the
  * tail, or everything when vectors are off). Keeping the two loops in separate methods gives each its own JIT
  * profile and inlining budget: a scalar loop compiled inside a vector method, with no profile for the tail, runs at
- * interpreter speed once it is used for everything.
+ * interpreter speed once it is used for everything. Vector kernels that the JIT has not compiled yet are held back
+ * by {@link Warmup}.
  * <pre>
  *   sum/prod/min/max(a, b) → dst      the op itself (AVG and PRE_MUL_SUM combine with sum)
  *   mulAdd(a, b)  = a + scalar·b       PRE_MUL_SUM: fold this rank's input into a partial
@@ -38,6 +39,8 @@ abstract sealed class ReducerBase implements Reducer
     /** Use the vector loops (false: scalar loops only). */
     final boolean vector;
     final int nRanks;
+    private final int elementBytes;
+    private final Warmup warmup;
 
     ReducerBase(DataType type, RedOp op, int nRanks, boolean vector) {
         this.type = type;
@@ -46,11 +49,13 @@ abstract sealed class ReducerBase implements Reducer
         this.nRanks = nRanks;
         this.postDiv = kind == RedOp.Kind.AVG && nRanks > 1;
         this.vector = vector;
+        this.elementBytes = type.sizeBytes();
+        this.warmup = Warmup.of(type);
     }
 
     /**
      * d = a ⊕ b for a leading part of [0, n) that fills whole vectors; returns how many elements it did. Called only
-     * when {@link #vector} is set.
+     * when {@link #vector} is set; while the kernel is cold ({@link Warmup}) only on short probes.
      */
     abstract long binaryVector(Kernel k, MemorySegment a, long aOff, MemorySegment b, long bOff, MemorySegment d,
                                long dOff, long n);
@@ -68,16 +73,72 @@ abstract sealed class ReducerBase implements Reducer
 
     private void binary(Kernel k, MemorySegment a, long aOff, MemorySegment b, long bOff, MemorySegment d, long dOff,
                         long n) {
-        long done = vector ? binaryVector(k, a, aOff, b, bOff, d, dOff, n) : 0;
+        long done = 0;
+        if (vector) {
+            if (!warmup.isHot(k.ordinal())) {
+                binaryWarming(k, a, aOff, b, bOff, d, dOff, n);
+                return;
+            }
+            done = binaryVector(k, a, aOff, b, bOff, d, dOff, n);
+        }
         if (done < n) {
             binaryScalar(k, a, aOff, b, bOff, d, dOff, done, n);
         }
     }
 
     private void unary(boolean divide, MemorySegment x, long xOff, MemorySegment d, long dOff, long n) {
-        long done = vector ? unaryVector(divide, x, xOff, d, dOff, n) : 0;
+        long done = 0;
+        if (vector) {
+            if (!warmup.isHot(divide ? Warmup.DIV_SLOT : Warmup.MUL_SLOT)) {
+                unaryWarming(divide, x, xOff, d, dOff, n);
+                return;
+            }
+            done = unaryVector(divide, x, xOff, d, dOff, n);
+        }
         if (done < n) {
             unaryScalar(divide, x, xOff, d, dOff, done, n);
+        }
+    }
+
+    /** {@link #binary} while the kernel is cold: slices, each a timed vector probe plus scalar (see {@link Warmup}). */
+    private void binaryWarming(Kernel k, MemorySegment a, long aOff, MemorySegment b, long bOff, MemorySegment d,
+                               long dOff, long n) {
+        int slot = k.ordinal();
+        for (long from = 0; from < n; from += Warmup.SLICE_ELEMENTS) {
+            long len = Math.min(Warmup.SLICE_ELEMENTS, n - from);
+            long off = from * elementBytes;
+            long done;
+            if (warmup.isHot(slot)) {
+                done = binaryVector(k, a, aOff + off, b, bOff + off, d, dOff + off, len);
+            } else {
+                long t0 = System.nanoTime();
+                done = binaryVector(k, a, aOff + off, b, bOff + off, d, dOff + off,
+                        Math.min(len, Warmup.PROBE_ELEMENTS));
+                warmup.record(slot, System.nanoTime() - t0, done);
+            }
+            if (done < len) {
+                binaryScalar(k, a, aOff + off, b, bOff + off, d, dOff + off, done, len);
+            }
+        }
+    }
+
+    /** {@link #unary} while the kernel is cold (see {@link #binaryWarming}). */
+    private void unaryWarming(boolean divide, MemorySegment x, long xOff, MemorySegment d, long dOff, long n) {
+        int slot = divide ? Warmup.DIV_SLOT : Warmup.MUL_SLOT;
+        for (long from = 0; from < n; from += Warmup.SLICE_ELEMENTS) {
+            long len = Math.min(Warmup.SLICE_ELEMENTS, n - from);
+            long off = from * elementBytes;
+            long done;
+            if (warmup.isHot(slot)) {
+                done = unaryVector(divide, x, xOff + off, d, dOff + off, len);
+            } else {
+                long t0 = System.nanoTime();
+                done = unaryVector(divide, x, xOff + off, d, dOff + off, Math.min(len, Warmup.PROBE_ELEMENTS));
+                warmup.record(slot, System.nanoTime() - t0, done);
+            }
+            if (done < len) {
+                unaryScalar(divide, x, xOff + off, d, dOff + off, done, len);
+            }
         }
     }
 

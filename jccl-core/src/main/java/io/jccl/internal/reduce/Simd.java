@@ -16,9 +16,10 @@ import java.nio.ByteOrder;
  * first used). Owned by: any thread (immutable constants). Mirrors: the vector width choices of NCCL's
  * {@code reduceCopy} (its {@code BytePack<16>} loads), moved to the CPU.
  *
- * <p>fp16 and bf16 are widened into fp32 lanes, so they are loaded as shorts with as many lanes as {@link #F32}
- * ({@link #HALF}); fp8 likewise as bytes ({@link #QUARTER}). Either is {@code null} when the platform has no vector
- * shape of that size (e.g. 128-bit vectors leave no 32-bit byte vector), and those types then run scalar.
+ * <p>bf16 is widened into fp32 lanes, so it is loaded as shorts with as many lanes as {@link #F32} ({@link #HALF});
+ * fp8 likewise as bytes ({@link #QUARTER}). Either is {@code null} when the platform has no vector shape of that size
+ * (e.g. 128-bit vectors leave no 32-bit byte vector), and that type then converts with scalar loops. (fp16 converts
+ * with the JDK's scalar conversions, which C2 vectorizes itself: see {@link Fp16Reducer}.)
  */
 final class Simd {
     /** The system property that forces every kernel onto its scalar loop. */
@@ -58,7 +59,7 @@ final class Simd {
     /** A one-line description of the shapes in use (for logs and the benchmark). */
     static String describe() {
         return "f32 " + F32.length() + " lanes (" + F32.vectorBitSize() + " bit), f64 " + F64.length()
-                + ", i8 " + I8.length() + ", half " + (HALF == null ? "scalar" : HALF.length() + " lanes")
+                + ", i8 " + I8.length() + ", bf16 " + (HALF == null ? "scalar" : HALF.length() + " lanes")
                 + ", fp8 " + (QUARTER == null ? "scalar" : QUARTER.length() + " lanes")
                 + (VECTOR_BY_DEFAULT ? "" : " [scalar forced]");
     }

@@ -1,15 +1,19 @@
 package io.jccl.internal.reduce;
 
-import jdk.incubator.vector.FloatVector;
+import io.jccl.DataType;
+import io.jccl.RedOp;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.Random;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 class Fp8Test {
@@ -138,33 +142,45 @@ class Fp8Test {
     @EnumSource(Format.class)
     void vectorConversionsMatchScalarBitForBit(Format f) {
         assumeTrue(Simd.QUARTER != null, "no vector shape for fp8 on this platform");
-        int lanes = Simd.F32.length();
+        DataType type = f == Format.E4M3 ? DataType.FLOAT8_E4M3 : DataType.FLOAT8_E5M2;
+        Fp8Reducer r = (Fp8Reducer) Reducers.create(type, RedOp.SUM, 2, true);
+        int n = NarrowFloatReducer.BLOCK;
         Random rnd = new Random(3);
-        float[] in = new float[lanes * 2048];
-        for (int i = 0; i < in.length; i++) {
-            in[i] = switch (i % 4) {
-                case 0 -> Float.intBitsToFloat(rnd.nextInt());
-                case 1 -> (float) Math.scalb(rnd.nextGaussian(), rnd.nextInt(44) - 24);
-                case 2 -> f.fp8.widen((byte) rnd.nextInt()) * (1 + (rnd.nextInt(3) - 1) * 0x1p-5f);
-                default -> f.fp8.widen((byte) (i / 4));
-            };
-        }
-        for (int i = 0; i < in.length; i += lanes) {
-            byte[] narrowed = f.fp8.narrow(FloatVector.fromArray(Simd.F32, in, i)).toArray();
-            for (int l = 0; l < lanes; l++) {
-                assertThat(narrowed[l]).as("narrow %s", in[i + l]).isEqualTo(f.fp8.narrow(in[i + l]));
+        float[] in = new float[n];
+        MemorySegment vector = MemorySegment.ofArray(new byte[n + 1]).asSlice(1);
+        MemorySegment scalar = MemorySegment.ofArray(new byte[n]);
+        for (int round = 0; round < 256; round++) {
+            for (int i = 0; i < n; i++) {
+                in[i] = switch (i % 4) {
+                    case 0 -> Float.intBitsToFloat(rnd.nextInt());
+                    case 1 -> (float) Math.scalb(rnd.nextGaussian(), rnd.nextInt(44) - 24);
+                    case 2 -> f.fp8.widen((byte) rnd.nextInt()) * (1 + (rnd.nextInt(3) - 1) * 0x1p-5f);
+                    default -> {
+                        float lo = f.fp8.widen((byte) rnd.nextInt(0x7F));              // midpoints of neighbours
+                        yield (lo + f.fp8.widen((byte) (f.fp8.narrow(lo) + 1))) / 2;
+                    }
+                };
+            }
+            r.narrowVector(in, vector, 0, n);
+            r.narrowScalar(in, scalar, 0, n);
+            for (int i = 0; i < n; i++) {
+                byte v = vector.get(ValueLayout.JAVA_BYTE, i);
+                if (v != scalar.get(ValueLayout.JAVA_BYTE, i)) {
+                    fail("narrow %s: vector 0x%02X, scalar 0x%02X", in[i], v, scalar.get(ValueLayout.JAVA_BYTE, i));
+                }
             }
         }
-        byte[] codes = new byte[256];
-        for (int c = 0; c < 256; c++) {
-            codes[c] = (byte) c;
+        MemorySegment codes = MemorySegment.ofArray(new byte[n + 3]).asSlice(3);
+        for (int i = 0; i < n; i++) {
+            codes.set(ValueLayout.JAVA_BYTE, i, (byte) i);                                // all 256 codes, 4 times
         }
-        for (int i = 0; i < 256; i += lanes) {
-            float[] widened = f.fp8.widen(jdk.incubator.vector.ByteVector.fromArray(Simd.QUARTER, codes, i)).toArray();
-            for (int l = 0; l < lanes; l++) {
-                assertThat(Float.floatToRawIntBits(widened[l])).as("widen 0x%02X", i + l)
-                        .isEqualTo(Float.floatToRawIntBits(f.fp8.widen(codes[i + l])));
-            }
+        float[] widenedVector = new float[n];
+        float[] widenedScalar = new float[n];
+        r.widenVector(codes, 0, widenedVector, n);
+        r.widenScalar(codes, 0, widenedScalar, n);
+        for (int i = 0; i < n; i++) {
+            assertThat(Float.floatToRawIntBits(widenedVector[i])).as("widen 0x%02X", i & 0xFF)
+                    .isEqualTo(Float.floatToRawIntBits(widenedScalar[i]));
         }
     }
 

@@ -1,11 +1,13 @@
 package io.jccl.internal.reduce;
 
-import jdk.incubator.vector.FloatVector;
-import jdk.incubator.vector.ShortVector;
+import io.jccl.DataType;
+import io.jccl.RedOp;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import org.junit.jupiter.api.Test;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.Random;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -80,16 +82,20 @@ class HalfFloatTest {
     @Test
     void bf16VectorWidenMatchesScalarForAllCodes() {
         assumeTrue(Simd.HALF != null);
-        short[] codes = new short[65536];
-        for (int c = 0; c < codes.length; c++) {
-            codes[c] = (short) c;
-        }
-        int lanes = Simd.HALF.length();
-        for (int i = 0; i < codes.length; i += lanes) {
-            float[] b16 = Bf16.widen(ShortVector.fromArray(Simd.HALF, codes, i)).toArray();
-            for (int l = 0; l < lanes; l++) {
-                if (Float.floatToRawIntBits(b16[l]) != Float.floatToRawIntBits(Bf16.widen(codes[i + l]))) {
-                    fail("bf16 widen 0x%04X: vector %s, scalar %s", i + l, b16[l], Bf16.widen(codes[i + l]));
+        Bf16Reducer r = (Bf16Reducer) Reducers.create(DataType.BFLOAT16, RedOp.SUM, 2, true);
+        int n = NarrowFloatReducer.BLOCK;
+        MemorySegment codes = MemorySegment.ofArray(new byte[2 * n + 1]).asSlice(1);        // misaligned
+        float[] vector = new float[n];
+        float[] scalar = new float[n];
+        for (int base = 0; base < 65536; base += n) {
+            for (int i = 0; i < n; i++) {
+                codes.set(ValueLayout.JAVA_SHORT_UNALIGNED, 2L * i, (short) (base + i));
+            }
+            r.widenVector(codes, 0, vector, n);
+            r.widenScalar(codes, 0, scalar, n);
+            for (int i = 0; i < n; i++) {
+                if (Float.floatToRawIntBits(vector[i]) != Float.floatToRawIntBits(scalar[i])) {
+                    fail("bf16 widen 0x%04X: vector %s, scalar %s", base + i, vector[i], scalar[i]);
                 }
             }
         }
@@ -98,30 +104,36 @@ class HalfFloatTest {
     @Test
     void bf16VectorNarrowMatchesScalar() {
         assumeTrue(Simd.HALF != null);
-        int lanes = Simd.F32.length();
-        float[] in = new float[65536 * 4];
+        Bf16Reducer r = (Bf16Reducer) Reducers.create(DataType.BFLOAT16, RedOp.SUM, 2, true);
+        int n = NarrowFloatReducer.BLOCK;
+        float[] in = new float[n];
+        MemorySegment vector = MemorySegment.ofArray(new byte[2 * n + 3]).asSlice(3);
+        MemorySegment scalar = MemorySegment.ofArray(new byte[2 * n]);
         Random rnd = new Random(5);
-        for (int i = 0; i < in.length; i++) {
-            int high = rnd.nextInt() & 0xFFFF_0000;
-            in[i] = switch (i & 3) {
-                case 0 -> Float.intBitsToFloat(high | 0x8000);                      // exact ties
-                case 1 -> Float.intBitsToFloat(high | (rnd.nextBoolean() ? 0x7FFF : 0x8001));
-                case 2 -> Float.intBitsToFloat(rnd.nextInt());
-                default -> (float) Math.scalb(rnd.nextGaussian(), rnd.nextInt(60) - 40);
-            };
-        }
-        in[0] = Float.NaN;
-        in[1] = Float.POSITIVE_INFINITY;
-        in[2] = -0f;
-        in[3] = Float.intBitsToFloat(0x7F7F_FFFF);                                  // rounds up to infinity
-        in[4] = Float.intBitsToFloat(0xFF80_0001);                                  // negative signalling NaN
-        for (int i = 0; i < in.length; i += lanes) {
-            FloatVector v = FloatVector.fromArray(Simd.F32, in, i);
-            short[] b16 = Bf16.narrow(v).toArray();
-            for (int l = 0; l < lanes; l++) {
-                float x = in[i + l];
-                if (b16[l] != Bf16.narrow(x)) {
-                    fail("bf16 narrow %s: vector 0x%04X, scalar 0x%04X", x, b16[l], Bf16.narrow(x));
+        for (int round = 0; round < 256; round++) {
+            for (int i = 0; i < n; i++) {
+                int high = rnd.nextInt() & 0xFFFF_0000;
+                in[i] = switch (i & 3) {
+                    case 0 -> Float.intBitsToFloat(high | 0x8000);                  // exact ties
+                    case 1 -> Float.intBitsToFloat(high | (rnd.nextBoolean() ? 0x7FFF : 0x8001));
+                    case 2 -> Float.intBitsToFloat(rnd.nextInt());
+                    default -> (float) Math.scalb(rnd.nextGaussian(), rnd.nextInt(60) - 40);
+                };
+            }
+            if (round == 0) {
+                in[0] = Float.NaN;
+                in[1] = Float.POSITIVE_INFINITY;
+                in[2] = -0f;
+                in[3] = Float.intBitsToFloat(0x7F7F_FFFF);                              // rounds up to infinity
+                in[4] = Float.intBitsToFloat(0xFF80_0001);                              // negative signalling NaN
+            }
+            r.narrowVector(in, vector, 0, n);
+            r.narrowScalar(in, scalar, 0, n);
+            for (int i = 0; i < n; i++) {
+                short v = vector.get(ValueLayout.JAVA_SHORT_UNALIGNED, 2L * i);
+                short sc = scalar.get(ValueLayout.JAVA_SHORT_UNALIGNED, 2L * i);
+                if (v != sc) {
+                    fail("bf16 narrow %s: vector 0x%04X, scalar 0x%04X", in[i], v, sc);
                 }
             }
         }

@@ -26,7 +26,8 @@ class ReducerContractTest {
     @Test
     void integerPreMulSumNeedsAnIntegralScalar() {
         assertThatThrownBy(() -> Reducer.of(DataType.INT32, RedOp.preMulSum(2.5), 4))
-                .isInstanceOfSatisfying(JcclException.class, e -> assertThat(e.result()).isEqualTo(Result.INVALID_ARGUMENT))
+                .isInstanceOfSatisfying(JcclException.class,
+                        e -> assertThat(e.result()).isEqualTo(Result.INVALID_ARGUMENT))
                 .hasMessageContaining("2.5").hasMessageContaining("INT32");
         assertThat(Reducer.of(DataType.FLOAT32, RedOp.preMulSum(2.5), 4).hasPreOp()).isTrue();
         assertThat(Reducer.of(DataType.UINT8, RedOp.preMulSum(-3), 4).hasPreOp()).isTrue();
