@@ -17,6 +17,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** End-to-end runs of the perf harness over an in-process fake cluster (threads, reference collectives). */
 class PerfRunnerTest {
+    /** The JIT warm-up calls would be counted by the recording fakes; they are covered by their own test. */
+    @org.junit.jupiter.api.BeforeAll
+    static void noJitWarmup() {
+        System.setProperty("JCCL_PERF_JIT_WARMUP", "0");
+    }
+
+    @org.junit.jupiter.api.AfterAll
+    static void restore() {
+        System.clearProperty("JCCL_PERF_JIT_WARMUP");
+    }
+
 
     record Run(int exitCode, String stdout, String stderr, FakeCluster cluster) {
         List<String> rows() {
@@ -190,5 +201,15 @@ class PerfRunnerTest {
         Run r = run(2, -1, "broadcast", "-b", "8", "-e", "8", "-r", "5");
         assertThat(r.exitCode()).isEqualTo(1);
         assertThat(r.stderr()).contains("-r 5 is not a rank");
+    }
+
+    @Test
+    void jitWarmupIssuesTheConfiguredCallsOnce() {
+        System.setProperty("JCCL_PERF_JIT_WARMUP", "7");
+        try {
+            assertThat(PerfRunner.jitWarmupCalls()).isEqualTo(7);
+        } finally {
+            System.setProperty("JCCL_PERF_JIT_WARMUP", "0");
+        }
     }
 }
