@@ -139,6 +139,13 @@ public interface Communicator extends AutoCloseable, ArrayCollectives, BufferCol
 
     CompletableFuture<Void> barrierAsync();
 
+    /**
+     * Explains how this communicator would run {@code collective} on {@code bytes} per rank: every algorithm ×
+     * protocol the cost model considered, its predicted time, the choice, and why any candidate was disabled
+     * (NCCL_ALGO / NCCL_PROTO, a transport without that protocol, ...). Local: no communication.
+     */
+    String explain(Collective collective, long bytes);
+
     // ---- registered memory -------------------------------------------------------------------------------
 
     /**

@@ -136,6 +136,23 @@ public final class CommRuntime {
         return executor.runInlineNow(planner.allReduce(seq, send, recv, count, type, op, true));
     }
 
+    /** The tuner's explanation for {@code coll} on {@code bytes} per rank, plus what runs outside the tuner. */
+    String explain(io.jccl.Collective coll, long bytes) {
+        StringBuilder b = new StringBuilder("comm ").append(id).append(" rank ").append(rank).append('/').append(nRanks)
+                .append(", ").append(shape.nNodes()).append(" host(s), ").append(shape.nChannels()).append(" channel(s)\n");
+        if (coll == io.jccl.Collective.ALL_REDUCE && planner.oneShot(bytes)) {
+            b.append("AllReduce of ").append(bytes).append(" bytes runs one-shot through shared memory (<= ")
+                    .append(io.jccl.internal.param.Params.ONESHOT_MAX_BYTES.get()).append(" bytes, JCCL_ONESHOT_MAX_BYTES)")
+                    .append("; registered buffers (allocate) take the single-copy path above that.\n");
+        }
+        if (!Tuner.tuned(coll)) {
+            return b.append(coll.ncclName()).append(" is point-to-point work: each message is split over up to ")
+                    .append(shape.nChannels()).append(" channel(s) by size, Simple protocol.\n").toString();
+        }
+        long traffic = bytes * (coll == io.jccl.Collective.ALL_GATHER || coll == io.jccl.Collective.REDUCE_SCATTER ? nRanks : 1);
+        return b.append(io.jccl.internal.tuning.TuningReport.explain(tuner, coll, traffic)).toString();
+    }
+
     /**
      * Collective: a buffer in shared memory that every same-host peer maps, so collectives on it read peers' data in
      * place; plain native memory when some peer is on another host or shared memory is disabled.

@@ -228,6 +228,11 @@ public final class HostCommunicator implements Communicator, GroupState.Launchab
     }
 
     @Override
+    public String explain(Collective collective, long bytes) {
+        return rt.explain(collective, bytes);
+    }
+
+    @Override
     public MemorySegment allocate(long bytes) {
         enter(Collective.BARRIER);
         try {

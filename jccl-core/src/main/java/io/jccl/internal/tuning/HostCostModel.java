@@ -38,8 +38,12 @@ public final class HostCostModel implements CostModel {
                         table.disable(f, a, p, "Tree runs AllReduce only");
                         continue;
                     }
+                    if (a == Algorithm.TREE) {
+                        table.disable(f, a, p, "the host executor runs rings only (no tree kernels yet)");
+                    }
                     if (!hp.protocols().contains(p)) {
-                        table.disable(f, a, p, "the host executor does not implement " + p.ncclName());
+                        table.disable(f, a, p, p.ncclName() + " runs over shared memory only, and some peer is reached"
+                                + " over sockets");
                     }
                     String excluded = filter.exclusion(f, a, p);
                     if (excluded != null) {

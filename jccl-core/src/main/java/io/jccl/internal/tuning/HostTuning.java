@@ -12,8 +12,8 @@ import java.util.Set;
 
 /**
  * Builds the tuner of a host-memory communicator from what every rank agreed at init (ranks, hosts, channels, which
- * protocols its transports carry). The host executor runs rings only, so the algorithm list defaults to Ring; a user
- * NCCL_ALGO that leaves nothing the executor has is an error from the tuner, as in NCCL.
+ * protocols its transports carry). The host executor runs rings only (the host cost model disables Tree with that
+ * reason); a user NCCL_ALGO that leaves nothing the executor has is an error from the tuner, as in NCCL.
  * Owned by: the communicator's init thread. Mirrors: the host side of ncclTopoTuneModel.
  */
 public final class HostTuning {
@@ -36,10 +36,6 @@ public final class HostTuning {
                 CpuArch.parse(System.getProperty("os.arch")), CpuVendor.UNKNOWN, ring, tree, GraphPattern.TREE,
                 nChannels, false, false);
         TuningParams p = TuningParams.from(env);
-        if (p.algo() == null) {
-            p = new TuningParams("ring", p.proto(), p.minChannels(), p.maxChannels(), p.netOverheadUs(), p.ll128C2c(),
-                    p.threadThresholds(), p.nThreads(), p.ll128NThreads(), p.tunerPlugin());
-        }
         return Tuner.forHost(tt, p, hp, TunerPlugins.select(p.tunerPlugin(), TunerPlugins.available(null)));
     }
 }

@@ -74,6 +74,6 @@ class HostCostModelTest {
         HostModelParams noLl128 = HostModelParams.defaults().withProtocols(EnumSet.of(Protocol.LL, Protocol.SIMPLE));
         HostCostModel m = new HostCostModel(host(2, 1, 2), noLl128, AlgoProtoFilter.none());
         assertThat(m.table().disabledReason(AR, Algorithm.RING, Protocol.LL128))
-                .isEqualTo("the host executor does not implement LL128");
+                .isEqualTo("LL128 runs over shared memory only, and some peer is reached over sockets");
     }
 }
