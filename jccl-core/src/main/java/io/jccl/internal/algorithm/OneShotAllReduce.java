@@ -74,13 +74,9 @@ public final class OneShotAllReduce extends Work {
         int c = (int) count;
         red.prepare(send, 0, area.mine(s), 0, c, false);
         long fp = Fingerprint.of(Collective.ALL_REDUCE, count, type, op.kind(), -1);
-        area.publish(s, fp);
-        for (int r = 0; r < n; r++) {
-            area.await(r, s, this);
-            long theirs = area.fingerprint(r, s);
-            if (theirs != fp) {
-                throw Fingerprint.mismatch(ctx.rank(), description(), r, theirs);
-            }
+        int bad = area.publishAndAwaitAll(s, fp, this);
+        if (bad >= 0) {
+            throw Fingerprint.mismatch(ctx.rank(), description(), bad, area.fingerprint(bad, s));
         }
         red.combine(area.data(0, s), 0, area.data(1, s), 0, recv, 0, c);
         for (int r = 2; r < n; r++) {

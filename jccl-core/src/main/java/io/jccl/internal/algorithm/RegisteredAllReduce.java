@@ -131,13 +131,9 @@ public final class RegisteredAllReduce extends Work {
 
     private void barrier(ChannelContext ctx, long fp) {
         long s = ++seqCounter[0];
-        area.publish(s, fp);
-        for (int p = 0; p < nRanks; p++) {
-            area.await(p, s, this);
-            long theirs = area.fingerprint(p, s);
-            if (theirs != fp) {
-                throw Fingerprint.mismatch(ctx.rank(), description() + " (or its buffer/offset)", p, theirs);
-            }
+        int bad = area.publishAndAwaitAll(s, fp, this);
+        if (bad >= 0) {
+            throw Fingerprint.mismatch(ctx.rank(), description() + " (or its buffer/offset)", bad, area.fingerprint(bad, s));
         }
     }
 }

@@ -142,6 +142,22 @@ public final class ShmPeerArea {
         }
     }
 
+    /**
+     * Publishes {@code seq} with this call's {@code fingerprint} and waits for every rank to publish it; returns the
+     * first rank whose fingerprint differs, or -1 (the caller turns that into a mismatch error).
+     */
+    public int publishAndAwaitAll(long seq, long fingerprint, Object what) {
+        publish(seq, fingerprint);
+        int mismatch = -1;
+        for (int p = 0; p < nRanks; p++) {
+            await(p, seq, what);
+            if (mismatch < 0 && fingerprint(p, seq) != fingerprint) {
+                mismatch = p;
+            }
+        }
+        return mismatch;
+    }
+
     /** The fingerprint peer {@code p} published with {@code seq} (valid after {@link #await}). */
     public long fingerprint(int p, long seq) {
         return areas[p].get(ValueLayout.JAVA_LONG, flagOff((int) (seq & 1)) + 8);
