@@ -41,6 +41,21 @@ class ErrorsTest {
         assertThat(o.error(0).getMessage() + o.error(1).getMessage()).containsAnyOf("expected", "no progress", "called");
     }
 
+    @org.junit.jupiter.params.ParameterizedTest(name = "{0} floats")
+    @org.junit.jupiter.params.provider.ValueSource(ints = {10, 300_000})
+    void differentCollectivesAreNamedNotMixed(int count) {
+        ThreadRanks.Outcome o = ThreadRanks.runCollect(2, SHORT, comm -> {
+            float[] d = new float[count];
+            if (comm.rank() == 0) {
+                comm.allReduce(d, RedOp.SUM);
+            } else {
+                comm.allReduce(d, RedOp.MAX);
+            }
+        }, 30);
+        String all = String.valueOf(o.error(0)) + o.error(1);
+        assertThat(all).contains("sum").contains("max").contains("called");
+    }
+
     @Test
     void aWaitWithoutPartnerTimesOutNamingThePeer() {
         ThreadRanks.Outcome o = ThreadRanks.runCollect(2, SHORT, comm -> {

@@ -156,6 +156,7 @@ public final class P2pBatch extends Work {
             SendConn s = ctx.connections().send(ctx.channel(), f.op.peer());
             while (f != null && s.ready()) {
                 int n = (int) Math.min(s.stepBytes(), f.end - f.pos);
+                ctx.prims().begin(this, messageTag(f.op));
                 ctx.prims().send(s, f.op.seg(), f.pos, n);
                 f.pos += n;
                 moved = true;
@@ -176,6 +177,10 @@ public final class P2pBatch extends Work {
             while (f != null && r.ready()) {
                 MemorySegment slot = r.await();
                 int size = r.size();
+                long tag = r.tag();
+                if (tag != 0 && tag != messageTag(f.op)) {
+                    throw Fingerprint.mismatch(ctx.rank(), f.op.what() + " (" + f.op.bytes() + " bytes)", f.op.peer(), tag);
+                }
                 if (size > f.end - f.pos || size == 0) {
                     throw ctx.prims().mismatch(f.op.peer(), f.end - f.pos, size);
                 }
@@ -190,6 +195,11 @@ public final class P2pBatch extends Work {
             }
         }
         return moved;
+    }
+
+    /** The tag of every step of one message: its size, so a send and a receive of different sizes are named. */
+    private static long messageTag(P2pOp op) {
+        return Fingerprint.of(io.jccl.Collective.SEND_RECV, op.bytes(), io.jccl.DataType.INT8, null, 0);
     }
 
     private static boolean anyReady(ChannelContext ctx, List<ArrayDeque<Flow>> sq, List<ArrayDeque<Flow>> rq) {

@@ -109,7 +109,7 @@ public final class RingCollective extends Work {
             return;
         }
         Prims p = ctx.prims();
-        p.begin(this);
+        p.begin(this, Fingerprint.of(coll, count, type, op == null ? null : op.kind(), root));
         SendLane next = ctx.connections().send(ctx.channel(), ring.next()).lane(format);
         RecvLane prev = ctx.connections().recv(ctx.channel(), ring.prev()).lane(format);
         int laneBytes = format == null ? stepBytes : Math.min(next.stepBytes(), prev.stepBytes());

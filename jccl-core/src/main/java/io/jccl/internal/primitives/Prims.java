@@ -21,6 +21,7 @@ public final class Prims {
     private final int rank;
     private final int channel;
     private Object op = "";
+    private long tag;
 
     public Prims(int rank, int channel) {
         this.rank = rank;
@@ -29,14 +30,20 @@ public final class Prims {
 
     /** Names the operation being run (its {@code toString()} is used only in error messages). */
     public void begin(Object operation) {
+        begin(operation, 0);
+    }
+
+    /** Names the operation and the fingerprint every step it sends carries and every step it receives must carry. */
+    public void begin(Object operation, long fingerprint) {
         this.op = operation;
+        this.tag = fingerprint;
     }
 
     /** Sends {@code bytes} of {@code src}. */
     public void send(SendLane s, MemorySegment src, long srcOff, int bytes) {
         MemorySegment slot = s.acquire();
         MemorySegment.copy(src, srcOff, slot, 0, bytes);
-        s.post(bytes);
+        s.post(bytes, tag);
     }
 
     /** Receives {@code bytes} into {@code dst}. */
@@ -52,7 +59,7 @@ public final class Prims {
         MemorySegment slot = s.acquire();
         MemorySegment.copy(src, srcOff, slot, 0, bytes);
         MemorySegment.copy(src, srcOff, dst, dstOff, bytes);
-        s.post(bytes);
+        s.post(bytes, tag);
     }
 
     /** dst = received, and forwards it. */
@@ -62,7 +69,7 @@ public final class Prims {
         MemorySegment out = s.acquire();
         MemorySegment.copy(in, 0, out, 0, bytes);
         MemorySegment.copy(in, 0, dst, dstOff, bytes);
-        s.post(bytes);
+        s.post(bytes, tag);
         r.release();
     }
 
@@ -70,7 +77,7 @@ public final class Prims {
     public void prepareSend(SendLane s, Reducer red, MemorySegment src, long srcOff, int count) {
         MemorySegment slot = s.acquire();
         red.prepare(src, srcOff, slot, 0, count, false);
-        s.post(count * red.type().sizeBytes());
+        s.post(count * red.type().sizeBytes(), tag);
     }
 
     /** Sends received ⊕ preOp(src). */
@@ -80,7 +87,7 @@ public final class Prims {
         check(r, bytes);
         MemorySegment out = s.acquire();
         red.accumulate(in, 0, src, srcOff, out, 0, count, false);
-        s.post(bytes);
+        s.post(bytes, tag);
         r.release();
     }
 
@@ -93,7 +100,7 @@ public final class Prims {
         MemorySegment out = s.acquire();
         red.accumulate(in, 0, src, srcOff, dst, dstOff, count, last);
         MemorySegment.copy(dst, dstOff, out, 0, bytes);
-        s.post(bytes);
+        s.post(bytes, tag);
         r.release();
     }
 
@@ -108,10 +115,19 @@ public final class Prims {
     }
 
     private void check(RecvLane r, int expected) {
+        long theirs = r.tag();
+        if (tag != 0 && theirs != 0 && theirs != tag) {
+            throw io.jccl.internal.algorithm.Fingerprint.mismatch(rank, String.valueOf(op), r.peer(), theirs);
+        }
         int got = r.size();
         if (got != expected) {
             throw mismatch(r.peer(), expected, got);
         }
+    }
+
+    /** The fingerprint this channel's current operation tags its steps with. */
+    public long tag() {
+        return tag;
     }
 
     /** The error for a step whose size differs from what this rank expects. */

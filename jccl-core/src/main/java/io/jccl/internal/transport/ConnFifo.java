@@ -24,6 +24,8 @@ public final class ConnFifo {
     public static final long ATTACHED_OFF = 64;
     public static final long TAIL_OFF = 128;
     static final long SIZES_OFF = 256;
+    /** Per-slot tag: the fingerprint of the call that produced the step (0: none). */
+    static final long TAGS_OFF = 320;
     /** Non-zero while the producer sleeps waiting for {@code head} (futex-based sleepers). */
     public static final long HEAD_WAITER_OFF = 384;
     /** Non-zero while the consumer sleeps waiting for {@code tail}. */
@@ -100,6 +102,14 @@ public final class ConnFifo {
     /** Byte count of the slot of {@code step}; written before the tail that publishes it. */
     public int size(long step) {
         return (int) (long) LONG.get(ctrl, SIZES_OFF + 8 * (step & (NSTEPS - 1)));
+    }
+
+    public long tag(long step) {
+        return (long) LONG.get(ctrl, TAGS_OFF + 8 * (step & (NSTEPS - 1)));
+    }
+
+    public void setTag(long step, long tag) {
+        LONG.set(ctrl, TAGS_OFF + 8 * (step & (NSTEPS - 1)), tag);
     }
 
     public void setSize(long step, int bytes) {

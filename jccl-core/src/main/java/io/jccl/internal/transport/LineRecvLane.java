@@ -73,6 +73,11 @@ public final class LineRecvLane implements RecvLane, BooleanSupplier {
     }
 
     @Override
+    public long tag() {
+        return 0;
+    }
+
+    @Override
     public void release() {
         region.releaseHead(++step);
         VarHandle.fullFence();

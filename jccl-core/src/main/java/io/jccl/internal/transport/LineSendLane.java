@@ -50,7 +50,7 @@ public final class LineSendLane implements SendLane, BooleanSupplier {
     }
 
     @Override
-    public void post(int bytes) {
+    public void post(int bytes, long tag) {
         MemorySegment slot = region.slot(step);
         long flag = LineFormat.flag(step, bytes);
         int lines = f.lines(bytes);

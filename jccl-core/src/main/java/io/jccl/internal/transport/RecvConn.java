@@ -86,6 +86,11 @@ public final class RecvConn implements RecvLane, BooleanSupplier {
         return fifo.size(step);
     }
 
+    @Override
+    public long tag() {
+        return fifo.tag(step);
+    }
+
     /** Gives the slot back to the producer. */
     @Override
     public void release() {

@@ -13,6 +13,9 @@ public interface RecvLane {
     /** Byte count the sender posted for the step returned by {@link #await} (to check against what was expected). */
     int size();
 
+    /** The fingerprint the sender tagged the step with, or 0 when the protocol carries none (LL, LL128). */
+    long tag();
+
     /** Gives the step's slot back to the sender. */
     void release();
 

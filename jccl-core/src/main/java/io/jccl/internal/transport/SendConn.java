@@ -83,11 +83,12 @@ public final class SendConn implements SendLane, BooleanSupplier {
 
     /** Publishes {@code bytes} bytes written into the acquired slot. */
     @Override
-    public void post(int bytes) {
+    public void post(int bytes, long tag) {
         if (bytes > fifo.stepBytes()) {
             throw new JcclException(Result.INTERNAL_ERROR, "step of " + bytes + " bytes exceeds slot of " + fifo.stepBytes());
         }
         fifo.setSize(step, bytes);
+        fifo.setTag(step, tag);
         fifo.releaseTail(++step);
         VarHandle.fullFence();
         waker.wake();

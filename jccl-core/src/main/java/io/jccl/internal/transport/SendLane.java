@@ -12,8 +12,8 @@ public interface SendLane {
     /** A buffer of {@link #stepBytes()} to fill with the next step's payload (waits for credit). */
     MemorySegment acquire();
 
-    /** Publishes {@code bytes} of the acquired buffer. */
-    void post(int bytes);
+    /** Publishes {@code bytes} of the acquired buffer, tagged with the producing call's fingerprint (0: none). */
+    void post(int bytes, long tag);
 
     /** True if {@link #acquire()} would not wait. */
     boolean ready();

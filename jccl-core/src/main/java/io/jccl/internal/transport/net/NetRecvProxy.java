@@ -28,10 +28,11 @@ final class NetRecvProxy implements ProxyConnection {
     private final Backoff worker;
     private final CommHealth health;
     private final String name;
-    private final ByteBuffer header = ByteBuffer.allocateDirect(8).order(ByteOrder.BIG_ENDIAN);
+    private final ByteBuffer header = ByteBuffer.allocateDirect(16).order(ByteOrder.BIG_ENDIAN);
     private ByteBuffer payload;
     private long received;
     private int size;
+    private long tag;
     private boolean inHeader = true;
     private boolean active;
     private volatile boolean closing;
@@ -68,6 +69,7 @@ final class NetRecvProxy implements ProxyConnection {
                 header.flip();
                 size = header.getInt();
                 int step = header.getInt();
+                tag = header.getLong();
                 if (step != (int) received || size < 0 || size > fifo.stepBytes()) {
                     health.fail(new JcclException(Result.REMOTE_ERROR, name + ": corrupted stream: got step " + step
                             + " size " + size + ", expected step " + (int) received + " size <= " + fifo.stepBytes()));
@@ -95,6 +97,7 @@ final class NetRecvProxy implements ProxyConnection {
             return false;
         }
         fifo.setSize(received, size);
+        fifo.setTag(received, tag);
         fifo.releaseTail(++received);
         VarHandle.fullFence();
         worker.wake();

@@ -16,8 +16,8 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 
 /**
- * Proxy side of a network send connector: takes each slot the worker posted (tail), writes an 8-byte header (size,
- * step) and the payload to the socket without blocking, then returns the slot (head) and wakes the worker.
+ * Proxy side of a network send connector: takes each slot the worker posted (tail), writes a 16-byte header (size,
+ * step, tag) and the payload to the socket without blocking, then returns the slot (head) and wakes the worker.
  *
  * <p>Owned by: the proxy thread. Mirrors: net.cc sendProxyProgress (post / transmit / done stages, collapsed).
  */
@@ -27,7 +27,7 @@ final class NetSendProxy implements ProxyConnection {
     private final Backoff worker;
     private final CommHealth health;
     private final String name;
-    private final ByteBuffer header = ByteBuffer.allocateDirect(8).order(ByteOrder.BIG_ENDIAN);
+    private final ByteBuffer header = ByteBuffer.allocateDirect(16).order(ByteOrder.BIG_ENDIAN);
     private final ByteBuffer[] pair = new ByteBuffer[2];
     private long sent;
     private boolean writing;
@@ -52,7 +52,7 @@ final class NetSendProxy implements ProxyConnection {
             }
             int size = fifo.size(sent);
             header.clear();
-            header.putInt(size).putInt((int) sent).flip();
+            header.putInt(size).putInt((int) sent).putLong(fifo.tag(sent)).flip();
             ByteBuffer payload = fifo.slotBuffer(sent);
             payload.clear().limit(size);
             pair[1] = payload;
