@@ -1,8 +1,6 @@
 package io.jccl.cuda.internal.kernels;
 
-import io.jccl.DataType;
 import io.jccl.JcclException;
-import io.jccl.RedOp;
 import io.jccl.Result;
 import io.jccl.cuda.CudaDevice;
 import io.jccl.cuda.internal.driver.CuModules;
@@ -44,34 +42,6 @@ public final class KernelModules {
         } catch (IOException e) {
             throw new JcclException(Result.SYSTEM_ERROR, "cannot read PTX resource " + module + ": " + e, e);
         }
-    }
-
-    /** Kernel name for an allReduce algorithm module, element type and operation: {@code jccl_ar_<algo>_<type>_<op>}. */
-    public static String allReduceKernel(String algorithm, DataType type, RedOp op) {
-        return "jccl_ar_" + algorithm + "_" + typeSuffix(type) + "_" + opSuffix(op);
-    }
-
-    /** Kernel suffix of a supported element type; INVALID_ARGUMENT for the others. */
-    public static String typeSuffix(DataType type) {
-        return switch (type) {
-            case FLOAT32 -> "f32";
-            case FLOAT16 -> "f16";
-            case BFLOAT16 -> "bf16";
-            default -> throw new JcclException(Result.INVALID_ARGUMENT, "GPU allReduce supports float, half and "
-                    + "bfloat16 in this version, not " + type.ncclName());
-        };
-    }
-
-    /** Kernel suffix of a supported reduction; INVALID_ARGUMENT for the others. */
-    public static String opSuffix(RedOp op) {
-        return switch (op.kind()) {
-            case SUM -> "sum";
-            case PROD -> "prod";
-            case MIN -> "min";
-            case MAX -> "max";
-            default -> throw new JcclException(Result.INVALID_ARGUMENT, "GPU allReduce supports sum, prod, min and "
-                    + "max in this version, not " + op);
-        };
     }
 
     /** The CUfunction {@code kernel} of PTX module {@code module} on {@code device}, loading the module if needed. */

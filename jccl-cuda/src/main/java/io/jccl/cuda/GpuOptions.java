@@ -7,29 +7,30 @@ import java.util.Locale;
 import java.util.Objects;
 
 /**
- * Tuning of a {@link GpuClique}: which allReduce kernel to use by message size, grid sizes, and the ring's FIFO
- * geometry. {@link #defaults()} holds the values measured best on 2×H200 (NV18); every field can be overridden
- * through a system property ({@link #fromSystemProperties()}) named {@code jccl.cuda.<field>}, sizes with
- * K/M/G suffixes.
+ * Tuning of a {@link GpuCommunicator}: which allReduce kernel to use by message size, where the other collectives
+ * switch from LL to the ring, grid sizes, and the geometry of the Simple-protocol FIFOs. {@link #defaults()} holds
+ * the values measured best on 2×H200 (NV18); every field can be overridden through a system property
+ * ({@link #fromSystemProperties()}) named {@code jccl.cuda.<field>}, sizes with K/M/G suffixes. Every rank of a
+ * communicator must use the same options (init checks it).
  *
- * @param algorithm       AUTO, or one algorithm forced for every size
- * @param llMaxBytes      AUTO uses LL up to this size; also the capacity of each GPU's LL area
- * @param pushMaxBytes    AUTO uses the push one-shot up to this size; each GPU's push area holds
+ * @param algorithm       AUTO, or one allReduce algorithm forced for every size
+ * @param llMaxBytes      LL (barrier-free, one hop) up to this many bytes per peer; also each LL slot's capacity
+ * @param pushMaxBytes    allReduce by NVLink writes (push one-shot) up to this size; each GPU's push area holds
  *                        2 * nRanks * pushMaxBytes
- * @param oneShotMaxBytes AUTO uses the pull one-shot (two-shot when in place) up to this size, with 2 GPUs
- * @param twoShotMaxBytes AUTO uses two-shot up to this size, ring above
- * @param maxBlocks       grid limit of the LL, one-shot and two-shot kernels (512 threads per block)
- * @param ringChannels    most channels (blocks) of the ring kernel
- * @param ringSlotBytes   bytes per ring FIFO slot (8 slots per channel and GPU)
+ * @param oneShotMaxBytes pull one-shot allReduce up to this size (one process driving all GPUs only)
+ * @param twoShotMaxBytes pull two-shot allReduce up to this size, the ring above
+ * @param maxBlocks       grid limit of every kernel (512 threads per block)
+ * @param ringChannels    channels (blocks) of the ring and of each point-to-point connection
+ * @param ringSlotBytes   bytes per FIFO slot (8 slots per channel and connection)
  * @param ringChunkSteps  FIFO slots per ring chunk
  */
-public record CliqueOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long pushMaxBytes, long oneShotMaxBytes,
-                            long twoShotMaxBytes, int maxBlocks, int ringChannels, long ringSlotBytes,
-                            int ringChunkSteps) {
-    /** Grid limit imposed by the kernels' barrier slots (kMaxBlocks). */
+public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long pushMaxBytes, long oneShotMaxBytes,
+                         long twoShotMaxBytes, int maxBlocks, int ringChannels, long ringSlotBytes,
+                         int ringChunkSteps) {
+    /** Grid limit imposed by the kernels' barrier and pointer slots (kMaxBlocks). */
     public static final int KERNEL_MAX_BLOCKS = 128;
 
-    public CliqueOptions {
+    public GpuOptions {
         Objects.requireNonNull(algorithm, "algorithm");
         check(llMaxBytes >= 16 && llMaxBytes % 16 == 0, "llMaxBytes must be a positive multiple of 16", llMaxBytes);
         check(pushMaxBytes >= 16 && pushMaxBytes % 16 == 0, "pushMaxBytes must be a positive multiple of 16",
@@ -45,15 +46,15 @@ public record CliqueOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long 
     }
 
     /** The defaults measured on 2×H200. */
-    public static CliqueOptions defaults() {
-        return new CliqueOptions(AllReduceAlgorithm.AUTO, 64 << 10, 4L << 20, 32L << 20, 64L << 20, 128, 128, 256 << 10,
+    public static GpuOptions defaults() {
+        return new GpuOptions(AllReduceAlgorithm.AUTO, 64 << 10, 4L << 20, 32L << 20, 64L << 20, 128, 128, 256 << 10,
                 2);
     }
 
     /** {@link #defaults()} with every {@code jccl.cuda.<field>} system property applied. */
-    public static CliqueOptions fromSystemProperties() {
-        CliqueOptions d = defaults();
-        return new CliqueOptions(
+    public static GpuOptions fromSystemProperties() {
+        GpuOptions d = defaults();
+        return new GpuOptions(
                 AllReduceAlgorithm.fromName(System.getProperty("jccl.cuda.algorithm", d.algorithm.shortName())),
                 bytes("llMaxBytes", d.llMaxBytes), bytes("pushMaxBytes", d.pushMaxBytes),
                 bytes("oneShotMaxBytes", d.oneShotMaxBytes),
@@ -62,25 +63,29 @@ public record CliqueOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long 
                 (int) bytes("ringChunkSteps", d.ringChunkSteps));
     }
 
-    public CliqueOptions withAlgorithm(AllReduceAlgorithm a) {
-        return new CliqueOptions(a, llMaxBytes, pushMaxBytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, ringChannels,
+    public GpuOptions withAlgorithm(AllReduceAlgorithm a) {
+        return new GpuOptions(a, llMaxBytes, pushMaxBytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, ringChannels,
                 ringSlotBytes, ringChunkSteps);
     }
 
-    public CliqueOptions withPushMaxBytes(long bytes) {
-        return new CliqueOptions(algorithm, llMaxBytes, bytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, ringChannels,
+    public GpuOptions withLlMaxBytes(long bytes) {
+        return new GpuOptions(algorithm, bytes, pushMaxBytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, ringChannels,
                 ringSlotBytes, ringChunkSteps);
     }
 
-    public CliqueOptions withMaxBlocks(int blocks) {
-        return new CliqueOptions(algorithm, llMaxBytes, pushMaxBytes, oneShotMaxBytes, twoShotMaxBytes, blocks, ringChannels,
+    public GpuOptions withPushMaxBytes(long bytes) {
+        return new GpuOptions(algorithm, llMaxBytes, bytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, ringChannels,
                 ringSlotBytes, ringChunkSteps);
     }
 
-    public CliqueOptions withRingChannels(int channels) {
-        return new CliqueOptions(algorithm, llMaxBytes, pushMaxBytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks,
-                channels,
+    public GpuOptions withMaxBlocks(int blocks) {
+        return new GpuOptions(algorithm, llMaxBytes, pushMaxBytes, oneShotMaxBytes, twoShotMaxBytes, blocks, ringChannels,
                 ringSlotBytes, ringChunkSteps);
+    }
+
+    public GpuOptions withRing(int channels, long slotBytes, int chunkSteps) {
+        return new GpuOptions(algorithm, llMaxBytes, pushMaxBytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, channels,
+                slotBytes, chunkSteps);
     }
 
     /** Parses "4096", "64K", "8M", "1G" (binary units). */
@@ -116,7 +121,7 @@ public record CliqueOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long 
 
     private static void check(boolean ok, String what, long value) {
         if (!ok) {
-            throw new JcclException(Result.INVALID_ARGUMENT, "CliqueOptions: " + what + ", got " + value);
+            throw new JcclException(Result.INVALID_ARGUMENT, "GpuOptions: " + what + ", got " + value);
         }
     }
 }
