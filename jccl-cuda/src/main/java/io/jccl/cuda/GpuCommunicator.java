@@ -61,6 +61,7 @@ public final class GpuCommunicator implements AutoCloseable {
     private final Arena arena = Arena.ofShared();
     private final Enqueuer enqueuer;
     private final String name;
+    private final java.util.Map<String, String> wheres = new java.util.concurrent.ConcurrentHashMap<>();
     private volatile boolean aborted;
     private boolean closed;
 
@@ -453,7 +454,12 @@ public final class GpuCommunicator implements AutoCloseable {
         if (aborted) {
             throw new JcclException(Result.ABORTED, name + ": " + call + " after abort(); close it and create a new one");
         }
-        return name + ": " + call;
+        String w = wheres.get(call);
+        if (w == null) {
+            w = name + ": " + call;
+            wheres.put(call, w);
+        }
+        return w;
     }
 
     private static void require(String w, String what, DeviceBuffer b) {
