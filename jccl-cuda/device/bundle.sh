@@ -25,6 +25,6 @@ for a in org.junit.platform:junit-platform-console-standalone:1.14.1 org.assertj
 done
 ls "$src"/jccl-cuda/src/main/resources/io/jccl/cuda/kernels/*.ptx \
   | xargs -P "$(nproc)" -I{} sh -c 'ptxas -arch=sm_90 -O3 -o "$1/cubin/$(basename "$2" .ptx).cubin" "$2"' _ "$dst" {}
-cp "$src/jccl" "$here/gpu-run.sh" "$dst/"
+cp "$src/jccl" "$here/gpu-run.sh" "$here/tune.awk" "$dst/"
 chmod +x "$dst/jccl" "$dst/gpu-run.sh"
 du -sh "$dst"

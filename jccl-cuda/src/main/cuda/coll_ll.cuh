@@ -9,9 +9,11 @@
 // same LL calls, so every rank uses the same sequence. The line flag is its low 32 bits; 0 and 1 are skipped when
 // they wrap (flag 0 = never written, and the parity must keep alternating), and the two calls before a wrap clear
 // their parity of the area, so no stale line can match. parity = seq & 1 double-buffers the area: before writing
-// call s into peer p, a rank waits until p has finished call s-2 (Signals.llPeerDone[p], which p's last block
-// writes into every peer when it finishes), so a rank that only sends (broadcast root, reduce non-roots) can
-// never overwrite lines its peer has not read yet.
+// call s into peer p, a rank makes sure p has finished call s-2. Evidence, without a round trip: p sent this rank
+// lines of a later call (p started it, so it finished the one before: Signals.llPeerSeen, recorded locally), or p
+// said so (Signals.llPeerDone, written remotely by a rank that received without sending back: broadcast non-roots,
+// the reduce root). Symmetric exchanges (allReduce, reduceScatter, allGather, allToAll) thus pay no system-scope
+// fence; a rank that only sends (broadcast root, reduce non-roots) can never overwrite lines not read yet.
 #pragma once
 
 #include "jccl_prims.cuh"
@@ -73,7 +75,9 @@ JCCL_DEV void llColl(const KernelArgs& a) {
     // Never overwrite lines of call seq-2 that a peer has not finished reading.
     if (threadId() < (uint32_t)N && (int)threadId() != r && llSendsTo(a, threadId())) {
         uint32_t spins = 0;
-        while ((int64_t)(ldAcquireSys64(&self->llPeerDone[threadId()]) - sPrev) < 0) {
+        const int p = threadId();
+        while ((int64_t)(ldVolatile64(&self->llPeerSeen[p]) - sPrev) < 0
+               && (int64_t)(ldAcquireSys64(&self->llPeerDone[p]) - sPrev) < 0) {
             spinPause();
             if (++spins == kSpinsBeforeAbortCheck) {
                 spins = 0;
@@ -163,9 +167,19 @@ JCCL_DEV void llColl(const KernelArgs& a) {
             stVolatile(&self->llDone, 0u);
             stVolatile64(&self->llSeqPrev, ldVolatile64(&self->llSeq));
             stVolatile64(&self->llSeq, seq);
-            fenceSys();
-            for (int p = 0; p < N; p++)
-                if (p != r) stReleaseSys64(&sigOf(a, p)->llPeerDone[r], seq);
+            // Every rank this one received from has finished seq - 1; ranks that sent without receiving back
+            // learn that this rank finished seq.
+            const bool symmetric = a.coll != kBroadcast && a.coll != kReduce;
+            bool told = false;
+            for (int p = 0; p < N; p++) {
+                if (p == r || !llRecvsFrom(a, p)) continue;
+                stVolatile64(&self->llPeerSeen[p], seq - 1);
+                if (!symmetric) {
+                    if (!told) fenceSys();
+                    told = true;
+                    stReleaseSys64(&sigOf(a, p)->llPeerDone[r], seq);
+                }
+            }
         }
     }
 }

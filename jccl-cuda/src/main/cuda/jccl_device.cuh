@@ -74,7 +74,7 @@ struct KernelArgs {
     double scaleF;           // 312: preMulSum scalar for floating-point types
     int64_t scaleI;          // 320: preMulSum scalar for integer types
     uint64_t slotBytes;      // 328: bytes per Simple FIFO slot
-    uint64_t chunkBytes;     // 336: ring chunk in bytes (a multiple of 16)
+    uint64_t chunkBytes;     // 336: ring chunk / push pipeline chunk per block, in bytes (a multiple of 16)
     uint64_t llSlotWords;    // 344: 8-byte words per (parity, source) slot of the LL area
     uint64_t pushSlotBytes;  // 352: bytes per (parity, source) slot of the push area
     int32_t connChannels;    // 360: channels per connection in the connection area
@@ -92,13 +92,20 @@ struct Signals {
     uint32_t count[kMaxBlocks][kMaxRanks];    // local: my barrier count for block b with peer p
     uint64_t llSeq;                           // last LL sequence number used (the same on every rank)
     uint64_t llSeqPrev;                       // the one before it
-    uint64_t llPeerDone[kMaxRanks];           // written by peer p: the last LL sequence p finished
+    uint64_t llPeerDone[kMaxRanks];           // written by peer p: the last LL sequence p finished (when it
+                                              // received from this rank without sending back)
+    uint64_t llPeerSeen[kMaxRanks];           // local: the last LL sequence peer p surely finished (it sent
+                                              // this rank the next one)
     uint32_t llDone;                          // blocks of the running LL kernel that finished
     uint32_t pushEpoch;                       // push allReduce calls so far
     uint32_t pushDone;                        // blocks of the running push kernel that finished
     uint32_t pad[13];
     PeerPtrs ptrs[kMaxBlocks][kMaxRanks];     // written by peer p for block b: its buffers (pull kernels)
+    uint32_t chunkIn[kMaxBlocks][kMaxRanks];  // written by peer p: push chunks of block b it delivered, all calls
+    uint32_t chunkBase[kMaxBlocks][kMaxRanks];// local: push chunks of block b exchanged with p before this call
 };
+
+static_assert(sizeof(Signals) <= 65536, "Signals must fit AreaLayout.SIGNALS_BYTES");
 
 // The Simple-protocol state of one channel of the connection between `owner` (whose memory holds it) and `peer`.
 //  tail: written by peer = steps peer has put into owner's FIFO (peer -> owner);

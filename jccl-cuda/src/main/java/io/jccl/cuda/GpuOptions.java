@@ -17,6 +17,7 @@ import java.util.Objects;
  * @param llMaxBytes      LL (barrier-free, one hop) up to this many bytes per peer; also each LL slot's capacity
  * @param pushMaxBytes    allReduce by NVLink writes (push one-shot) up to this size; each GPU's push area holds
  *                        2 * nRanks * pushMaxBytes
+ * @param pushChunkBytes  the push one-shot's pipeline step per block: it writes chunk k+1 while it reduces chunk k
  * @param oneShotMaxBytes pull one-shot allReduce up to this size (one process driving all GPUs only)
  * @param twoShotMaxBytes pull two-shot allReduce up to this size, the ring above
  * @param maxBlocks       grid limit of every kernel (512 threads per block)
@@ -24,7 +25,8 @@ import java.util.Objects;
  * @param ringSlotBytes   bytes per FIFO slot (8 slots per channel and connection)
  * @param ringChunkSteps  FIFO slots per ring chunk
  */
-public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long pushMaxBytes, long oneShotMaxBytes,
+public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long pushMaxBytes, long pushChunkBytes,
+                         long oneShotMaxBytes,
                          long twoShotMaxBytes, int maxBlocks, int ringChannels, long ringSlotBytes,
                          int ringChunkSteps) {
     /** Grid limit imposed by the kernels' barrier and pointer slots (kMaxBlocks). */
@@ -35,6 +37,8 @@ public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long pus
         check(llMaxBytes >= 16 && llMaxBytes % 16 == 0, "llMaxBytes must be a positive multiple of 16", llMaxBytes);
         check(pushMaxBytes >= 16 && pushMaxBytes % 16 == 0, "pushMaxBytes must be a positive multiple of 16",
                 pushMaxBytes);
+        check(pushChunkBytes >= 16 && pushChunkBytes % 16 == 0, "pushChunkBytes must be a positive multiple of 16",
+                pushChunkBytes);
         check(oneShotMaxBytes >= 0, "oneShotMaxBytes must be >= 0", oneShotMaxBytes);
         check(twoShotMaxBytes >= 0, "twoShotMaxBytes must be >= 0", twoShotMaxBytes);
         check(maxBlocks >= 1 && maxBlocks <= KERNEL_MAX_BLOCKS, "maxBlocks must be in 1.." + KERNEL_MAX_BLOCKS, maxBlocks);
@@ -47,8 +51,8 @@ public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long pus
 
     /** The defaults measured on 2×H200. */
     public static GpuOptions defaults() {
-        return new GpuOptions(AllReduceAlgorithm.AUTO, 64 << 10, 4L << 20, 32L << 20, 64L << 20, 128, 128, 256 << 10,
-                2);
+        return new GpuOptions(AllReduceAlgorithm.AUTO, 64 << 10, 4L << 20, 16 << 10, 32L << 20, 64L << 20, 128, 128,
+                256 << 10, 2);
     }
 
     /** {@link #defaults()} with every {@code jccl.cuda.<field>} system property applied. */
@@ -57,6 +61,7 @@ public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long pus
         return new GpuOptions(
                 AllReduceAlgorithm.fromName(System.getProperty("jccl.cuda.algorithm", d.algorithm.shortName())),
                 bytes("llMaxBytes", d.llMaxBytes), bytes("pushMaxBytes", d.pushMaxBytes),
+                bytes("pushChunkBytes", d.pushChunkBytes),
                 bytes("oneShotMaxBytes", d.oneShotMaxBytes),
                 bytes("twoShotMaxBytes", d.twoShotMaxBytes), (int) bytes("maxBlocks", d.maxBlocks),
                 (int) bytes("ringChannels", d.ringChannels), bytes("ringSlotBytes", d.ringSlotBytes),
@@ -64,27 +69,32 @@ public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long pus
     }
 
     public GpuOptions withAlgorithm(AllReduceAlgorithm a) {
-        return new GpuOptions(a, llMaxBytes, pushMaxBytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, ringChannels,
+        return new GpuOptions(a, llMaxBytes, pushMaxBytes, pushChunkBytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, ringChannels,
                 ringSlotBytes, ringChunkSteps);
     }
 
     public GpuOptions withLlMaxBytes(long bytes) {
-        return new GpuOptions(algorithm, bytes, pushMaxBytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, ringChannels,
+        return new GpuOptions(algorithm, bytes, pushMaxBytes, pushChunkBytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, ringChannels,
                 ringSlotBytes, ringChunkSteps);
     }
 
     public GpuOptions withPushMaxBytes(long bytes) {
-        return new GpuOptions(algorithm, llMaxBytes, bytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, ringChannels,
+        return new GpuOptions(algorithm, llMaxBytes, bytes, pushChunkBytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, ringChannels,
                 ringSlotBytes, ringChunkSteps);
     }
 
+    public GpuOptions withPushChunkBytes(long bytes) {
+        return new GpuOptions(algorithm, llMaxBytes, pushMaxBytes, bytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks,
+                ringChannels, ringSlotBytes, ringChunkSteps);
+    }
+
     public GpuOptions withMaxBlocks(int blocks) {
-        return new GpuOptions(algorithm, llMaxBytes, pushMaxBytes, oneShotMaxBytes, twoShotMaxBytes, blocks, ringChannels,
+        return new GpuOptions(algorithm, llMaxBytes, pushMaxBytes, pushChunkBytes, oneShotMaxBytes, twoShotMaxBytes, blocks, ringChannels,
                 ringSlotBytes, ringChunkSteps);
     }
 
     public GpuOptions withRing(int channels, long slotBytes, int chunkSteps) {
-        return new GpuOptions(algorithm, llMaxBytes, pushMaxBytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, channels,
+        return new GpuOptions(algorithm, llMaxBytes, pushMaxBytes, pushChunkBytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, channels,
                 slotBytes, chunkSteps);
     }
 

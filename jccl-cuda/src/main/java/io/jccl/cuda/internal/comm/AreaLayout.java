@@ -21,8 +21,8 @@ import io.jccl.cuda.GpuOptions;
  * @param slotBytes   bytes per FIFO slot
  */
 public record AreaLayout(int nRanks, long llSlotWords, long pushSlotBytes, int channels, long slotBytes) {
-    /** Bytes reserved for {@code struct Signals} (24,720 bytes in jccl_device.cuh). */
-    public static final long SIGNALS_BYTES = 32L << 10;
+    /** Bytes reserved for {@code struct Signals} (32,976 bytes in jccl_device.cuh, which checks the bound). */
+    public static final long SIGNALS_BYTES = 64L << 10;
     /** sizeof(struct ConnCtl). */
     public static final long CONN_CTL_BYTES = 384;
     /** FIFO slots per channel (kFifoSteps, NCCL_STEPS). */

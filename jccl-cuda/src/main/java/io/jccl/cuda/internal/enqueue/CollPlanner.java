@@ -96,7 +96,10 @@ public final class CollPlanner {
                 AllReduceAlgorithm a = chooseAllReduce(bytes, op);
                 switch (a) {
                     case LL -> set(plan, KernelFamily.LL, grid(ceilDiv(bytes, 8), THREADS));
-                    case PUSH -> set(plan, KernelFamily.PUSH, grid(ceilDiv(bytes, 16), (long) THREADS * PACKS_PER_THREAD));
+                    case PUSH -> {
+                        set(plan, KernelFamily.PUSH, grid(ceilDiv(bytes, 16), (long) THREADS * PACKS_PER_THREAD));
+                        plan.chunkBytes = options.pushChunkBytes();
+                    }
                     case ONE_SHOT, TWO_SHOT -> {
                         set(plan, KernelFamily.PULL, grid(ceilDiv(bytes, 16), (long) THREADS * PACKS_PER_THREAD));
                         plan.flags = a == AllReduceAlgorithm.TWO_SHOT ? KernelArgs.FLAG_TWO_SHOT : 0;

@@ -36,6 +36,13 @@ final class GpuBackend implements PerfBackend {
     enum Library { JCCL, NCCL }
 
     private static final int LINE_BYTES = 512;
+    /**
+     * Calls made once before the first timing of a small size, untimed, so that the JVM has compiled the launch path
+     * (the interpreter adds several microseconds per FFM call): nccl-tests' single warm-up iteration is meant for the
+     * GPU, not for a JIT.
+     */
+    static final int JIT_WARMUP_CALLS = 2000;
+    private static final long JIT_WARMUP_MAX_BYTES = 4L << 20;
 
     private final GpuSession session;
     private final int local;
@@ -51,6 +58,15 @@ final class GpuBackend implements PerfBackend {
     private final MemorySegment statD = arena.allocate(ValueLayout.JAVA_DOUBLE);
     private final MemorySegment statL = arena.allocate(ValueLayout.JAVA_LONG);
     private int buffers;
+    private boolean jitWarm;
+
+    /** A prepared call that knows its size (for the JIT warm-up). */
+    private record SizedCall(PreparedCall call, long bytes) implements PreparedCall {
+        @Override
+        public void launch() {
+            call.launch();
+        }
+    }
 
     GpuBackend(GpuSession session, int local, Library lib, int graphLaunches) {
         this.session = session;
@@ -113,8 +129,9 @@ final class GpuBackend implements PerfBackend {
         GpuBuffer rb = (GpuBuffer) c.recv();
         DeviceBuffer s = sb.slice(c.sendOffsetBytes(), c.sendBytes());
         DeviceBuffer r = rb.slice(c.recvOffsetBytes(), c.recvBytes());
-        return lib == Library.JCCL ? JcclCalls.prepare(comm, stream, c, s, r)
+        PreparedCall call = lib == Library.JCCL ? JcclCalls.prepare(comm, stream, c, s, r)
                 : NcclCalls.prepare(session.nccl(), session.ncclComm(local), comm, stream, c, s, r);
+        return new SizedCall(call, Math.max(c.sendBytes(), c.recvBytes()));
     }
 
     @Override
@@ -143,6 +160,16 @@ final class GpuBackend implements PerfBackend {
     @Override
     public double timeCalls(PreparedCall call, int iters, int agg, boolean blocking) {
         device.makeCurrent();
+        if (!jitWarm) {
+            // every rank times the same first call, so every rank makes the same extra calls
+            jitWarm = true;
+            if (call instanceof SizedCall sc && sc.bytes() <= JIT_WARMUP_MAX_BYTES) {
+                for (int i = 0; i < JIT_WARMUP_CALLS; i++) {
+                    call.launch();
+                }
+                stream.synchronize();
+            }
+        }
         if (graphLaunches > 0) {
             return timeGraph(call, iters, agg);
         }
