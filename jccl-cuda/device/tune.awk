@@ -1,6 +1,6 @@
 # Reads the sweep log of gpu-run.sh (blocks "### cfg <algorithm> <pushChunk>" followed by perf tables) and prints
 # the JVM flags that pick, per size, the fastest allReduce kernel of the sweep: the push pipeline chunk that was
-# fastest over 4..32 MiB, the largest size up to which push beats both pull forms at every size (pushMaxBytes), then
+# fastest over 4..32 MiB, the largest size up to which push beats both pull forms at every size (pullFromBytes), then
 # the largest size up to which one-shot beats two-shot (oneShotMaxBytes). With -v table=1 prints the times instead.
 /^### cfg / { cfg = $3 " " $4; next }
 /^ +[0-9]+ +[0-9]+ / { t[cfg, $1] = $6; sizes[$1] = 1; cfgs[cfg] = 1 }
@@ -40,5 +40,5 @@ END {
         if (t["oneshot 16K", list[i]] > t["twoshot 16K", list[i]]) break
         oneMax = list[i]
     }
-    printf "-Djccl.cuda.pushChunkBytes=%s -Djccl.cuda.pushMaxBytes=%dM -Djccl.cuda.oneShotMaxBytes=%dM\n", parts[2], mib(pushMax), mib(oneMax)
+    printf "-Djccl.cuda.pushChunkBytes=%s -Djccl.cuda.pullFromBytes=%dM -Djccl.cuda.oneShotMaxBytes=%dM\n", parts[2], mib(pushMax), mib(oneMax)
 }

@@ -9,14 +9,16 @@ import java.util.Objects;
 /**
  * Tuning of a {@link GpuCommunicator}: which allReduce kernel to use by message size, where the other collectives
  * switch from LL to the ring, grid sizes, and the geometry of the Simple-protocol FIFOs. {@link #defaults()} holds
- * the values measured best on 2×H200 (NV18); every field can be overridden through a system property
+ * the values measured best on 2×H200 (NV18: LL to 64 KiB, push to 4 MiB, two-shot to 64 MiB, ring above; push to 32 MiB
+ * with one process per GPU); every field can be overridden through a system property
  * ({@link #fromSystemProperties()}) named {@code jccl.cuda.<field>}, sizes with K/M/G suffixes. Every rank of a
  * communicator must use the same options (init checks it).
  *
  * @param algorithm       AUTO, or one allReduce algorithm forced for every size
  * @param llMaxBytes      LL (barrier-free, one hop) up to this many bytes per peer; also each LL slot's capacity
- * @param pushMaxBytes    allReduce by NVLink writes (push one-shot) up to this size; each GPU's push area holds
- *                        2 * nRanks * pushMaxBytes
+ * @param pushMaxBytes    allReduce by NVLink writes (push one-shot) up to this size when the pull kernels cannot
+ *                        run (one process per GPU, preMulSum); each GPU's push area holds 2 * nRanks * pushMaxBytes
+ * @param pullFromBytes   with one process driving every GPU, the pull kernels take over from push above this size
  * @param pushChunkBytes  the push one-shot's pipeline step per block: it writes chunk k+1 while it reduces chunk k
  * @param oneShotMaxBytes pull one-shot allReduce up to this size (one process driving all GPUs only)
  * @param twoShotMaxBytes pull two-shot allReduce up to this size, the ring above
@@ -26,7 +28,7 @@ import java.util.Objects;
  * @param ringChunkSteps  FIFO slots per ring chunk
  */
 public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long pushMaxBytes, long pushChunkBytes,
-                         long oneShotMaxBytes,
+                         long pullFromBytes, long oneShotMaxBytes,
                          long twoShotMaxBytes, int maxBlocks, int ringChannels, long ringSlotBytes,
                          int ringChunkSteps) {
     /** Grid limit imposed by the kernels' barrier and pointer slots (kMaxBlocks). */
@@ -39,6 +41,7 @@ public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long pus
                 pushMaxBytes);
         check(pushChunkBytes >= 16 && pushChunkBytes % 16 == 0, "pushChunkBytes must be a positive multiple of 16",
                 pushChunkBytes);
+        check(pullFromBytes >= 0, "pullFromBytes must be >= 0", pullFromBytes);
         check(oneShotMaxBytes >= 0, "oneShotMaxBytes must be >= 0", oneShotMaxBytes);
         check(twoShotMaxBytes >= 0, "twoShotMaxBytes must be >= 0", twoShotMaxBytes);
         check(maxBlocks >= 1 && maxBlocks <= KERNEL_MAX_BLOCKS, "maxBlocks must be in 1.." + KERNEL_MAX_BLOCKS, maxBlocks);
@@ -51,8 +54,8 @@ public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long pus
 
     /** The defaults measured on 2×H200. */
     public static GpuOptions defaults() {
-        return new GpuOptions(AllReduceAlgorithm.AUTO, 64 << 10, 4L << 20, 16 << 10, 32L << 20, 64L << 20, 128, 128,
-                256 << 10, 2);
+        return new GpuOptions(AllReduceAlgorithm.AUTO, 64 << 10, 32L << 20, 64 << 10, 4L << 20, 4L << 20, 64L << 20,
+                128, 128, 256 << 10, 2);
     }
 
     /** {@link #defaults()} with every {@code jccl.cuda.<field>} system property applied. */
@@ -61,7 +64,7 @@ public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long pus
         return new GpuOptions(
                 AllReduceAlgorithm.fromName(System.getProperty("jccl.cuda.algorithm", d.algorithm.shortName())),
                 bytes("llMaxBytes", d.llMaxBytes), bytes("pushMaxBytes", d.pushMaxBytes),
-                bytes("pushChunkBytes", d.pushChunkBytes),
+                bytes("pushChunkBytes", d.pushChunkBytes), bytes("pullFromBytes", d.pullFromBytes),
                 bytes("oneShotMaxBytes", d.oneShotMaxBytes),
                 bytes("twoShotMaxBytes", d.twoShotMaxBytes), (int) bytes("maxBlocks", d.maxBlocks),
                 (int) bytes("ringChannels", d.ringChannels), bytes("ringSlotBytes", d.ringSlotBytes),
@@ -69,32 +72,38 @@ public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long pus
     }
 
     public GpuOptions withAlgorithm(AllReduceAlgorithm a) {
-        return new GpuOptions(a, llMaxBytes, pushMaxBytes, pushChunkBytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, ringChannels,
+        return new GpuOptions(a, llMaxBytes, pushMaxBytes, pushChunkBytes, pullFromBytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, ringChannels,
                 ringSlotBytes, ringChunkSteps);
     }
 
     public GpuOptions withLlMaxBytes(long bytes) {
-        return new GpuOptions(algorithm, bytes, pushMaxBytes, pushChunkBytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, ringChannels,
+        return new GpuOptions(algorithm, bytes, pushMaxBytes, pushChunkBytes, pullFromBytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, ringChannels,
                 ringSlotBytes, ringChunkSteps);
     }
 
     public GpuOptions withPushMaxBytes(long bytes) {
-        return new GpuOptions(algorithm, llMaxBytes, bytes, pushChunkBytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, ringChannels,
+        return new GpuOptions(algorithm, llMaxBytes, bytes, pushChunkBytes, pullFromBytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, ringChannels,
                 ringSlotBytes, ringChunkSteps);
     }
 
     public GpuOptions withPushChunkBytes(long bytes) {
-        return new GpuOptions(algorithm, llMaxBytes, pushMaxBytes, bytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks,
+        return new GpuOptions(algorithm, llMaxBytes, pushMaxBytes, bytes, pullFromBytes, oneShotMaxBytes, twoShotMaxBytes,
+                maxBlocks,
                 ringChannels, ringSlotBytes, ringChunkSteps);
     }
 
+    public GpuOptions withPullFromBytes(long bytes) {
+        return new GpuOptions(algorithm, llMaxBytes, pushMaxBytes, pushChunkBytes, bytes, oneShotMaxBytes,
+                twoShotMaxBytes, maxBlocks, ringChannels, ringSlotBytes, ringChunkSteps);
+    }
+
     public GpuOptions withMaxBlocks(int blocks) {
-        return new GpuOptions(algorithm, llMaxBytes, pushMaxBytes, pushChunkBytes, oneShotMaxBytes, twoShotMaxBytes, blocks, ringChannels,
+        return new GpuOptions(algorithm, llMaxBytes, pushMaxBytes, pushChunkBytes, pullFromBytes, oneShotMaxBytes, twoShotMaxBytes, blocks, ringChannels,
                 ringSlotBytes, ringChunkSteps);
     }
 
     public GpuOptions withRing(int channels, long slotBytes, int chunkSteps) {
-        return new GpuOptions(algorithm, llMaxBytes, pushMaxBytes, pushChunkBytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, channels,
+        return new GpuOptions(algorithm, llMaxBytes, pushMaxBytes, pushChunkBytes, pullFromBytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, channels,
                 slotBytes, chunkSteps);
     }
 

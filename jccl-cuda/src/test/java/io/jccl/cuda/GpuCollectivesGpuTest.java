@@ -43,13 +43,14 @@ class GpuCollectivesGpuTest {
 
     /** Thresholds small enough that a few KiB reach every kernel: LL 1K, push 4K, one-shot 16K, two-shot 32K. */
     static GpuOptions smallOptions() {
-        return GpuOptions.defaults().withLlMaxBytes(1 << 10).withPushMaxBytes(4 << 10).withPushChunkBytes(256).withMaxBlocks(8)
+        return GpuOptions.defaults().withLlMaxBytes(1 << 10).withPushMaxBytes(4 << 10).withPushChunkBytes(256)
+                .withPullFromBytes(4 << 10).withMaxBlocks(8)
                 .withRing(4, 4 << 10, 2);
     }
 
     static GpuOptions withPull(GpuOptions o) {
-        return new GpuOptions(o.algorithm(), o.llMaxBytes(), o.pushMaxBytes(), o.pushChunkBytes(), 16 << 10, 32 << 10,
-                o.maxBlocks(),
+        return new GpuOptions(o.algorithm(), o.llMaxBytes(), o.pushMaxBytes(), o.pushChunkBytes(), o.pullFromBytes(),
+                16 << 10, 32 << 10, o.maxBlocks(),
                 o.ringChannels(), o.ringSlotBytes(), o.ringChunkSteps());
     }
 

@@ -69,7 +69,8 @@ public final class CollPlanner {
         if (bytes <= options.llMaxBytes()) {
             return AllReduceAlgorithm.LL;
         }
-        if (bytes <= options.pushMaxBytes() / scale) {
+        long pushMax = pullOk ? Math.min(options.pushMaxBytes(), options.pullFromBytes()) : options.pushMaxBytes();
+        if (bytes <= pushMax / scale) {
             return AllReduceAlgorithm.PUSH;
         }
         if (pullOk && bytes <= options.oneShotMaxBytes() / scale) {

@@ -27,17 +27,21 @@ class CollPlannerTest {
         assertThat(p.chooseAllReduce(64 << 10, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.LL);
         assertThat(p.chooseAllReduce((64 << 10) + 16, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.PUSH);
         assertThat(p.chooseAllReduce(4 << 20, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.PUSH);
-        assertThat(p.chooseAllReduce(8 << 20, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.ONE_SHOT);
+        assertThat(p.chooseAllReduce(8 << 20, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.TWO_SHOT);
         assertThat(p.chooseAllReduce(48 << 20, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.TWO_SHOT);
+        CollPlanner oneShot = new CollPlanner(D.withPullFromBytes(1 << 20), 2, 132, true);
+        assertThat(oneShot.chooseAllReduce(2 << 20, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.ONE_SHOT);
         assertThat(p.chooseAllReduce(128 << 20, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.RING);
     }
 
     @Test
-    void oneProcessPerGpuAndPreMulSumNeverPull() {
+    void oneProcessPerGpuAndPreMulSumNeverPullAndPushFurther() {
         CollPlanner ipc = new CollPlanner(D, 2, 132, false);
-        assertThat(ipc.chooseAllReduce(8 << 20, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.RING);
+        assertThat(ipc.chooseAllReduce(8 << 20, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.PUSH);
+        assertThat(ipc.chooseAllReduce(48 << 20, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.RING);
         CollPlanner all = new CollPlanner(D, 2, 132, true);
-        assertThat(all.chooseAllReduce(8 << 20, RedOp.Kind.PRE_MUL_SUM)).isEqualTo(AllReduceAlgorithm.RING);
+        assertThat(all.chooseAllReduce(8 << 20, RedOp.Kind.PRE_MUL_SUM)).isEqualTo(AllReduceAlgorithm.PUSH);
+        assertThat(all.chooseAllReduce(48 << 20, RedOp.Kind.PRE_MUL_SUM)).isEqualTo(AllReduceAlgorithm.RING);
         CollPlanner forced = new CollPlanner(D.withAlgorithm(AllReduceAlgorithm.ONE_SHOT), 2, 132, false);
         assertThatThrownBy(() -> forced.chooseAllReduce(1 << 20, RedOp.Kind.SUM)).isInstanceOf(JcclException.class)
                 .hasMessageContaining("initAll").matches(e -> ((JcclException) e).result() == Result.INVALID_USAGE);
@@ -49,7 +53,7 @@ class CollPlannerTest {
         assertThatThrownBy(() -> ll.chooseAllReduce(1 << 20, RedOp.Kind.SUM)).isInstanceOf(JcclException.class)
                 .hasMessageContaining("llMaxBytes");
         CollPlanner push = new CollPlanner(D.withAlgorithm(AllReduceAlgorithm.PUSH), 2, 132, true);
-        assertThatThrownBy(() -> push.chooseAllReduce(8 << 20, RedOp.Kind.SUM)).isInstanceOf(JcclException.class)
+        assertThatThrownBy(() -> push.chooseAllReduce(64 << 20, RedOp.Kind.SUM)).isInstanceOf(JcclException.class)
                 .hasMessageContaining("pushMaxBytes");
     }
 

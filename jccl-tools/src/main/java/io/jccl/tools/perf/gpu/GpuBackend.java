@@ -37,9 +37,9 @@ final class GpuBackend implements PerfBackend {
 
     private static final int LINE_BYTES = 512;
     /**
-     * Calls made once before the first timing of a small size, untimed, so that the JVM has compiled the launch path
-     * (the interpreter adds several microseconds per FFM call): nccl-tests' single warm-up iteration is meant for the
-     * GPU, not for a JIT.
+     * Calls made before timing each small call, untimed, so that the JVM has compiled (and, when a size takes a new
+     * branch of the planner, recompiled) the launch path: interpreted FFM calls cost several microseconds each, and
+     * nccl-tests' single warm-up iteration is meant for the GPU, not for a JIT.
      */
     static final int JIT_WARMUP_CALLS = 2000;
     private static final long JIT_WARMUP_MAX_BYTES = 4L << 20;
@@ -58,7 +58,7 @@ final class GpuBackend implements PerfBackend {
     private final MemorySegment statD = arena.allocate(ValueLayout.JAVA_DOUBLE);
     private final MemorySegment statL = arena.allocate(ValueLayout.JAVA_LONG);
     private int buffers;
-    private boolean jitWarm;
+    private PreparedCall jitWarmed;
 
     /** A prepared call that knows its size (for the JIT warm-up). */
     private record SizedCall(PreparedCall call, long bytes) implements PreparedCall {
@@ -160,9 +160,9 @@ final class GpuBackend implements PerfBackend {
     @Override
     public double timeCalls(PreparedCall call, int iters, int agg, boolean blocking) {
         device.makeCurrent();
-        if (!jitWarm) {
-            // every rank times the same first call, so every rank makes the same extra calls
-            jitWarm = true;
+        if (call != jitWarmed) {
+            // every rank times the same calls in the same order, so every rank makes the same extra calls
+            jitWarmed = call;
             if (call instanceof SizedCall sc && sc.bytes() <= JIT_WARMUP_MAX_BYTES) {
                 for (int i = 0; i < JIT_WARMUP_CALLS; i++) {
                     call.launch();
