@@ -62,7 +62,9 @@ public final class PerfRunner {
         List<Integer> roots = o.roots(nRanks);
         if (report != null) {
             SizeSweep s = o.sweep();
-            report.begin(new ResultTable.RunHeader(o.collective().programName(), nThreads, o.gpus(), s.minBytes(),
+            // GPU runs drive each GPU from its own thread: one GPU per thread, as nccl-tests counts them
+            int gpusPerThread = o.target().gpu() ? 1 : o.gpus();
+            report.begin(new ResultTable.RunHeader(o.collective().programName(), nThreads, gpusPerThread, s.minBytes(),
                     s.maxBytes(), s.step(), s.multiplicative(), o.warmupIters(), o.iters(), o.aggIters(), o.check(),
                     o.graphLaunches()), nRanks, lines);
         }

@@ -22,8 +22,11 @@ public final class CollPlanner {
     public static final int THREADS = 512;
     /** 16-byte packs each thread of the one-shot kernels handles per loop iteration. */
     static final int PACKS_PER_THREAD = 2;
-    /** Bytes a ring channel should have at least before another channel is added. */
-    static final long RING_MIN_BYTES_PER_CHANNEL = 1L << 20;
+    /**
+     * Bytes a ring channel should have at least before another channel is added (allReduce reaches the ring only
+     * above two-shot's range, where every channel is in use either way).
+     */
+    static final long RING_MIN_BYTES_PER_CHANNEL = 128L << 10;
     /** Bytes a point-to-point channel should have at least before another is added. */
     static final long P2P_MIN_BYTES_PER_CHANNEL = 512L << 10;
     /** Blocks of a local copy inside a p2p kernel. */
