@@ -11,7 +11,7 @@ out="${1:-$mod/target/emu}"
 cuda=${CUDA_HOME:-/usr/local/cuda}
 [ -f "$cuda/include/cuda_fp8.h" ] || { echo "build-emu.sh: CUDA headers not found under $cuda/include (set CUDA_HOME)" >&2; exit 2; }
 mkdir -p "$out"
-srcs=("$here/emu_driver.cpp" "$here/emu_kernels.cpp")
+srcs=("$here/emu_driver.cpp" "$here/emu_memory.cpp" "$here/emu_kernels.cpp")
 newest=$(ls -t "${srcs[@]}" "$here"/*.h "$mod"/src/main/cuda/* | head -1)
 if [ -f "$out/libjccl_emu.so" ] && [ "$out/libjccl_emu.so" -nt "$newest" ]; then
   echo "$out/libjccl_emu.so"; exit 0
@@ -22,5 +22,5 @@ for s in "${srcs[@]}"; do
   g++ "${flags[@]}" -c "$s" -o "$out/$(basename "$s" .cpp).o" & pids+=($!)
 done
 for p in "${pids[@]}"; do wait "$p"; done
-g++ -shared -pthread -o "$out/libjccl_emu.so" "$out"/emu_driver.o "$out"/emu_kernels.o
+g++ -shared -pthread -o "$out/libjccl_emu.so" "$out"/emu_driver.o "$out"/emu_memory.o "$out"/emu_kernels.o
 echo "$out/libjccl_emu.so"
