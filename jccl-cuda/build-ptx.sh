@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Compiles the CUDA C kernels of jccl-cuda to PTX for compute capability 9.0 (the driver JIT-compiles the PTX for
-# the GPU at hand when io.jccl.cuda loads it with cuModuleLoadData). The PTX files are committed, so machines
-# without nvcc build the module unchanged; run this after editing src/main/cuda/*.cu and commit the result.
+# the GPU at hand when io.jccl.cuda loads a module). The PTX files are committed, so machines without nvcc build
+# the module unchanged; run this after editing src/main/cuda/* and commit the result.
 #   jccl-cuda/build-ptx.sh [output-dir]      (default: src/main/resources/io/jccl/cuda/kernels)
-# Needs nvcc (CUDA 12.x or 13.x); no GPU is needed. Also assembles each PTX with ptxas for sm_90 to catch errors
-# that would otherwise only show up at JIT time on the GPU machine.
+# Modules: reduce_<type>_<sum|any>.ptx (kernels_reduce.cu once per element type and operation class) and copy.ptx
+# (kernels_copy.cu). Needs nvcc (CUDA 12.x or 13.x), no GPU. Unless PTXAS_CHECK=0, also assembles each PTX with
+# ptxas for sm_90 to catch errors that would otherwise only show up at JIT time on the GPU machine.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 src="$here/src/main/cuda"
@@ -14,14 +15,32 @@ command -v "$nvcc" >/dev/null || { echo "build-ptx.sh: nvcc not found (set NVCC 
 mkdir -p "$out"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+jobs=${JOBS:-$(nproc)}
+
+# <module> <source> [-D...]: one PTX module, checked with ptxas.
 build() {
-  local name; name=$(basename "$1" .cu)
-  "$nvcc" -ptx -arch=compute_90 -std=c++17 -O3 -I"$src" -o "$out/$name.ptx" "$1"
-  ptxas -arch=sm_90 -O3 ${PTXAS_VERBOSE:+-v} -o "$tmp/$name.cubin" "$out/$name.ptx"
+  local name=$1 cu=$2
+  shift 2
+  "$nvcc" -ptx -arch=compute_90 -std=c++17 -O3 -I"$src" "$@" -o "$out/$name.ptx" "$src/$cu"
+  if [ "${PTXAS_CHECK:-1}" != 0 ]; then
+    ptxas -arch=sm_90 -O3 ${PTXAS_VERBOSE:+-v} -o "$tmp/$name.cubin" "$out/$name.ptx"
+  fi
 }
+
+types="float:f32 __half:f16 __nv_bfloat16:bf16 double:f64 int8_t:i8 uint8_t:u8 int32_t:i32 uint32_t:u32
+       int64_t:i64 uint64_t:u64 jccl::fp8e4m3:e4m3 jccl::fp8e5m2:e5m2"
+specs=("copy kernels_copy.cu")
+for t in $types; do
+  for oc in sum:1 any:0; do
+    specs+=("reduce_${t##*:}_${oc%:*} kernels_reduce.cu -DJCCL_TYPE=${t%:*} -DJCCL_TYPE_NAME=${t##*:} -DJCCL_SUMONLY=${oc#*:}")
+  done
+done
+rm -f "$out"/*.ptx
 pids=()
-for cu in "$src"/*.cu; do
-  build "$cu" & pids+=($!)
+for s in "${specs[@]}"; do
+  # shellcheck disable=SC2086
+  build $s & pids+=($!)
+  if [ ${#pids[@]} -ge "$jobs" ]; then wait "${pids[0]}"; pids=("${pids[@]:1}"); fi
 done
 for p in "${pids[@]}"; do wait "$p"; done
 echo "build-ptx.sh: $(ls "$out"/*.ptx | wc -l) PTX files in $out"

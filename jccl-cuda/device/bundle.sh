@@ -1,23 +1,30 @@
 #!/usr/bin/env bash
-# Builds jccl-core and jccl-cuda and puts what the GPU machine needs into <repo>/.device/cuda/: the jars, the test
-# classes, JUnit's console launcher with AssertJ (to run the @Tag("gpu") tests there, where there is no Maven), and
-# gpu-run.sh. The GPU machine already gets a Java 25 runtime from <repo>/.device/java (shared/device/make-jre.sh).
+# Builds JCCL and puts what the GPU machine needs into <repo>/.device/gpu/ (the GPU machine has no JDK or Maven;
+# its Java 25 runtime is <repo>/.device/java, from shared/device/make-jre.sh):
+#   lib/      jccl-core, jccl-cuda, jccl-tools and the tools' dependencies (what ./jccl runs)
+#   cubin/    every PTX module assembled for sm_90 with ptxas (-Djccl.cuda.cubinDir: no JIT on first use)
+#   jccl      the launcher script (run it with JCCL_JAVA=.device/java JCCL_LIB=.device/gpu/lib)
+#   test/     jccl-cuda's test classes, JUnit's console launcher and AssertJ (the @Tag("gpu") tests)
+#   gpu-run.sh
 #   jccl-cuda/device/bundle.sh [repo-root-that-travels]      (default: this worktree)
-# Then on the GPU machine, from that repo root:  .device/cuda/gpu-run.sh info tests dump bench
+# Then on the GPU machine, from that repo root:  .device/gpu/gpu-run.sh info tests perf
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
-dst="${1:-$src}/.device/cuda"
+dst="${1:-$src}/.device/gpu"
 export JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
-(cd "$src" && mvn -q -DskipTests -pl jccl-cuda -am package)
-rm -rf "$dst" && mkdir -p "$dst"
-cp "$src"/jccl-core/target/jccl-core-*.jar "$dst/jccl-core.jar"
-cp "$src"/jccl-cuda/target/jccl-cuda-*.jar "$dst/jccl-cuda.jar"
-"$JAVA_HOME/bin/jar" cf "$dst/jccl-cuda-tests.jar" -C "$src/jccl-cuda/target/test-classes" .
+(cd "$src" && mvn -q -o -DskipTests install 2>&1 | grep -v -e 'sun.misc.Unsafe' -e 'terminally deprecated' \
+  -e 'consider reporting' -e 'will be removed' || true)
+rm -rf "$dst" && mkdir -p "$dst/lib" "$dst/cubin" "$dst/test"
+cp "$src"/jccl-tools/target/jccl-tools-*-SNAPSHOT.jar "$dst/lib/"
+cp "$src"/jccl-tools/target/lib/*.jar "$dst/lib/"
+"$JAVA_HOME/bin/jar" cf "$dst/test/jccl-cuda-tests.jar" -C "$src/jccl-cuda/target/test-classes" .
 for a in org.junit.platform:junit-platform-console-standalone:1.14.1 org.assertj:assertj-core:3.27.7 \
          net.bytebuddy:byte-buddy:1.18.3; do
-  (cd /tmp && mvn -q dependency:copy -Dartifact="$a" -DoutputDirectory="$dst/test-lib" >/dev/null)
+  (cd /tmp && mvn -q dependency:copy -Dartifact="$a" -DoutputDirectory="$dst/test" >/dev/null)
 done
-cp "$here/gpu-run.sh" "$dst/"
-chmod +x "$dst/gpu-run.sh"
+ls "$src"/jccl-cuda/src/main/resources/io/jccl/cuda/kernels/*.ptx \
+  | xargs -P "$(nproc)" -I{} sh -c 'ptxas -arch=sm_90 -O3 -o "$1/cubin/$(basename "$2" .ptx).cubin" "$2"' _ "$dst" {}
+cp "$src/jccl" "$here/gpu-run.sh" "$here/tune.awk" "$dst/"
+chmod +x "$dst/jccl" "$dst/gpu-run.sh"
 du -sh "$dst"

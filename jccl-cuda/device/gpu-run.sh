@@ -1,48 +1,89 @@
 #!/usr/bin/env bash
-# Runs jccl-cuda's GPU work on the GPU machine, from the repo root that carried .device/ (see bundle.sh).
-#   .device/cuda/gpu-run.sh PHASE...     phases, in the order given:
-#     info   nvidia-smi, topology, library versions
-#     tests  the @Tag("gpu") JUnit tests (JUnit console launcher; classes named: the jlinked JRE has no zipfs)
-#     dump   NCCL topology/graph dumps + INFO log of one 2-GPU allReduce ($OUT/h200x2-*.xml, nccl-info.log)
-#     bench  JCCL vs NCCL allReduce table, 8 B .. 1 GiB, plus CUDA graph rows ($OUT/bench.txt)
-#     sweep  every JCCL kernel forced, per size, vs NCCL ($OUT/sweep.txt)
-# Extra JVM options for the bench/sweep come from $JOPTS (e.g. -Djccl.cuda.maxBlocks=32); the sweep also reads
-# SWEEP_MIN, SWEEP_MAX, SWEEP_ALGOS, SWEEP_EXTRA (extra flags, default the graph rows), SWEEP_NAME, *_TIMEOUT.
+# Runs JCCL's GPU work on the GPU machine, from the repo root that carried .device/ (see bundle.sh), with the
+# bundled Java runtime (.device/java) and prebuilt jars through the ./jccl launcher (JCCL_JAVA / JCCL_LIB).
+#   .device/gpu/gpu-run.sh PHASE...     phases, in the order given:
+#     info    nvidia-smi, topology, NCCL path
+#     tests   the @Tag("gpu") tests of jccl-cuda (every collective, type, reduction; graphs; abort; 2 processes)
+#     ar      ./jccl perf all_reduce -g 2 -b 8 -e 2G -f 4 -c 1 --backend both          ($OUT/perf-allreduce.txt)
+#     graph   the same, 8 B .. 2 MiB, CUDA graphs of the iterations launched 20 times (-G 20)
+#     others  all_gather, reduce_scatter, broadcast, sendrecv at 128 MiB .. 2 GiB, --backend both
+#     np      one process per GPU (-np 2, IPC handles), all_reduce and all_gather, --backend both
+#     small   alltoall, reduce, gather, scatter, small sizes (correctness of every collective in the perf tool)
+#     sweep   allReduce 1..32 MiB with push (8K/16K/64K pipeline chunks), one-shot and two-shot forced; writes
+#             $OUT/tune.opts: the push chunk and the push / one-shot limits that won, used by the later phases
+# Ends with a summary (JUnit totals, the side-by-side tables). Extra JVM flags: $JOPTS. Per-phase limit: $T s.
+# CUBIN_DIR: pre-assembled kernels (default .device/gpu/cubin; a missing directory means JIT from the PTX).
 # NVLink multicast stays off (NCCL_NVLS_ENABLE=0 and friends are exported here).
 set -u
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 here=$(cd "$(dirname "$0")" && pwd)
-java="$here/../java"
-cp="$here/jccl-core.jar:$here/jccl-cuda.jar"
+root=$(cd "$here/../.." && pwd)
+java="$root/.device/java"
+export JCCL_JAVA="$java" JCCL_LIB="$here/lib"
+cubin=${CUBIN_DIR:-$here/cubin}
+export JCCL_JAVA_OPTS="-Djccl.cuda.cubinDir=$cubin ${JOPTS:-}"
 out=${OUT:-/tmp/jccl-out}
 mkdir -p "$out"
 if [ -z "${JCCL_NCCL_LIBRARY:-}" ]; then
   d=$(python3 -c "import nvidia.nccl;print(list(nvidia.nccl.__path__)[0])" 2>/dev/null) && export JCCL_NCCL_LIBRARY="$d/lib/libnccl.so.2"
 fi
-bench=io.jccl.cuda.bench.GpuAllReduceBench
+opts() {   # the JVM flags of a perf run: the base flags plus what the sweep tuned
+  echo "$JCCL_JAVA_OPTS $( [ -f "$out/tune.opts" ] && cat "$out/tune.opts")"
+}
+perf() {   # perf <log> <args...>: one ./jccl perf run appended to $out/<log>.txt
+  local log=$1
+  shift
+  echo "### jccl perf $*" >> "$out/$log.txt"
+  local t0=$SECONDS
+  JCCL_JAVA_OPTS="$(opts) ${EXTRA:-}" timeout "${T:-240}" "$here/jccl" perf "$@" >> "$out/$log.txt" 2>&1
+  echo "rc=$? $((SECONDS - t0))s jccl perf $*" | tee -a "$out/$log.txt"
+}
 for phase in "$@"; do
   echo "=== $phase $(date +%T)"
   case "$phase" in
     info)
-      nvidia-smi --query-gpu=index,name,pci.bus_id,driver_version,memory.total --format=csv
-      nvidia-smi topo -m
-      echo "NCCL: $JCCL_NCCL_LIBRARY"; nproc ;;
+      { nvidia-smi --query-gpu=index,name,pci.bus_id,driver_version,memory.total,clocks.sm --format=csv
+        nvidia-smi topo -m; echo "NCCL: ${JCCL_NCCL_LIBRARY:-none}"; nproc; } > "$out/info.txt" 2>&1
+      head -4 "$out/info.txt" ;;
     tests)
-      timeout ${TESTS_TIMEOUT:-150} "$java" -jar "$here"/test-lib/junit-platform-console-standalone-*.jar execute \
-        --class-path "$cp:$here/jccl-cuda-tests.jar:$(ls "$here"/test-lib/assertj-core-*.jar):$(ls "$here"/test-lib/byte-buddy-*.jar)" \
-        --select-class io.jccl.cuda.DriverGpuTest --select-class io.jccl.cuda.GpuCliqueGpuTest --include-tag gpu --details=tree --disable-banner --disable-ansi-colors 2>&1 | tee "$out/junit.txt" | tail -60 ;;
-    dump)
-      NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH,TUNING,ENV,P2P NCCL_TOPO_DUMP_FILE="$out/h200x2-topo.xml" \
-      NCCL_GRAPH_DUMP_FILE="$out/h200x2-graph.xml" timeout 60 "$java" -cp "$cp" $bench --nccl-dump -g 2 \
-        > "$out/nccl-info.log" 2>&1; echo "rc=$? $(wc -l < "$out/nccl-info.log") log lines"; tail -3 "$out/nccl-info.log" ;;
-    bench)
-      timeout ${BENCH_TIMEOUT:-300} "$java" ${JOPTS:-} -cp "$cp" $bench -g 2 -b 8 -e 1G -f 4 -n 50 -w 5 -r 7 --graph \
-        --graph-sizes 8,2K,32K,128K,512K 2>&1 | tee "$out/bench.txt" ;;
+      cp="$(ls "$here"/test/*.jar | tr '\n' ':')$here/lib/*"
+      timeout "${T:-240}" "$java" -Djccl.cuda.cubinDir="$cubin" ${JOPTS:-} -cp "$cp" org.junit.platform.console.ConsoleLauncher \
+        execute --select-class io.jccl.cuda.DriverGpuTest --select-class io.jccl.cuda.GpuCollectivesGpuTest \
+        --select-class io.jccl.cuda.GpuGraphsGpuTest --select-class io.jccl.cuda.GpuProcessesGpuTest \
+        --include-tag gpu --details=tree --disable-banner --disable-ansi-colors > "$out/junit.txt" 2>&1
+      echo "rc=$?"; grep -E "tests (successful|failed|aborted)|✘" "$out/junit.txt" | head -20 ;;
+    ar) perf perf-allreduce all_reduce -g 2 -b 8 -e 2G -f 4 -c 1 --backend both ;;
+    graph) perf perf-graph all_reduce -g 2 -b 8 -e 2M -f 4 -c 1 -G 20 --backend both ;;
+    others)
+      for c in all_gather reduce_scatter broadcast sendrecv; do
+        perf perf-others "$c" -g 2 -b 128M -e 2G -f 4 -c 1 --backend both
+      done ;;
+    np)
+      perf perf-np all_reduce -np 2 -b 8 -e 256M -f 16 -c 1 --backend both
+      perf perf-np all_gather -np 2 -b 8 -e 256M -f 16 -c 1 --backend both ;;
+    small)
+      for c in alltoall reduce gather scatter; do
+        perf perf-small "$c" -g 2 -b 8 -e 256M -f 32 -c 1 --backend jccl
+      done
+      perf perf-small all_reduce -g 2 -b 8 -e 64M -f 64 -c 1 -d all -o sum --backend jccl
+      perf perf-small all_reduce -g 2 -b 8 -e 64M -f 64 -c 1 -d bfloat16 -o all --backend jccl ;;
     sweep)
-      timeout ${SWEEP_TIMEOUT:-300} "$java" ${JOPTS:-} -cp "$cp" $bench -g 2 -b ${SWEEP_MIN:-8} -e ${SWEEP_MAX:-1G} \
-        -f 4 -n 30 -w 3 -r 5 --algo ${SWEEP_ALGOS:-all} ${SWEEP_EXTRA---graph --graph-sizes 8,2K,32K,128K,512K,2M} 2>&1 \
-        | tee "$out/${SWEEP_NAME:-sweep}.txt" ;;
-    *) echo "unknown phase $phase" ;;
+      for cfg in "push 16K" "push 8K" "push 64K" "oneshot 16K" "twoshot 16K"; do
+        set -- $cfg
+        echo "### cfg $1 $2" >> "$out/perf-sweep.txt"
+        EXTRA="-Djccl.cuda.algorithm=$1 -Djccl.cuda.pushMaxBytes=32M -Djccl.cuda.pushChunkBytes=$2" \
+          perf perf-sweep all_reduce -g 2 -b 1M -e 32M -f 2 -n 30 -w 5 -c 0 --backend jccl
+      done
+      awk -f "$here/tune.awk" "$out/perf-sweep.txt" > "$out/tune.opts"
+      echo "tuned: $(cat "$out/tune.opts")" ;;
   esac
 done
-echo "=== done $(date +%T)"
+echo "=== summary $(date +%T)"
+[ -f "$out/junit.txt" ] && grep -E "tests (successful|failed)" "$out/junit.txt"
+[ -f "$out/tune.opts" ] && echo "tuned: $(cat "$out/tune.opts")" && awk -f "$here/tune.awk" -v table=1 "$out/perf-sweep.txt"
+for f in "$out"/perf-[!s]*.txt "$out"/perf-small.txt; do
+  [ -f "$f" ] || continue
+  echo "--- $(basename "$f")"
+  grep -E "^rc=|Out of bounds|rror|xception" "$f" | grep -v "^rc=0" | head -12
+  awk '/^# JCCL vs NCCL/{p=1} p && /^(#|[ 0-9])/{print} /^rc=/{p=0}' "$f" | grep -vE "^#$" | head -40
+done

@@ -1,49 +1,117 @@
-// JCCL device-side building blocks shared by every collective kernel: the argument block, element types and
-// reduction operators, 16-byte packs, system-scope flags, the abort check, the per-block cross-GPU barrier and
-// the block/grid-wide reduceCopy loop. Mirrors the roles of NCCL's src/device/{common.h,reduce_kernel.h,
-// common_kernel.h} (written from our notes, not from NCCL's code).
+// JCCL device layer: constants, the kernel argument block and the per-rank memory structures every collective
+// kernel shares, and the thin platform layer (thread ids, block barriers, system-scope loads and stores, 16-byte
+// LL lines) that kernels call instead of CUDA built-ins. The platform layer has two implementations: the CUDA one
+// below (PTX for sm_90), and a host one in the emulator (jccl-cuda/src/test/emu/jccl_emu_device.h, selected with
+// -DJCCL_EMULATOR) that runs the same kernel code on CPU threads for tests without a GPU.
+// Mirrors the roles of NCCL's src/device/{common.h,op128.h} and src/include/device.h (written from our notes).
 //
-// Memory model rules used throughout (see shared/reference/gpu-collectives-techniques.md §2.2):
+// Memory model rules used throughout (shared/reference/gpu-collectives-techniques.md §2.2):
 //  - a flag that publishes data written earlier in the same kernel is stored with release semantics at .sys
-//    scope after a __syncthreads(), and read with acquire semantics at .sys scope before a __syncthreads();
-//  - data produced by peers is read with ld.global.cg (L2 only) so a stale L1 line can never be returned;
+//    scope after a block barrier, and read with acquire semantics at .sys scope before a block barrier;
+//  - data produced by peers is read with ld.global.cg (L2 only) so a stale L1 line is never returned;
 //  - spin loops never use plain loads and check the host-mapped abort word every kSpinsBeforeAbortCheck spins.
 #pragma once
 
 #include <stdint.h>
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
+#include <cuda_fp8.h>
+#include <vector_types.h>
 
 namespace jccl {
 
 constexpr int kMaxRanks = 8;
-constexpr int kMaxBlocks = 128;            // barrier slots per (rank, peer); grids never exceed this
-constexpr int kThreads = 512;              // every collective kernel runs 512 threads per block
-constexpr int kFifoSteps = 8;              // NCCL_STEPS: slots per ring FIFO
+constexpr int kMaxBlocks = 128;            // barrier and pointer slots per block; grids never exceed this
+constexpr int kFifoSteps = 8;              // NCCL_STEPS: slots per Simple FIFO
+constexpr int kMaxP2pOps = 16;             // send/recv/copy operations fused into one p2p kernel
 constexpr uint32_t kSpinsBeforeAbortCheck = 1024;
 
-// A table of one pointer per rank, passed by value inside AllReduceArgs.
+// Collective codes: NCCL's ncclFunc_t numbers (io.jccl.Collective.ncclId()).
+enum : int32_t { kBroadcast = 0, kReduce = 1, kAllGather = 2, kReduceScatter = 3, kAllReduce = 4, kAllToAll = 8 };
+// Reduction codes for the generic ('any') kernels: NCCL's ncclRedOp_t numbers for the four base operations.
+enum : int32_t { kOpSum = 0, kOpProd = 1, kOpMax = 2, kOpMin = 3 };
+// KernelArgs.flags.
+enum : int32_t {
+    kFlagPreScale = 1,   // multiply this rank's input by scaleF / scaleI before reducing (preMulSum)
+    kFlagPostDiv = 2,    // divide the final result by nRanks (avg)
+    kFlagTwoShot = 4,    // pull allReduce: prefer the two-shot form even out of place
+};
+// P2pOp.kind.
+enum : int16_t { kP2pSend = 0, kP2pRecv = 1, kP2pCopy = 2 };
+
+// One pointer per rank, as seen from the GPU running the kernel (peer or IPC-mapped addresses).
 struct PtrTable {
-    void* p[kMaxRanks];
+    uint64_t p[kMaxRanks];
 };
 
-// Per-GPU signal area (device memory, zeroed once when the clique opens).
-// arrive[b][peer] is written by `peer` (its barrier count for block b); count[b][peer] is local.
+// One operation of a fused send/recv kernel; blocks are handed out to operations in order.
+struct P2pOp {
+    uint64_t ptr;        // send: source, recv and copy: destination (this rank's memory)
+    uint64_t src;        // copy: source
+    uint64_t bytes;
+    int32_t peer;        // send/recv: the other rank
+    int16_t kind;        // kP2pSend, kP2pRecv, kP2pCopy
+    int16_t nBlocks;     // blocks (channels of the connection) this operation uses
+};                       // 32 bytes
+
+// The single by-value argument of every kernel. Java writes it field by field
+// (io.jccl.cuda.internal.enqueue.KernelArgs); a test checks the PTX .param size against the Java layout.
+struct KernelArgs {
+    PtrTable sig;            //   0: each rank's Signals
+    PtrTable ll;             //  64: each rank's LL receive area
+    PtrTable push;           // 128: each rank's push receive area
+    PtrTable conn;           // 192: each rank's connection area (ConnCtl[], then FIFOs)
+    uint64_t in;             // 256: this rank's input
+    uint64_t out;            // 264: this rank's output
+    uint64_t count;          // 272: elements (per rank block for reduceScatter/allGather/allToAll; bytes for copies)
+    uint64_t abortFlag;      // 280: host-mapped int, non-zero = abort
+    int32_t rank;            // 288
+    int32_t nRanks;          // 292
+    int32_t coll;            // 296: kAllReduce, ...
+    int32_t root;            // 300: root of broadcast/reduce
+    int32_t op;              // 304: kOpSum, ... (generic kernels)
+    int32_t flags;           // 308: kFlag*
+    double scaleF;           // 312: preMulSum scalar for floating-point types
+    int64_t scaleI;          // 320: preMulSum scalar for integer types
+    uint64_t slotBytes;      // 328: bytes per Simple FIFO slot
+    uint64_t chunkBytes;     // 336: ring chunk / push pipeline chunk per block, in bytes (a multiple of 16)
+    uint64_t llSlotWords;    // 344: 8-byte words per (parity, source) slot of the LL area
+    uint64_t pushSlotBytes;  // 352: bytes per (parity, source) slot of the push area
+    int32_t connChannels;    // 360: channels per connection in the connection area
+    int32_t nP2p;            // 364: operations in p2p[]
+    P2pOp p2p[kMaxP2pOps];   // 368
+};                           // 880 bytes
+
+// Per-rank signal area (device memory, zeroed at init; counters never reset afterwards).
+struct PeerPtrs {
+    uint64_t in;
+    uint64_t out;
+};
 struct Signals {
-    uint32_t arrive[kMaxBlocks][kMaxRanks];
-    uint32_t count[kMaxBlocks][kMaxRanks];
-    uint32_t llEpoch;                      // last epoch used by the LL kernel (same on every rank)
-    uint32_t llDone;                       // blocks of the current LL kernel that finished
-    uint32_t pushEpoch;                    // calls of the push one-shot kernel so far (same on every rank)
-    uint32_t pushDone;                     // blocks of the current push kernel that finished
-    uint32_t pad[28];
+    uint32_t arrive[kMaxBlocks][kMaxRanks];   // written by peer p: its barrier count for block b
+    uint32_t count[kMaxBlocks][kMaxRanks];    // local: my barrier count for block b with peer p
+    uint64_t llSeq;                           // last LL sequence number used (the same on every rank)
+    uint64_t llSeqPrev;                       // the one before it
+    uint64_t llPeerDone[kMaxRanks];           // written by peer p: the last LL sequence p finished (when it
+                                              // received from this rank without sending back)
+    uint64_t llPeerSeen[kMaxRanks];           // local: the last LL sequence peer p surely finished (it sent
+                                              // this rank the next one)
+    uint32_t llDone;                          // blocks of the running LL kernel that finished
+    uint32_t pushEpoch;                       // push allReduce calls so far
+    uint32_t pushDone;                        // blocks of the running push kernel that finished
+    uint32_t pad[13];
+    PeerPtrs ptrs[kMaxBlocks][kMaxRanks];     // written by peer p for block b: its buffers (pull kernels)
+    uint32_t chunkIn[kMaxBlocks][kMaxRanks];  // written by peer p: push chunks of block b it delivered, all calls
+    uint32_t chunkBase[kMaxBlocks][kMaxRanks];// local: push chunks of block b exchanged with p before this call
 };
 
-// Per-channel ring connection state, three 128-byte lines, in the memory of the GPU that owns it.
-//  tail: written by the previous rank (my sender) = number of steps it has filled in my FIFO;
-//  head: written by the next rank (my receiver) = number of steps it has consumed from its FIFO (credits);
-//  sendStep/recvStep: my own progress, persisted between kernels so counters never reset.
-struct RingCtl {
+static_assert(sizeof(Signals) <= 65536, "Signals must fit AreaLayout.SIGNALS_BYTES");
+
+// The Simple-protocol state of one channel of the connection between `owner` (whose memory holds it) and `peer`.
+//  tail: written by peer = steps peer has put into owner's FIFO (peer -> owner);
+//  head: written by peer = steps peer has consumed from its FIFO for owner (credits for owner -> peer);
+//  sendStep/recvStep: owner's own progress, persisted between kernels so counters never reset.
+struct ConnCtl {
     uint64_t tail;
     uint64_t pad0[15];
     uint64_t head;
@@ -51,92 +119,69 @@ struct RingCtl {
     uint64_t sendStep;
     uint64_t recvStep;
     uint64_t pad2[14];
-};
+};                                            // 384 bytes
 
-// The single by-value kernel argument of every allReduce kernel. Java writes it field by field
-// (io.jccl.cuda.internal.clique.AllReduceArgs); its size is checked against the PTX .param size by a test.
-struct AllReduceArgs {
-    PtrTable in;                 //   0: every rank's input buffer
-    PtrTable out;                //  64: every rank's output buffer
-    PtrTable sig;                // 128: every rank's Signals
-    PtrTable ll;                 // 192: every rank's LL receive area
-    PtrTable push;               // 256: every rank's push scratch area
-    uint64_t count;              // 320: elements
-    const volatile int* abortFlag; // 328: host-mapped abort word (non-zero = abort)
-    int32_t rank;                // 336
-    int32_t nRanks;              // 340
-    RingCtl* ctlMine;            // 344: my RingCtl[channels]
-    char* fifoMine;              // 352: my FIFO: [channel][kFifoSteps][slotBytes]
-    RingCtl* ctlNext;            // 360: next rank's RingCtl[]
-    char* fifoNext;              // 368: next rank's FIFO
-    RingCtl* ctlPrev;            // 376: previous rank's RingCtl[]
-    uint64_t slotBytes;          // 384: bytes per FIFO slot
-    uint64_t chunkElems;         // 392: ring chunk (elements, multiple of a pack)
-    uint64_t llSlotWords;        // 400: 8-byte words per (parity, source rank) in the LL area
-    uint64_t pushSlotBytes;      // 408: bytes per (parity, source rank) in the push area
-};                               // 416 bytes
+}  // namespace jccl
 
-// ---------------------------------------------------------------------------------------------------------
-// Element types: every reduction is computed in fp32 and rounded once when stored.
-template <typename T> struct Elem;
-template <> struct Elem<float> {
-    typedef uint32_t Bits;
-    static __device__ __forceinline__ float toF(float x) { return x; }
-    static __device__ __forceinline__ float fromF(float x) { return x; }
-};
-template <> struct Elem<__half> {
-    typedef unsigned short Bits;
-    static __device__ __forceinline__ float toF(__half x) { return __half2float(x); }
-    static __device__ __forceinline__ __half fromF(float x) { return __float2half_rn(x); }
-};
-template <> struct Elem<__nv_bfloat16> {
-    typedef unsigned short Bits;
-    static __device__ __forceinline__ float toF(__nv_bfloat16 x) { return __bfloat162float(x); }
-    static __device__ __forceinline__ __nv_bfloat16 fromF(float x) { return __float2bfloat16_rn(x); }
-};
+#ifdef JCCL_EMULATOR
+#include "jccl_emu_device.h"
+#else
 
-struct OpSum  { static __device__ __forceinline__ float apply(float a, float b) { return a + b; } };
-struct OpProd { static __device__ __forceinline__ float apply(float a, float b) { return a * b; } };
-struct OpMin  { static __device__ __forceinline__ float apply(float a, float b) { return fminf(a, b); } };
-struct OpMax  { static __device__ __forceinline__ float apply(float a, float b) { return fmaxf(a, b); } };
+#define JCCL_DEV __device__ __forceinline__
+#define JCCL_SHARED(T, name, slot) __shared__ T name
+#define JCCL_KERNEL(name) extern "C" __global__ void __launch_bounds__(512, 1) name(jccl::KernelArgs a)
 
-// ---------------------------------------------------------------------------------------------------------
-// Loads and stores.
-__device__ __forceinline__ uint4 loadPack(const void* p) { return __ldcg(reinterpret_cast<const uint4*>(p)); }
-__device__ __forceinline__ void storePack(void* p, uint4 v) { *reinterpret_cast<uint4*>(p) = v; }
+namespace jccl {
 
-template <typename T>
-__device__ __forceinline__ T loadElem(const T* p) {
-    typedef typename Elem<T>::Bits Bits;
-    Bits b = __ldcg(reinterpret_cast<const Bits*>(p));
-    return *reinterpret_cast<T*>(&b);
-}
+JCCL_DEV uint32_t threadId() { return threadIdx.x; }
+JCCL_DEV uint32_t blockId() { return blockIdx.x; }
+JCCL_DEV uint32_t blockSize() { return blockDim.x; }
+JCCL_DEV uint32_t gridSize() { return gridDim.x; }
+JCCL_DEV void syncBlock() { __syncthreads(); }
+JCCL_DEV int syncBlockAnd(int p) { return __syncthreads_and(p); }
+JCCL_DEV void spinPause() {}
+JCCL_DEV void fenceGpu() { __threadfence(); }
+JCCL_DEV void fenceSys() { asm volatile("fence.acq_rel.sys;" ::: "memory"); }
+JCCL_DEV uint32_t atomicAddGpu(uint32_t* p, uint32_t v) { return atomicAdd(p, v); }
 
-__device__ __forceinline__ void stReleaseSys(uint32_t* p, uint32_t v) {
+JCCL_DEV void stReleaseSys(uint32_t* p, uint32_t v) {
     asm volatile("st.release.sys.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
-__device__ __forceinline__ uint32_t ldAcquireSys(const uint32_t* p) {
+JCCL_DEV uint32_t ldAcquireSys(const uint32_t* p) {
     uint32_t v;
     asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
     return v;
 }
-__device__ __forceinline__ void stRelaxedSys64(uint64_t* p, uint64_t v) {
+JCCL_DEV void stReleaseSys64(uint64_t* p, uint64_t v) {
+    asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+JCCL_DEV void stRelaxedSys64(uint64_t* p, uint64_t v) {
     asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
 }
-__device__ __forceinline__ uint64_t ldAcquireSys64(const uint64_t* p) {
+JCCL_DEV uint64_t ldAcquireSys64(const uint64_t* p) {
     uint64_t v;
     asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
     return v;
 }
-__device__ __forceinline__ void fenceAcqRelSys() { asm volatile("fence.acq_rel.sys;" ::: "memory"); }
+// Plain volatile loads and stores, for state that only this GPU writes (or that earlier kernels wrote).
+JCCL_DEV uint32_t ldVolatile(const uint32_t* p) { return *reinterpret_cast<const volatile uint32_t*>(p); }
+JCCL_DEV uint64_t ldVolatile64(const uint64_t* p) { return *reinterpret_cast<const volatile uint64_t*>(p); }
+JCCL_DEV void stVolatile(uint32_t* p, uint32_t v) { *reinterpret_cast<volatile uint32_t*>(p) = v; }
+JCCL_DEV void stVolatile64(uint64_t* p, uint64_t v) { *reinterpret_cast<volatile uint64_t*>(p) = v; }
+
+// 16-byte packs; peers' data is read through L2 only.
+JCCL_DEV uint4 loadPack(const void* p) { return __ldcg(reinterpret_cast<const uint4*>(p)); }
+JCCL_DEV void storePack(void* p, uint4 v) { *reinterpret_cast<uint4*>(p) = v; }
+template <typename B>
+JCCL_DEV B loadBits(const B* p) { return __ldcg(p); }
 
 // LL line: {data0, flag, data1, flag}, written and read as one 16-byte volatile access.
-__device__ __forceinline__ void storeLL(void* p, uint64_t data, uint32_t flag) {
+JCCL_DEV void storeLL(void* p, uint64_t data, uint32_t flag) {
     asm volatile("st.volatile.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"((uint32_t)data), "r"(flag),
                  "r"((uint32_t)(data >> 32)), "r"(flag)
                  : "memory");
 }
-__device__ __forceinline__ bool loadLL(const void* p, uint32_t flag, uint64_t* data) {
+JCCL_DEV bool loadLL(const void* p, uint32_t flag, uint64_t* data) {
     uint32_t d0, f0, d1, f1;
     asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
                  : "=r"(d0), "=r"(f0), "=r"(d1), "=r"(f1)
@@ -145,116 +190,19 @@ __device__ __forceinline__ bool loadLL(const void* p, uint32_t flag, uint64_t* d
     *data = ((uint64_t)d1 << 32) | d0;
     return f0 == flag && f1 == flag;
 }
+// Zeroes one LL line (used before the 32-bit flag wraps).
+JCCL_DEV void clearLL(void* p) { *reinterpret_cast<uint4*>(p) = make_uint4(0, 0, 0, 0); }
 
-__device__ __forceinline__ bool abortRequested(const volatile int* abortFlag) { return *abortFlag != 0; }
-
-// ---------------------------------------------------------------------------------------------------------
-// Per-block cross-GPU barrier with monotonic counters (no resets, wrap-safe "at least" compare).
-// Block b of every rank must call it the same number of times; every rank launches the same grid.
-// Returns false on every thread of the block when the host raised the abort word.
-__device__ __forceinline__ bool blockBarrier(const AllReduceArgs& a) {
-    Signals* self = reinterpret_cast<Signals*>(a.sig.p[a.rank]);
-    const int t = threadIdx.x;
-    const int b = blockIdx.x;
-    int ok = 1;
-    __syncthreads();
-    if (t < a.nRanks && t != a.rank) {
-        uint32_t v = self->count[b][t] + 1;
-        self->count[b][t] = v;
-        Signals* peer = reinterpret_cast<Signals*>(a.sig.p[t]);
-        stReleaseSys(&peer->arrive[b][a.rank], v);
-        uint32_t spins = 0;
-        while ((int32_t)(ldAcquireSys(&self->arrive[b][t]) - v) < 0) {
-            if (++spins == kSpinsBeforeAbortCheck) {
-                spins = 0;
-                if (abortRequested(a.abortFlag)) { ok = 0; break; }
-            }
-        }
-    }
-    return __syncthreads_and(ok) != 0;
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// dst[d][i] = op over s of src[s][i], for i in [0, n), for every d < nDst; the sources are combined in index
-// order (the same order on every rank, so every rank computes bitwise the same value); a null dst[d] is
-// skipped. Work is spread over
-// `nThreads` threads numbered `tid`. 16-byte packs when every pointer is 16-byte aligned, scalars otherwise
-// and for the tail. UNROLL packs per thread are loaded before any is reduced, to keep loads in flight.
-template <typename T, typename Op, int MAXSRC, int MAXDST, int UNROLL>
-__device__ __forceinline__ void reduceCopy(const T* const* src, int nSrc, T* const* dst, int nDst, uint64_t n,
-                                           uint64_t tid, uint64_t nThreads) {
-    constexpr int PE = 16 / sizeof(T);
-    uintptr_t bits = 0;
-#pragma unroll
-    for (int s = 0; s < MAXSRC; s++) if (s < nSrc) bits |= reinterpret_cast<uintptr_t>(src[s]);
-#pragma unroll
-    for (int d = 0; d < MAXDST; d++) if (d < nDst) bits |= reinterpret_cast<uintptr_t>(dst[d]);
-    const uint64_t nPacks = (bits & 15) == 0 ? n / PE : 0;
-
-    for (uint64_t base = tid; base < nPacks; base += nThreads * UNROLL) {
-        // Issue every load (all sources, all unrolled packs) before the first use.
-        uint4 v[MAXSRC][UNROLL];
-#pragma unroll
-        for (int s = 0; s < MAXSRC; s++) {
-#pragma unroll
-            for (int u = 0; u < UNROLL; u++) {
-                const uint64_t i = base + u * nThreads;
-                v[s][u] = (s < nSrc && i < nPacks) ? loadPack(src[s] + i * PE) : make_uint4(0, 0, 0, 0);
-            }
-        }
-#pragma unroll
-        for (int u = 0; u < UNROLL; u++) {
-            const uint64_t i = base + u * nThreads;
-            float acc[PE];
-#pragma unroll
-            for (int s = 0; s < MAXSRC; s++) {
-                if (s < nSrc) {
-                    const T* e = reinterpret_cast<const T*>(&v[s][u]);
-#pragma unroll
-                    for (int k = 0; k < PE; k++) {
-                        const float x = Elem<T>::toF(e[k]);
-                        acc[k] = s == 0 ? x : Op::apply(acc[k], x);
-                    }
-                }
-            }
-            if (i < nPacks) {
-                uint4 r;
-                T* e = reinterpret_cast<T*>(&r);
-#pragma unroll
-                for (int k = 0; k < PE; k++) e[k] = Elem<T>::fromF(acc[k]);
-#pragma unroll
-                for (int d = 0; d < MAXDST; d++) if (d < nDst && dst[d] != nullptr) storePack(dst[d] + i * PE, r);
-            }
-        }
-    }
-    for (uint64_t i = nPacks * PE + tid; i < n; i += nThreads) {
-        float acc = 0.f;
-#pragma unroll
-        for (int s = 0; s < MAXSRC; s++) {
-            if (s < nSrc) {
-                float x = Elem<T>::toF(loadElem(src[s] + i));
-                acc = s == 0 ? x : Op::apply(acc, x);
-            }
-        }
-        T r = Elem<T>::fromF(acc);
-#pragma unroll
-        for (int d = 0; d < MAXDST; d++) if (d < nDst && dst[d] != nullptr) dst[d][i] = r;
-    }
+JCCL_DEV bool abortRequested(uint64_t abortFlag) {
+    return *reinterpret_cast<const volatile int*>(abortFlag) != 0;
 }
 
 }  // namespace jccl
+#endif  // JCCL_EMULATOR
 
-// Declares one extern "C" kernel per (type, op) for a device function template BODY<T, Op>(const AllReduceArgs&).
-#define JCCL_KERNEL(NAME, BODY, T, TN, OP, ON)                                                             \
-    extern "C" __global__ void __launch_bounds__(jccl::kThreads, 1) NAME##_##TN##_##ON(jccl::AllReduceArgs a) { \
-        BODY<T, jccl::OP>(a);                                                                             \
-    }
-#define JCCL_KERNELS_FOR_TYPE(NAME, BODY, T, TN)         \
-    JCCL_KERNEL(NAME, BODY, T, TN, OpSum, sum)           \
-    JCCL_KERNEL(NAME, BODY, T, TN, OpProd, prod)         \
-    JCCL_KERNEL(NAME, BODY, T, TN, OpMin, min)           \
-    JCCL_KERNEL(NAME, BODY, T, TN, OpMax, max)
-#define JCCL_KERNELS(NAME, BODY)                                \
-    JCCL_KERNELS_FOR_TYPE(NAME, BODY, float, f32)               \
-    JCCL_KERNELS_FOR_TYPE(NAME, BODY, __half, f16)              \
-    JCCL_KERNELS_FOR_TYPE(NAME, BODY, __nv_bfloat16, bf16)
+namespace jccl {
+template <typename T>
+JCCL_DEV T jmin(T a, T b) { return a < b ? a : b; }
+template <typename T>
+JCCL_DEV T jmax(T a, T b) { return a < b ? b : a; }
+}  // namespace jccl

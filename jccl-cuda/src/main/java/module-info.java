@@ -1,9 +1,10 @@
 /**
  * JCCL on NVIDIA GPUs: the CUDA driver API through the Foreign Function &amp; Memory API (no JNI, no native build),
- * device buffers, streams, events, CUDA graphs, and a single-process multi-GPU allReduce ({@link io.jccl.cuda.GpuClique}).
- * Only {@code io.jccl.cuda} is exported; bindings, kernels and the NCCL comparison code are internal.
+ * device buffers, streams, events, CUDA graphs, and GPU communicators ({@link io.jccl.cuda.GpuCommunicator}).
+ * Exported: {@code io.jccl.cuda} and the NCCL binding used for comparisons ({@code io.jccl.cuda.nccl}); driver bindings and kernels are internal.
  */
 module io.jccl.cuda {
     requires transitive io.jccl;
     exports io.jccl.cuda;
+    exports io.jccl.cuda.nccl;
 }

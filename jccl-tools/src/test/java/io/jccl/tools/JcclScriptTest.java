@@ -57,6 +57,18 @@ class JcclScriptTest {
     }
 
     @Test
+    void aPrebuiltRunNeedsItsJars() throws Exception {
+        Path empty = Files.createTempDirectory("jccl-lib");
+        try {
+            Result r = run(Map.of("JCCL_JAVA", "/bin/true", "JCCL_LIB", empty.toString()), "perf", "all_reduce");
+            assertThat(r.code()).isEqualTo(1);
+            assertThat(r.out()).contains("no jars in " + empty).contains("bundle.sh");
+        } finally {
+            Files.deleteIfExists(empty);
+        }
+    }
+
+    @Test
     void unknownCommandsFail() throws Exception {
         Result r = run(Map.of(), "frobnicate");
         assertThat(r.code()).isNotZero();

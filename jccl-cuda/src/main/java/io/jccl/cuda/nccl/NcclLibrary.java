@@ -166,7 +166,7 @@ public final class NcclLibrary {
         }
     }
 
-    /** One communicator per listed CUDA device ordinal, in one call (single process, like JCCL's GpuClique). */
+    /** One communicator per listed CUDA device ordinal, in one call (single process, like GpuCommunicator.initAll). */
     public MemorySegment[] commInitAll(int... deviceOrdinals) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment comms = a.allocate(ADDRESS, deviceOrdinals.length);

@@ -8,10 +8,15 @@ import java.lang.foreign.MemorySegment;
  * What one rank feeds into a checked call and what it must get back, computed on the host from
  * {@link DataPattern}: {@link #fillInput} writes this rank's input, {@link #countWrong} compares every output
  * element with the value the collective must produce (exactly, or within {@link Tolerance} for avg and mulsum on
- * floats). Owned by one rank's thread (it keeps the last element's error bound in a field). The host-side
+ * floats). Owned by one rank's thread (it keeps the last element's error bound in a field); large fills and checks
+ * fan out to the common fork-join pool when the buffer is shared memory. The host-side
  * equivalent of nccl-tests' {@code InitData}/{@code CheckData} per collective.
  */
 public final class ExpectedValues {
+    /** Element counts from which filling and checking run on several threads. */
+    static final long PARALLEL_MIN = 1L << 20;
+    private static final long CHUNK = 1L << 18;
+    private static final Thread OTHER_THREAD = Thread.ofPlatform().unstarted(() -> { });
     private final PerfCollective coll;
     private final BufferLayout layout;
     private final DataType type;
@@ -52,47 +57,79 @@ public final class ExpectedValues {
         return pattern.value(rank, k, rep);
     }
 
-    /** Writes this rank's {@link #inputCount()} input elements to {@code send}. */
+    /** Writes this rank's {@link #inputCount()} input elements to {@code send} (in parallel for large counts). */
     public void fillInput(ElementAccess access, MemorySegment send, int rep) {
-        long n = inputCount();
         boolean floating = type.isFloatingPoint();
-        for (long k = 0; k < n; k++) {
-            double v = pattern.value(rank, k, rep);
-            if (floating) {
-                access.setDouble(type, send, k, v);
-            } else {
-                access.setLong(type, send, k, (long) v);
-            }
-        }
-    }
-
-    /** Counts the elements of {@code recv} (its first {@link #outputCount()}) that differ from the expected values. */
-    public long countWrong(ElementAccess access, MemorySegment recv, int rep) {
-        long n = outputCount();
-        long wrong = 0;
-        if (type.isFloatingPoint()) {
-            for (long j = 0; j < n; j++) {
-                double expected = expectedDouble(j, rep);
-                double got = access.getDouble(type, recv, j);
-                boolean ok = lastTolerance == 0 ? got == expected : Math.abs(got - expected) <= lastTolerance;
-                if (!ok) {
-                    wrong++;
+        forChunks(inputCount(), send, (lo, hi) -> {
+            for (long k = lo; k < hi; k++) {
+                double v = pattern.value(rank, k, rep);
+                if (floating) {
+                    access.setDouble(type, send, k, v);
+                } else {
+                    access.setLong(type, send, k, (long) v);
                 }
             }
-        } else {
-            for (long j = 0; j < n; j++) {
+            return 0;
+        });
+    }
+
+    /**
+     * Counts the elements of {@code recv} (its first {@link #outputCount()}) that differ from the expected values
+     * (in parallel for large counts).
+     */
+    public long countWrong(ElementAccess access, MemorySegment recv, int rep) {
+        if (type.isFloatingPoint()) {
+            return forChunks(outputCount(), recv, (lo, hi) -> {
+                double[] tol = new double[1];
+                long wrong = 0;
+                for (long j = lo; j < hi; j++) {
+                    double expected = expectedDouble(j, rep, tol);
+                    double got = access.getDouble(type, recv, j);
+                    boolean ok = tol[0] == 0 ? got == expected : Math.abs(got - expected) <= tol[0];
+                    if (!ok) {
+                        wrong++;
+                    }
+                }
+                return wrong;
+            });
+        }
+        return forChunks(outputCount(), recv, (lo, hi) -> {
+            long wrong = 0;
+            for (long j = lo; j < hi; j++) {
                 if (TypeLimits.wrap(type, access.getLong(type, recv, j)) != expectedLong(j, rep)) {
                     wrong++;
                 }
             }
+            return wrong;
+        });
+    }
+
+    /** A piece of work over [lo, hi) returning a count. */
+    private interface Chunk {
+        long run(long lo, long hi);
+    }
+
+    /** Runs {@code c} over [0, n): in parallel chunks when n is large and {@code seg} may be used by any thread. */
+    private static long forChunks(long n, MemorySegment seg, Chunk c) {
+        if (n < PARALLEL_MIN || !seg.isAccessibleBy(OTHER_THREAD)) {
+            return c.run(0, n);
         }
-        return wrong;
+        long chunks = (n + CHUNK - 1) / CHUNK;
+        return java.util.stream.LongStream.range(0, chunks).parallel()
+                .map(i -> c.run(i * CHUNK, Math.min(n, (i + 1) * CHUNK))).sum();
     }
 
     /** The expected floating-point output element {@code j}; also sets {@link #lastTolerance()}. */
     public double expectedDouble(long j, int rep) {
+        double[] tol = new double[1];
+        double v = expectedDouble(j, rep, tol);
+        lastTolerance = tol[0];
+        return v;
+    }
+
+    private double expectedDouble(long j, int rep, double[] tol) {
         if (!coll.reduces()) {
-            lastTolerance = 0;
+            tol[0] = 0;
             return pattern.value(sourceRank(j), sourceIndex(j), rep);
         }
         long idx = coll == PerfCollective.REDUCE_SCATTER ? rank * layout.recvCount() + j : j;
@@ -111,7 +148,7 @@ public final class ExpectedValues {
         if (op == OpChoice.AVG) {
             acc /= nRanks;
         }
-        lastTolerance = Tolerance.bound(type, op, nRanks, sumAbs);
+        tol[0] = Tolerance.bound(type, op, nRanks, sumAbs);
         return acc;
     }
 

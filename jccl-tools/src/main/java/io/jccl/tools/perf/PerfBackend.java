@@ -78,6 +78,34 @@ public interface PerfBackend extends AutoCloseable {
     /** Every rank's {@code line}, in rank order (for the rank lines rank 0 prints). */
     List<String> gatherLines(String line);
 
+    /**
+     * The mean time of one call, in seconds, over {@code iters} iterations of {@code agg} calls (each iteration in
+     * one group when {@code agg > 1}), synchronising after every iteration when {@code blocking}. The default times
+     * with the host clock (host calls complete before they return); a device backend times on its stream.
+     */
+    default double timeCalls(PreparedCall call, int iters, int agg, boolean blocking) {
+        long t0 = System.nanoTime();
+        for (int i = 0; i < iters; i++) {
+            if (agg > 1) {
+                groupStart();
+                try {
+                    for (int j = 0; j < agg; j++) {
+                        call.launch();
+                    }
+                } finally {
+                    groupEnd();
+                }
+            } else {
+                call.launch();
+            }
+            if (blocking) {
+                synchronize();
+            }
+        }
+        synchronize();
+        return (System.nanoTime() - t0) / 1e9 / ((double) iters * agg);
+    }
+
     /** Stops the communicator from any thread (a timeout); blocked calls fail. */
     void abort();
 

@@ -74,10 +74,12 @@ public final class PerfMain implements Callable<Integer> {
     int processes;
     @Option(names = {"-t", "--nthreads"}, defaultValue = "1", description = "ranks as threads of this process")
     int threads;
-    @Option(names = {"-g", "--ngpus"}, defaultValue = "1", description = "GPUs per thread (1: host memory)")
+    @Option(names = {"-g", "--ngpus"}, defaultValue = "1", description = "GPUs driven by this process (more than 1: GPU run)")
     int gpus;
-    @Option(names = {"-G", "--cudagraph"}, defaultValue = "0", description = "CUDA graph launches (needs the GPU backend)")
+    @Option(names = {"-G", "--cudagraph"}, defaultValue = "0", description = "capture the -n iterations into a CUDA graph and time N launches of it")
     int cudaGraph;
+    @Option(names = "--backend", description = "host (host memory), jccl (GPUs), nccl (libnccl.so.2 on the same GPU buffers) or both; default host, or jccl with -g > 1 or -G")
+    String backend;
     @Option(names = {"-J", "--json", "--output_file"}, description = "write a JSON report to FILE")
     Path json;
     @Option(names = "--csv", description = "write a CSV report to FILE")
@@ -101,9 +103,8 @@ public final class PerfMain implements Callable<Integer> {
 
     /** The validated options (exposed for tests). */
     PerfOptions options() {
-        if (cudaGraph != 0) {
-            throw new IllegalArgumentException("-G (CUDA graphs) needs the GPU backend, which is not built yet");
-        }
+        PerfTarget target = backend != null ? PerfTarget.parse(backend)
+                : gpus > 1 || cudaGraph > 0 ? PerfTarget.JCCL : PerfTarget.HOST;
         List<DataType> types = datatype.trim().equalsIgnoreCase("all") ? List.of(DataType.values())
                 : List.of(parseType(datatype));
         int rootRank = root.trim().equalsIgnoreCase("all") ? -1 : Integer.parseInt(root.trim());
@@ -111,7 +112,7 @@ public final class PerfMain implements Callable<Integer> {
                 new SizeSweep(SizeParser.parse(minBytes), SizeParser.parse(maxBytes), SizeParser.parse(stepBytes),
                         stepFactor),
                 iters, warmup, agg, check, cycles, blocking, PerfBackend.StatMode.fromCode(average), rootRank,
-                types, OpChoice.parse(op), timeoutSec, processes, threads, gpus, json, csv, rawArgs);
+                types, OpChoice.parse(op), timeoutSec, processes, threads, gpus, cudaGraph, target, json, csv, rawArgs);
     }
 
     private static DataType parseType(String name) {
@@ -140,6 +141,10 @@ public final class PerfMain implements Callable<Integer> {
                     + EnvironmentRanks.detect(env).orElseThrow() + " is set)");
         }
         double minBw = minBusBw(env);
+        if (o.target().gpu()) {
+            return io.jccl.tools.perf.gpu.GpuPerf.run(o, fromEnv ? EnvironmentRanks.localIndex(env) : -1, out, err,
+                    minBw);
+        }
         if (fromEnv) {
             Communicator comm = Communicator.fromEnvironment(Config.defaults().withName("perf"));
             PerfBackend backend = new HostBackend(comm, EnvironmentRanks.localIndex(env));

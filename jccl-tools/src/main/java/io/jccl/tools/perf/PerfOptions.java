@@ -24,7 +24,9 @@ import java.util.List;
  * @param timeoutSec  a single operation running longer than this aborts the run ({@code -T}); 0 disables
  * @param processes   {@code -np}: launch this many local processes (0: not requested)
  * @param threads     {@code -t}: ranks as threads of this process
- * @param gpus        {@code -g}: GPUs per thread (1 on the host backend)
+ * @param gpus        {@code -g}: GPUs driven by this process (1 on the host backend and with {@code -np})
+ * @param graphLaunches {@code -G}: 0, or capture the {@code -n} iterations into a CUDA graph launched this many times
+ * @param target      {@code --backend}: what is measured
  * @param jsonFile    where to write the JSON report, or null
  * @param csvFile     where to write the CSV report, or null
  * @param args        the command line as given (for the JSON report)
@@ -32,7 +34,8 @@ import java.util.List;
 public record PerfOptions(PerfCollective collective, SizeSweep sweep, int iters, int warmupIters, int aggIters,
                           int check, int cycles, int blocking, PerfBackend.StatMode statMode, int root,
                           List<DataType> types, List<OpChoice> ops, double timeoutSec, int processes, int threads,
-                          int gpus, Path jsonFile, Path csvFile, List<String> args) {
+                          int gpus, int graphLaunches, PerfTarget target, Path jsonFile, Path csvFile,
+                          List<String> args) {
 
     public PerfOptions {
         require(iters >= 1, "-n (iterations) must be at least 1, got " + iters);
@@ -46,7 +49,13 @@ public record PerfOptions(PerfCollective collective, SizeSweep sweep, int iters,
         require(timeoutSec >= 0, "-T (timeout) must not be negative, got " + timeoutSec);
         require(processes >= 0, "-np must not be negative, got " + processes);
         require(threads >= 1, "-t (threads) must be at least 1, got " + threads);
-        require(gpus == 1, "-g " + gpus + ": GPUs need the CUDA backend, which is not built yet; use -g 1 (host memory)");
+        require(gpus >= 1, "-g must be at least 1, got " + gpus);
+        require(graphLaunches >= 0, "-G must not be negative, got " + graphLaunches);
+        require(target.gpu() || (gpus == 1 && graphLaunches == 0), "-g " + gpus + " and -G " + graphLaunches
+                + " need a GPU backend: --backend jccl, nccl or both");
+        require(!target.gpu() || processes == 0 || gpus == 1, "-np " + processes + " runs one GPU per process: use -g 1 "
+                + "with -np (or -g G without -np for one process driving G GPUs)");
+        require(!target.gpu() || threads == 1, "-t: GPU runs use one thread per GPU already; drop -t");
         require(processes == 0 || threads == 1, "-np and -t cannot be combined: choose processes (-np) or threads (-t)");
         types = List.copyOf(types);
         ops = List.copyOf(ops);

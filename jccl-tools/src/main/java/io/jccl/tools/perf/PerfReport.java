@@ -3,6 +3,7 @@ package io.jccl.tools.perf;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -16,6 +17,7 @@ public final class PerfReport {
     private JsonReport json;
     private final CsvReport csv;
     private final String collective;
+    private final List<ResultRecord> records = new ArrayList<>();
     private long rowBytes;
     private long rowCount;
     private String rowType;
@@ -58,6 +60,7 @@ public final class PerfReport {
         out.flush();
         ResultRecord r = new ResultRecord(collective, rowBytes, rowCount, rowType, rowOp, rowRoot, inPlace, timeUs,
                 bw.algBwGBps(), bw.busBwGBps(), reportWrong ? wrong : -1);
+        records.add(r);
         if (json != null) {
             json.add(r);
         }
@@ -70,6 +73,11 @@ public final class PerfReport {
     public void rowEnd() {
         out.println();
         out.flush();
+    }
+
+    /** Every cell measured so far, in order. */
+    public List<ResultRecord> records() {
+        return List.copyOf(records);
     }
 
     /** Prints the footer and writes the JSON and CSV files. */

@@ -62,9 +62,11 @@ public final class PerfRunner {
         List<Integer> roots = o.roots(nRanks);
         if (report != null) {
             SizeSweep s = o.sweep();
-            report.begin(new ResultTable.RunHeader(o.collective().programName(), nThreads, o.gpus(), s.minBytes(),
+            // GPU runs drive each GPU from its own thread: one GPU per thread, as nccl-tests counts them
+            int gpusPerThread = o.target().gpu() ? 1 : o.gpus();
+            report.begin(new ResultTable.RunHeader(o.collective().programName(), nThreads, gpusPerThread, s.minBytes(),
                     s.maxBytes(), s.step(), s.multiplicative(), o.warmupIters(), o.iters(), o.aggIters(), o.check(),
-                    0), nRanks, lines);
+                    o.graphLaunches()), nRanks, lines);
         }
         send = backend.allocate(o.sweep().maxBytes());
         recv = backend.allocate(o.sweep().maxBytes());
@@ -174,35 +176,16 @@ public final class PerfRunner {
 
     /** The mean time of one call over {@code -n} iterations of {@code -m} calls, in seconds. */
     private double timeIterations(PerfBackend.PreparedCall call) {
-        int iters = o.iters();
-        int agg = o.aggIters();
         if (watchdog != null) {
             watchdog.arm();
         }
-        long t0 = System.nanoTime();
-        for (int i = 0; i < iters; i++) {
-            if (agg > 1) {
-                backend.groupStart();
-                try {
-                    for (int j = 0; j < agg; j++) {
-                        call.launch();
-                    }
-                } finally {
-                    backend.groupEnd();
-                }
-            } else {
-                call.launch();
-            }
-            if (o.blocking() != 0) {
-                backend.synchronize();
+        try {
+            return backend.timeCalls(call, o.iters(), o.aggIters(), o.blocking() != 0);
+        } finally {
+            if (watchdog != null) {
+                watchdog.disarm();
             }
         }
-        backend.synchronize();
-        long t1 = System.nanoTime();
-        if (watchdog != null) {
-            watchdog.disarm();
-        }
-        return (t1 - t0) / 1e9 / ((double) iters * agg);
     }
 
     /** Runs the call {@code -c} times on fresh inputs; returns the wrong elements summed over ranks (last run). */

@@ -20,6 +20,7 @@ public final class RankThreads {
     private final PrintStream err;
     private final double minBusBw;
     private final ElementAccess access;
+    private volatile PerfReport report;
 
     public RankThreads(PerfOptions options, List<PerfBackend> backends, PrintStream out, PrintStream err,
                        double minBusBw) {
@@ -49,6 +50,9 @@ public final class RankThreads {
                 watchdogs.add(dog);
             }
             PerfReport report = b.rank() == 0 ? new PerfReport(out, options) : null;
+            if (report != null) {
+                this.report = report;
+            }
             PerfRunner runner = new PerfRunner(options, b, access, report, dog, minBusBw);
             threads.add(Thread.ofPlatform().name("perf-rank-" + b.rank()).start(() -> {
                 try {
@@ -81,6 +85,12 @@ public final class RankThreads {
             return 1;
         }
         return outcomes.stream().mapToInt(PerfRunner.Outcome::exitCode).max().orElse(1);
+    }
+
+    /** The cells rank 0 of this process measured (empty when this process has no rank 0). */
+    public List<ResultRecord> results() {
+        PerfReport r = report;
+        return r == null ? List.of() : r.records();
     }
 
     private void timedOut() {

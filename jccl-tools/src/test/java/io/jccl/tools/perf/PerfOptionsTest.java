@@ -23,6 +23,20 @@ class PerfOptionsTest {
     }
 
     @Test
+    void gpuFlagsSelectTheGpuBackends() {
+        assertThat(parse("all_reduce").target()).isEqualTo(PerfTarget.HOST);
+        PerfOptions g = parse("all_reduce", "-g", "2");
+        assertThat(g.target()).isEqualTo(PerfTarget.JCCL);
+        assertThat(g.gpus()).isEqualTo(2);
+        assertThat(parse("all_reduce", "-G", "10").graphLaunches()).isEqualTo(10);
+        assertThat(parse("all_reduce", "-G", "10").target()).isEqualTo(PerfTarget.JCCL);
+        assertThat(parse("all_reduce", "-g", "2", "--backend", "both").target()).isEqualTo(PerfTarget.BOTH);
+        assertThat(parse("sendrecv", "-np", "2", "--backend", "nccl").target()).isEqualTo(PerfTarget.NCCL);
+        assertThat(PerfTarget.BOTH.gpu()).isTrue();
+        assertThat(PerfTarget.HOST.gpu()).isFalse();
+    }
+
+    @Test
     void defaultsAreNcclTests() {
         PerfOptions o = parse("all_reduce");
         assertThat(o.collective()).isEqualTo(PerfCollective.ALL_REDUCE);
@@ -94,8 +108,12 @@ class PerfOptionsTest {
         assertThatThrownBy(() -> parse("all_reduce", "-d", "float128")).hasMessageContaining("float128");
         assertThatThrownBy(() -> parse("all_reduce", "-o", "xor")).hasMessageContaining("xor");
         assertThatThrownBy(() -> parse("all_reduce", "-a", "7")).hasMessageContaining("-a");
-        assertThatThrownBy(() -> parse("all_reduce", "-g", "2")).hasMessageContaining("CUDA");
-        assertThatThrownBy(() -> parse("all_reduce", "-G", "5")).hasMessageContaining("GPU");
+        assertThatThrownBy(() -> parse("all_reduce", "-g", "2", "--backend", "host")).hasMessageContaining("GPU backend");
+        assertThatThrownBy(() -> parse("all_reduce", "-G", "5", "--backend", "host")).hasMessageContaining("GPU backend");
+        assertThatThrownBy(() -> parse("all_reduce", "--backend", "cuda")).hasMessageContaining("--backend");
+        assertThatThrownBy(() -> parse("all_reduce", "-np", "2", "-g", "2", "--backend", "jccl"))
+                .hasMessageContaining("one GPU per process");
+        assertThatThrownBy(() -> parse("all_reduce", "-t", "2", "--backend", "both")).hasMessageContaining("-t");
         assertThatThrownBy(() -> parse("all_reduce", "-np", "2", "-t", "2")).hasMessageContaining("cannot be combined");
         assertThatThrownBy(() -> parse("all_reduce", "-T", "-1")).hasMessageContaining("-T");
     }

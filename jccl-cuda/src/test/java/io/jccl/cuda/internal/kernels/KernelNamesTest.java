@@ -2,8 +2,7 @@ package io.jccl.cuda.internal.kernels;
 
 import io.jccl.DataType;
 import io.jccl.JcclException;
-import io.jccl.RedOp;
-import io.jccl.Result;
+import io.jccl.cuda.internal.enqueue.KernelFamily;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -12,17 +11,19 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class KernelNamesTest {
     @Test
     void namesFollowTheCudaMacros() {
-        assertThat(KernelModules.allReduceKernel("ring", DataType.BFLOAT16, RedOp.MAX)).isEqualTo("jccl_ar_ring_bf16_max");
-        assertThat(KernelModules.allReduceKernel("ll", DataType.FLOAT16, RedOp.PROD)).isEqualTo("jccl_ar_ll_f16_prod");
+        assertThat(KernelFamily.RING.kernelName(DataType.BFLOAT16, false)).isEqualTo("jccl_ring_bf16_any");
+        assertThat(KernelFamily.LL.kernelName(DataType.FLOAT8_E4M3, true)).isEqualTo("jccl_ll_e4m3_sum");
+        assertThat(KernelFamily.PULL.module(DataType.UINT64, true)).isEqualTo("reduce_u64_sum");
+        assertThat(KernelFamily.LL_COPY.kernelName(DataType.FLOAT32, true)).isEqualTo("jccl_ll_copy");
+        assertThat(KernelFamily.RING_COPY.module(DataType.INT8, false)).isEqualTo("copy");
+        assertThat(KernelFamily.P2P.kernelName(DataType.INT8, false)).isEqualTo("jccl_p2p");
     }
 
     @Test
-    void unsupportedTypesAndOpsAreInvalidArguments() {
-        assertThatThrownBy(() -> KernelModules.typeSuffix(DataType.INT64)).isInstanceOf(JcclException.class)
-                .hasMessageContaining("int64").extracting(e -> ((JcclException) e).result())
-                .isEqualTo(Result.INVALID_ARGUMENT);
-        assertThatThrownBy(() -> KernelModules.opSuffix(RedOp.AVG)).isInstanceOf(JcclException.class)
-                .hasMessageContaining("avg");
+    void everyTypeHasASuffix() {
+        for (DataType t : DataType.values()) {
+            assertThat(KernelFamily.typeSuffix(t)).matches("[a-z0-9]+");
+        }
     }
 
     @Test

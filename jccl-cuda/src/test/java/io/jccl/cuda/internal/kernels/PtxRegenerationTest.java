@@ -29,7 +29,7 @@ class PtxRegenerationTest {
         String nvcc = run(out, "nvcc", "--version");
         assumeTrue(nvcc != null, "nvcc not installed");
         String release = releaseOf(nvcc);
-        String committedRelease = releaseOf(Files.readString(COMMITTED.resolve("allreduce_ring.ptx")));
+        String committedRelease = releaseOf(Files.readString(COMMITTED.resolve("reduce_f32_sum.ptx")));
         assumeTrue(release != null && release.equals(committedRelease),
                 "nvcc " + release + " differs from the release that wrote the PTX (" + committedRelease + ")");
 
@@ -59,7 +59,9 @@ class PtxRegenerationTest {
 
     private static String run(Path dir, String... cmd) throws InterruptedException {
         try {
-            Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).start();
+            ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true);
+            pb.environment().put("PTXAS_CHECK", "0");   // only the PTX text is compared
+            Process p = pb.start();
             String text = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (!p.waitFor(10, TimeUnit.MINUTES) || p.exitValue() != 0) {
                 return null;

@@ -1,9 +1,8 @@
 package io.jccl.cuda.internal.kernels;
 
 import io.jccl.DataType;
-import io.jccl.RedOp;
-import io.jccl.cuda.AllReduceAlgorithm;
-import io.jccl.cuda.internal.clique.AllReduceArgs;
+import io.jccl.cuda.internal.enqueue.KernelArgs;
+import io.jccl.cuda.internal.enqueue.KernelFamily;
 import org.junit.jupiter.api.Test;
 
 import java.util.LinkedHashMap;
@@ -28,33 +27,34 @@ class PtxResourcesTest {
     }
 
     @Test
-    void everyAlgorithmModuleDeclaresTheKernelsJavaLaunches() {
-        for (AllReduceAlgorithm a : AllReduceAlgorithm.values()) {
-            if (a == AllReduceAlgorithm.AUTO) {
-                continue;
-            }
-            String ptx = KernelModules.ptx(a.module());
-            assertThat(ptx).contains(".target sm_90").contains(".address_size 64");
-            Map<String, Integer> entries = entries(ptx);
-            assertThat(entries).as(a.module()).hasSize(12);
-            for (DataType t : new DataType[] {DataType.FLOAT32, DataType.FLOAT16, DataType.BFLOAT16}) {
-                for (RedOp op : new RedOp[] {RedOp.SUM, RedOp.PROD, RedOp.MIN, RedOp.MAX}) {
-                    String name = KernelModules.allReduceKernel(a.shortName(), t, op);
-                    assertThat(entries).as(name).containsKey(name);
+    void everyModuleDeclaresTheKernelsJavaLaunchesWithTheJavaArgumentSize() {
+        int checked = 0;
+        for (DataType t : DataType.values()) {
+            for (boolean sumOnly : new boolean[] {true, false}) {
+                for (KernelFamily f : KernelFamily.values()) {
+                    String module = f.module(t, sumOnly);
+                    String ptx = KernelModules.ptx(module);
+                    assertThat(ptx).contains(".target sm_90").contains(".address_size 64");
+                    Map<String, Integer> entries = entries(ptx);
+                    String name = f.kernelName(t, sumOnly);
+                    assertThat(entries).as(module).containsKey(name);
                     assertThat(entries.get(name)).as("param bytes of " + name)
-                            .isEqualTo((int) AllReduceArgs.LAYOUT.byteSize());
+                            .isEqualTo((int) KernelArgs.LAYOUT.byteSize());
+                    checked++;
                 }
             }
         }
+        assertThat(checked).isEqualTo(DataType.values().length * 2 * KernelFamily.values().length);
+        assertThat(KernelArgs.LAYOUT.byteSize()).isEqualTo(880);
     }
 
     @Test
     void kernelsNeverUseNvlinkMulticast() {
-        for (AllReduceAlgorithm a : AllReduceAlgorithm.values()) {
-            if (a != AllReduceAlgorithm.AUTO) {
-                assertThat(KernelModules.ptx(a.module())).doesNotContain("multimem").doesNotContain("cuMulticast");
-            }
+        for (DataType t : DataType.values()) {
+            assertThat(KernelModules.ptx(KernelFamily.RING.module(t, true))).doesNotContain("multimem");
+            assertThat(KernelModules.ptx(KernelFamily.RING.module(t, false))).doesNotContain("multimem");
         }
+        assertThat(KernelModules.ptx("copy")).doesNotContain("multimem");
     }
 
     @Test

@@ -1,0 +1,157 @@
+// One-shot and two-shot allReduce for small and medium messages on fully connected GPUs.
+//
+// push: block b of every rank owns the same contiguous slice of the buffer, cut into chunks of chunkBytes. For each
+// chunk it stores its rank's data (scaled for preMulSum) into slot [parity][myRank] of every peer's push area
+// (posted NVLink writes), publishes "chunk k of block b delivered" to each peer (Signals.chunkIn, a release store
+// after a block barrier: the data was written in this kernel), and reduces the chunk from local memory only, its own
+// input and the peers' copies, in rank order, once the peers' chunk k has arrived. Software-pipelined: chunk k+1 is
+// written while chunk k is waited for and reduced, and its release only waits for writes that had that time to
+// land. No end barrier: peers never touch this rank's input or output. The chunk counters persist in device memory
+// (graph-safe; both sides count the same chunks). parity = (push calls so far) & 1: a peer writes parity p again
+// only two push calls later, after a call whose chunks this rank had to deliver, which it did only after finishing
+// the call that read p. In-place safe. TRT-LLM's PUSH_MODE one-shot, pipelined; our own code.
+//
+// pull: the peers' buffer pointers are published through the barrier (only meaningful when every rank's buffers
+// are addressable from every GPU: one process driving all GPUs). One-shot: every GPU reads every rank's input over
+// NVLink and reduces in rank order into its own output. Two-shot (in place, or when asked): rank r reduces
+// partition r from every rank's input and stores the result into every rank's output. A barrier before (inputs
+// ready, pointers published) and after (no peer still reads this rank's buffers). The form is chosen inside the
+// kernel from the published pointers, identically on every rank: two-shot as soon as any rank runs in place.
+// vLLM's one-/two-stage custom allReduce and NCCL's symmetric RSxLD_AGxST in shape, our own code.
+#pragma once
+
+#include "jccl_prims.cuh"
+
+namespace jccl {
+
+template <typename T, bool SUMONLY>
+JCCL_DEV void pushAllReduce(const KernelArgs& a) {
+    constexpr uint64_t PE = 16 / sizeof(T);
+    Signals* self = sigOf(a, a.rank);
+    const int N = a.nRanks, r = a.rank, b = blockId(), t = threadId();
+    JCCL_SHARED(uint32_t, sEpoch, 0);
+    if (t == 0) sEpoch = ldVolatile(&self->pushEpoch) + 1u;
+    const uint32_t base = (t < (uint32_t)N && (int)t != r) ? ldVolatile(&self->chunkBase[b][t]) : 0u;
+    syncBlock();
+    const uint32_t epoch = sEpoch;
+    const uint64_t parity = epoch & 1u;
+    const Red red = makeRed(a);
+    const bool pre = (a.flags & kFlagPreScale) != 0;
+    const bool post = (a.flags & kFlagPostDiv) != 0;
+    const Slice s = sliceOf((int64_t)a.count, gridSize(), b, PE);
+    const int64_t chunk = jmax((int64_t)(a.chunkBytes / sizeof(T)) / (int64_t)PE * (int64_t)PE, (int64_t)PE);
+    const int nChunks = (int)((s.n + chunk - 1) / chunk);
+    const T* in = reinterpret_cast<const T*>(a.in);
+    T* out = reinterpret_cast<T*>(a.out);
+    bool ok = true;
+
+    // Writes chunk k of this block's slice into every peer's slot [parity][r].
+    auto write = [&](int k) {
+        const int64_t off = s.start + (int64_t)k * chunk;
+        const int64_t n = jmin(chunk, s.start + s.n - off);
+        const T* src[1] = {in + off};
+        T* dst[kMaxRanks];
+#pragma unroll
+        for (int p = 0; p < kMaxRanks; p++) {
+            dst[p] = (p == r || p >= N) ? nullptr
+                                        : reinterpret_cast<T*>(reinterpret_cast<char*>(a.push.p[p])
+                                                               + (parity * N + r) * a.pushSlotBytes) + off;
+        }
+        reduceCopy<T, SUMONLY, 1, kMaxRanks, 4>(src, 1, dst, N, (uint64_t)n, t, blockSize(), red, pre ? 0 : -1, false);
+    };
+    // Tells every peer that chunk k of this block has been written (after every thread's stores).
+    auto signal = [&](int k) {
+        syncBlock();
+        if (t < (uint32_t)N && (int)t != r) stReleaseSys(&sigOf(a, t)->chunkIn[b][r], base + k + 1);
+    };
+    // Waits until every peer delivered chunk k, then reduces it from local memory.
+    auto reduce = [&](int k) -> bool {
+        int got = 1;
+        if (t < (uint32_t)N && (int)t != r) {
+            uint32_t spins = 0;
+            while ((int32_t)(ldAcquireSys(&self->chunkIn[b][t]) - (base + k + 1)) < 0) {
+                spinPause();
+                if (++spins == kSpinsBeforeAbortCheck) {
+                    spins = 0;
+                    if (abortRequested(a.abortFlag)) {
+                        got = 0;
+                        break;
+                    }
+                }
+            }
+        }
+        if (syncBlockAnd(got) == 0) return false;
+        const int64_t off = s.start + (int64_t)k * chunk;
+        const int64_t n = jmin(chunk, s.start + s.n - off);
+        const char* mine = reinterpret_cast<const char*>(a.push.p[r]);
+        const T* src[kMaxRanks];
+#pragma unroll
+        for (int p = 0; p < kMaxRanks; p++) {
+            src[p] = p == r ? in + off : reinterpret_cast<const T*>(mine + (parity * N + p) * a.pushSlotBytes) + off;
+        }
+        T* dst[1] = {out + off};
+        reduceCopy<T, SUMONLY, kMaxRanks, 1, 2>(src, N, dst, 1, (uint64_t)n, t, blockSize(), red, pre ? r : -1, post);
+        return true;
+    };
+
+    if (nChunks > 0) write(0);
+    for (int k = 0; k < nChunks && ok; k++) {
+        signal(k);
+        if (k + 1 < nChunks) write(k + 1);
+        ok = reduce(k);
+    }
+
+    // Count the chunks for the next call; the last block to finish records this call's epoch.
+    syncBlock();
+    if (t < (uint32_t)N && (int)t != r) stVolatile(&self->chunkBase[b][t], base + nChunks);
+    if (t == 0) {
+        fenceGpu();
+        if (atomicAddGpu(&self->pushDone, 1u) == gridSize() - 1) {
+            stVolatile(&self->pushDone, 0u);
+            stVolatile(&self->pushEpoch, epoch);
+        }
+    }
+}
+
+template <typename T, bool SUMONLY>
+JCCL_DEV void pullAllReduce(const KernelArgs& a) {
+    constexpr uint64_t PE = 16 / sizeof(T);
+    if (!blockBarrier(a, true)) return;
+    const int N = a.nRanks;
+    const Red red = makeRed(a);
+    const bool post = (a.flags & kFlagPostDiv) != 0;
+    const T* src[kMaxRanks];
+    T* dst[kMaxRanks];
+    bool anyInPlace = false;
+#pragma unroll
+    for (int p = 0; p < kMaxRanks; p++) {
+        if (p < N) {
+            const PeerPtrs pp = peerPtrs(a, p);
+            src[p] = reinterpret_cast<const T*>(pp.in);
+            dst[p] = reinterpret_cast<T*>(pp.out);
+            anyInPlace |= pp.in == pp.out;
+        } else {
+            src[p] = nullptr;
+            dst[p] = nullptr;
+        }
+    }
+    const uint64_t tid = (uint64_t)blockId() * blockSize() + threadId();
+    const uint64_t nThreads = (uint64_t)gridSize() * blockSize();
+    if (!anyInPlace && (a.flags & kFlagTwoShot) == 0) {
+        T* mine[1] = {dst[a.rank]};
+        reduceCopy<T, SUMONLY, kMaxRanks, 1, 2>(src, N, mine, 1, a.count, tid, nThreads, red, -1, post);
+    } else {
+        const Slice s = sliceOf((int64_t)a.count, N, a.rank, PE);
+#pragma unroll
+        for (int p = 0; p < kMaxRanks; p++) {
+            if (p < N) {
+                src[p] += s.start;
+                dst[p] += s.start;
+            }
+        }
+        reduceCopy<T, SUMONLY, kMaxRanks, kMaxRanks, 2>(src, N, dst, N, (uint64_t)s.n, tid, nThreads, red, -1, post);
+    }
+    blockBarrier(a, false);
+}
+
+}  // namespace jccl

@@ -1,0 +1,187 @@
+// Barrier-free collectives for small messages on fully connected GPUs (LL protocol, one hop): every rank pushes
+// each 8-byte word it owes a peer as one 16-byte line {lo, flag, hi, flag} (one volatile v4 store over NVLink)
+// into slot [parity][myRank] of that peer's LL area, then polls its own area until the flags of every expected
+// line equal this call's flag, and reduces (allReduce, reduceScatter, reduce) or copies (allGather, broadcast,
+// allToAll) the words. One-way NVLink latency, no round trip. NCCL's LL line format and its symmetric AGxLL_R
+// kernel in shape, generalised to every collective; our own code.
+//
+// Sequence numbers: Signals.llSeq (64-bit, device memory, graph-replay safe) counts LL calls; every rank runs the
+// same LL calls, so every rank uses the same sequence. The line flag is its low 32 bits; 0 and 1 are skipped when
+// they wrap (flag 0 = never written, and the parity must keep alternating), and the two calls before a wrap clear
+// their parity of the area, so no stale line can match. parity = seq & 1 double-buffers the area: before writing
+// call s into peer p, a rank makes sure p has finished call s-2. Evidence, without a round trip: p sent this rank
+// lines of a later call (p started it, so it finished the one before: Signals.llPeerSeen, recorded locally), or p
+// said so (Signals.llPeerDone, written remotely by a rank that received without sending back: broadcast non-roots,
+// the reduce root). Symmetric exchanges (allReduce, reduceScatter, allGather, allToAll) thus pay no system-scope
+// fence; a rank that only sends (broadcast root, reduce non-roots) can never overwrite lines not read yet.
+#pragma once
+
+#include "jccl_prims.cuh"
+
+namespace jccl {
+
+JCCL_DEV uint64_t llNextSeq(uint64_t s) {
+    uint64_t n = s + 1;
+    if ((uint32_t)n == 0) n += 2;
+    return n;
+}
+
+// Which peers this rank sends to / receives from, and which segment of the input goes to peer p.
+JCCL_DEV bool llSendsTo(const KernelArgs& a, int p) {
+    switch (a.coll) {
+        case kReduce: return p == a.root;
+        case kBroadcast: return a.rank == a.root;
+        default: return true;
+    }
+}
+JCCL_DEV bool llRecvsFrom(const KernelArgs& a, int p) {
+    switch (a.coll) {
+        case kReduce: return a.rank == a.root;
+        case kBroadcast: return p == a.root;
+        default: return true;
+    }
+}
+JCCL_DEV uint64_t llSegment(const KernelArgs& a, int p) {
+    return (a.coll == kReduceScatter || a.coll == kAllToAll) ? (uint64_t)p * a.count : 0;
+}
+
+template <typename T, bool SUMONLY, bool COPY>
+JCCL_DEV void llColl(const KernelArgs& a) {
+    constexpr int EW = 8 / sizeof(T);
+    Signals* self = sigOf(a, a.rank);
+    JCCL_SHARED(uint64_t, sSeq, 0);
+    JCCL_SHARED(uint64_t, sPrev, 1);
+    JCCL_SHARED(int, sLast, 2);
+    if (threadId() == 0) {
+        sPrev = ldVolatile64(&self->llSeqPrev);
+        sSeq = llNextSeq(ldVolatile64(&self->llSeq));
+    }
+    syncBlock();
+    const uint64_t seq = sSeq;
+    const uint32_t flag = (uint32_t)seq;
+    const int parity = (int)(seq & 1);
+    const int N = a.nRanks, r = a.rank;
+    const Red red = makeRed(a);
+    const bool pre = !COPY && (a.flags & kFlagPreScale) != 0;
+    const bool post = !COPY && (a.flags & kFlagPostDiv) != 0;
+    const uint64_t count = a.count;
+    const uint64_t nWords = (count + EW - 1) / EW;
+    const uint64_t tid = (uint64_t)blockId() * blockSize() + threadId();
+    const uint64_t stride = (uint64_t)gridSize() * blockSize();
+    const T* in = reinterpret_cast<const T*>(a.in);
+    T* out = reinterpret_cast<T*>(a.out);
+    bool aborted = false;
+
+    // Never overwrite lines of call seq-2 that a peer has not finished reading.
+    if (threadId() < (uint32_t)N && (int)threadId() != r && llSendsTo(a, threadId())) {
+        uint32_t spins = 0;
+        const int p = threadId();
+        while ((int64_t)(ldVolatile64(&self->llPeerSeen[p]) - sPrev) < 0
+               && (int64_t)(ldAcquireSys64(&self->llPeerDone[p]) - sPrev) < 0) {
+            spinPause();
+            if (++spins == kSpinsBeforeAbortCheck) {
+                spins = 0;
+                if (abortRequested(a.abortFlag)) {
+                    aborted = true;
+                    break;
+                }
+            }
+        }
+    }
+    aborted = syncBlockAnd(!aborted) == 0;
+
+    // Send: the word w of each peer's segment, scaled for preMulSum, as one line into its slot for this rank.
+    for (uint64_t w = tid; w < nWords && !aborted; w += stride) {
+#pragma unroll
+        for (int p = 0; p < kMaxRanks; p++) {
+            if (p < N && p != r && llSendsTo(a, p)) {
+                uint64_t v = loadWord(in + llSegment(a, p), w, count);
+                if (pre) v = reduceWord<T, SUMONLY>(&v, 1, red, 0, false);
+                storeLL(llLine(a.ll.p[p], parity, N, r, a.llSlotWords, w), v, flag);
+            }
+        }
+    }
+
+    // Receive: poll every expected line of word w, then reduce (in rank order) or copy.
+    const bool receives = COPY ? true : (a.coll != kReduce || r == a.root);
+    for (uint64_t w = tid; w < nWords && receives && !aborted; w += stride) {
+        uint64_t vals[kMaxRanks];
+#pragma unroll
+        for (int p = 0; p < kMaxRanks; p++) {
+            if (p >= N) continue;
+            if (p == r) {
+                if (COPY && a.coll == kBroadcast && r != a.root) continue;
+                uint64_t v = loadWord(in + llSegment(a, r), w, count);
+                if (pre) v = reduceWord<T, SUMONLY>(&v, 1, red, 0, false);
+                vals[p] = v;
+            } else if (llRecvsFrom(a, p)) {
+                const char* line = llLine(a.ll.p[r], parity, N, p, a.llSlotWords, w);
+                uint32_t spins = 0;
+                while (!loadLL(line, flag, &vals[p])) {
+                    spinPause();
+                    if (++spins == kSpinsBeforeAbortCheck) {
+                        spins = 0;
+                        if (abortRequested(a.abortFlag)) {
+                            aborted = true;
+                            break;
+                        }
+                    }
+                }
+                if (aborted) break;
+            }
+        }
+        if (aborted) break;
+        if (!COPY) {
+            storeWord(out, w, count, reduceWord<T, SUMONLY>(vals, N, red, -1, post));
+        } else if (a.coll == kBroadcast) {
+            const uint64_t v = vals[a.root];
+            if (r != a.root || a.in != a.out) storeWord(out, w, count, v);
+        } else {
+            // allGather, allToAll: block p of the output comes from rank p.
+#pragma unroll
+            for (int p = 0; p < kMaxRanks; p++) {
+                if (p >= N) continue;
+                T* dst = out + (uint64_t)p * count;
+                if (p == r && reinterpret_cast<const T*>(in + llSegment(a, r)) == dst) continue;
+                storeWord(dst, w, count, vals[p]);
+            }
+        }
+    }
+
+    // The last block to finish records the sequence, tells the peers, and clears this parity before a wrap.
+    syncBlock();
+    if (threadId() == 0) {
+        fenceGpu();
+        const uint32_t ticket = atomicAddGpu(&self->llDone, 1u);
+        sLast = ticket == gridSize() - 1;
+    }
+    syncBlock();
+    if (sLast) {
+        if (flag >= 0xFFFFFFFEu) {
+            const uint64_t lines = (uint64_t)N * a.llSlotWords;
+            char* area = llLine(a.ll.p[r], parity, N, 0, a.llSlotWords, 0);
+            for (uint64_t i = threadId(); i < lines; i += blockSize()) clearLL(area + i * 16);
+            syncBlock();
+        }
+        if (threadId() == 0) {
+            stVolatile(&self->llDone, 0u);
+            stVolatile64(&self->llSeqPrev, ldVolatile64(&self->llSeq));
+            stVolatile64(&self->llSeq, seq);
+            // Every rank this one received from has finished seq - 1; ranks that sent without receiving back
+            // learn that this rank finished seq.
+            const bool symmetric = a.coll != kBroadcast && a.coll != kReduce;
+            bool told = false;
+            for (int p = 0; p < N; p++) {
+                if (p == r || !llRecvsFrom(a, p)) continue;
+                stVolatile64(&self->llPeerSeen[p], seq - 1);
+                if (!symmetric) {
+                    if (!told) fenceSys();
+                    told = true;
+                    stReleaseSys64(&sigOf(a, p)->llPeerDone[r], seq);
+                }
+            }
+        }
+    }
+}
+
+}  // namespace jccl

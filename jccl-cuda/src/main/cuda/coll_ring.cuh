@@ -1,0 +1,134 @@
+// Ring collectives, Simple protocol (NCCL's ring algorithms over prims_simple, written from our notes). One block
+// per channel; each channel owns a contiguous slice of the data and one connection to the next rank (send) and
+// from the previous rank (receive). Per chunk, rank r runs NCCL's step sequences:
+//  allReduce      send(r-1) recvReduceSend(r-j)... recvReduceCopySend(r) recvCopySend(r-j)... recv(r+1)
+//  reduceScatter  send(r-1) recvReduceSend(r-j)... recvReduceCopy(r)
+//  allGather      copySend(r) recvCopySend(r-j)... recv(r+1)
+//  broadcast      a chain from the root: root copySend, then recvCopySend..., the last rank recv
+//  reduce         a chain ending at the root: send, recvReduceSend..., the root recvReduceCopy
+// Reduction kernels (COPY = false) handle allReduce, reduceScatter and reduce on T; the copy kernel (COPY = true,
+// T = uint8_t, counts in bytes) handles allGather and broadcast.
+#pragma once
+
+#include "jccl_prims.cuh"
+
+namespace jccl {
+
+template <typename T, bool SUMONLY>
+JCCL_DEV bool ringAllReduce(const KernelArgs& a, Chan& c, const Red& red, Slice cs) {
+    constexpr int64_t PE = 16 / sizeof(T);
+    const int N = a.nRanks, r = a.rank;
+    const int pre = (a.flags & kFlagPreScale) ? kPre : 0;
+    const int post = (a.flags & kFlagPostDiv) ? kPost : 0;
+    const T* in = reinterpret_cast<const T*>(a.in);
+    T* out = reinterpret_cast<T*>(a.out);
+    const int64_t chunkElems = (int64_t)(a.chunkBytes / sizeof(T));
+    const int64_t loop = (int64_t)N * chunkElems;
+    for (int64_t eo = 0; eo < cs.n; eo += loop) {
+        const int64_t rem = cs.n - eo;
+        const int64_t chunk = rem < loop ? ((rem + N - 1) / N + PE - 1) / PE * PE : chunkElems;
+        auto prim = [&](int cidx, int flags) -> bool {
+            const int64_t o = (int64_t)cidx * chunk;
+            const int64_t n = jmax(jmin(chunk, rem - o), (int64_t)0);
+            const int64_t base = cs.start + eo + jmin(o, rem);
+            return chanPrim<T, SUMONLY>(c, flags, in + base, out + base, n, red);
+        };
+        if (!prim((r - 1 + N) % N, kInput | kSend | pre)) return false;
+        for (int j = 2; j < N; j++)
+            if (!prim((r - j + N) % N, kRecv | kInput | kSend | pre)) return false;
+        if (!prim(r, kRecv | kInput | kOutput | kSend | pre | post)) return false;
+        for (int j = 1; j < N - 1; j++)
+            if (!prim((r - j + N) % N, kRecv | kOutput | kSend)) return false;
+        if (!prim((r + 1) % N, kRecv | kOutput)) return false;
+    }
+    return true;
+}
+
+template <typename T, bool SUMONLY>
+JCCL_DEV bool ringReduceScatter(const KernelArgs& a, Chan& c, const Red& red, Slice cs) {
+    const int N = a.nRanks, r = a.rank;
+    const int pre = (a.flags & kFlagPreScale) ? kPre : 0;
+    const int post = (a.flags & kFlagPostDiv) ? kPost : 0;
+    const T* in = reinterpret_cast<const T*>(a.in);
+    T* out = reinterpret_cast<T*>(a.out);
+    const int64_t count = (int64_t)a.count;
+    const int64_t chunkElems = (int64_t)(a.chunkBytes / sizeof(T));
+    for (int64_t eo = 0; eo < cs.n; eo += chunkElems) {
+        const int64_t n = jmin(chunkElems, cs.n - eo);
+        auto blk = [&](int b) { return in + (int64_t)b * count + cs.start + eo; };
+        if (!chanPrim<T, SUMONLY>(c, kInput | kSend | pre, blk((r - 1 + N) % N), nullptr, n, red)) return false;
+        for (int j = 2; j < N; j++)
+            if (!chanPrim<T, SUMONLY>(c, kRecv | kInput | kSend | pre, blk((r - j + N) % N), nullptr, n, red))
+                return false;
+        if (!chanPrim<T, SUMONLY>(c, kRecv | kInput | kOutput | pre | post, blk(r), out + cs.start + eo, n, red))
+            return false;
+    }
+    return true;
+}
+
+template <typename T, bool SUMONLY>
+JCCL_DEV bool ringReduce(const KernelArgs& a, Chan& c, const Red& red, Slice cs) {
+    const int N = a.nRanks, r = a.rank;
+    const int pre = (a.flags & kFlagPreScale) ? kPre : 0;
+    const int post = (a.flags & kFlagPostDiv) ? kPost : 0;
+    const T* in = reinterpret_cast<const T*>(a.in) + cs.start;
+    T* out = reinterpret_cast<T*>(a.out) + cs.start;
+    const int pos = (r - a.root - 1 + 2 * N) % N;  // the chain starts after the root and ends at it
+    const int flags = pos == 0 ? kInput | kSend | pre
+                      : pos == N - 1 ? kRecv | kInput | kOutput | pre | post
+                                     : kRecv | kInput | kSend | pre;
+    return chanPrim<T, SUMONLY>(c, flags, in, out, cs.n, red);
+}
+
+template <typename T>
+JCCL_DEV bool ringAllGather(const KernelArgs& a, Chan& c, const Red& red, Slice cs) {
+    const int N = a.nRanks, r = a.rank;
+    const T* in = reinterpret_cast<const T*>(a.in);
+    T* out = reinterpret_cast<T*>(a.out);
+    const int64_t count = (int64_t)a.count;
+    const bool inPlace = in == out + (int64_t)r * count;
+    const int64_t chunkElems = (int64_t)(a.chunkBytes / sizeof(T));
+    for (int64_t eo = 0; eo < cs.n; eo += chunkElems) {
+        const int64_t n = jmin(chunkElems, cs.n - eo);
+        auto blk = [&](int b) { return out + (int64_t)b * count + cs.start + eo; };
+        if (!chanPrim<T, true>(c, kInput | kSend | (inPlace ? 0 : kOutput), in + cs.start + eo, blk(r), n, red))
+            return false;
+        for (int j = 1; j < N - 1; j++)
+            if (!chanPrim<T, true>(c, kRecv | kOutput | kSend, nullptr, blk((r - j + N) % N), n, red)) return false;
+        if (!chanPrim<T, true>(c, kRecv | kOutput, nullptr, blk((r + 1) % N), n, red)) return false;
+    }
+    return true;
+}
+
+template <typename T>
+JCCL_DEV bool ringBroadcast(const KernelArgs& a, Chan& c, const Red& red, Slice cs) {
+    const int N = a.nRanks, r = a.rank;
+    const T* in = reinterpret_cast<const T*>(a.in) + cs.start;
+    T* out = reinterpret_cast<T*>(a.out) + cs.start;
+    const int pos = (r - a.root + N) % N;
+    const int flags = pos == 0 ? kInput | kSend | (a.in == a.out ? 0 : kOutput)
+                      : pos == N - 1 ? kRecv | kOutput
+                                     : kRecv | kOutput | kSend;
+    return chanPrim<T, true>(c, flags, in, out, cs.n, red);
+}
+
+template <typename T, bool SUMONLY, bool COPY>
+JCCL_DEV void ringColl(const KernelArgs& a) {
+    constexpr int64_t PE = 16 / sizeof(T);
+    const int N = a.nRanks, r = a.rank;
+    Chan c;
+    chanInit(c, a, blockId(), (r + 1) % N, (r - 1 + N) % N);
+    const Red red = makeRed(a);
+    const Slice cs = sliceOf((int64_t)a.count, gridSize(), blockId(), PE);
+    if (COPY) {
+        if (a.coll == kAllGather) ringAllGather<T>(a, c, red, cs);
+        else if (a.coll == kBroadcast) ringBroadcast<T>(a, c, red, cs);
+    } else {
+        if (a.coll == kAllReduce) ringAllReduce<T, SUMONLY>(a, c, red, cs);
+        else if (a.coll == kReduceScatter) ringReduceScatter<T, SUMONLY>(a, c, red, cs);
+        else if (a.coll == kReduce) ringReduce<T, SUMONLY>(a, c, red, cs);
+    }
+    chanSave(c);
+}
+
+}  // namespace jccl

@@ -1,0 +1,221 @@
+// Synchronisation and data-movement primitives shared by the collective kernels:
+//  - blockBarrier: a per-block cross-GPU barrier with monotonic counters (no resets, graph-replay safe), which
+//    can also publish this block's buffer pointers to the peers (pull kernels read them after the barrier);
+//  - Chan + chanPrim: the Simple protocol over a connection's FIFO (kFifoSteps slots in the receiver's memory,
+//    tail/head step counters), one block per channel: send, recv, recvReduceSend, recvReduceCopySend, ... are
+//    all one primitive with flags, as NCCL's prims_simple.h (written from our notes, not from NCCL's code);
+//  - LL line addressing for the LL receive areas.
+#pragma once
+
+#include "jccl_types.cuh"
+
+namespace jccl {
+
+JCCL_DEV Signals* sigOf(const KernelArgs& a, int rank) { return reinterpret_cast<Signals*>(a.sig.p[rank]); }
+
+// Per-block cross-GPU barrier: block b of every rank must call it equally often, and every rank launches the same
+// grid. When `publish` is set, thread t stores this rank's {in, out} into peer t's Signals.ptrs[b][rank] before
+// arriving, so after the barrier every thread may read Signals.ptrs[b][p] of its own rank for every peer p.
+// Returns false (on every thread of the block) when the host raised the abort word.
+JCCL_DEV bool blockBarrier(const KernelArgs& a, bool publish) {
+    Signals* self = sigOf(a, a.rank);
+    const int t = threadId();
+    const int b = blockId();
+    int ok = 1;
+    syncBlock();
+    if (t < a.nRanks && t != a.rank) {
+        const uint32_t v = ldVolatile(&self->count[b][t]) + 1;
+        stVolatile(&self->count[b][t], v);
+        Signals* peer = sigOf(a, t);
+        if (publish) {
+            stVolatile64(&peer->ptrs[b][a.rank].in, a.in);
+            stVolatile64(&peer->ptrs[b][a.rank].out, a.out);
+        }
+        stReleaseSys(&peer->arrive[b][a.rank], v);
+        uint32_t spins = 0;
+        while ((int32_t)(ldAcquireSys(&self->arrive[b][t]) - v) < 0) {
+            spinPause();
+            if (++spins == kSpinsBeforeAbortCheck) {
+                spins = 0;
+                if (abortRequested(a.abortFlag)) {
+                    ok = 0;
+                    break;
+                }
+            }
+        }
+    }
+    return syncBlockAnd(ok) != 0;
+}
+
+// Rank p's published buffers for this block (after a publishing blockBarrier); this rank's own are in a.
+JCCL_DEV PeerPtrs peerPtrs(const KernelArgs& a, int p) {
+    PeerPtrs r;
+    if (p == a.rank) {
+        r.in = a.in;
+        r.out = a.out;
+    } else {
+        Signals* self = sigOf(a, a.rank);
+        r.in = ldVolatile64(&self->ptrs[blockId()][p].in);
+        r.out = ldVolatile64(&self->ptrs[blockId()][p].out);
+    }
+    return r;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Connections. Rank `owner`'s connection area holds, for each other rank, connChannels ConnCtl lines followed by
+// all FIFOs: [nRanks-1][channels] ConnCtl, then [nRanks-1][channels][kFifoSteps][slotBytes].
+JCCL_DEV int peerIndex(int owner, int peer) { return peer - (peer > owner ? 1 : 0); }
+JCCL_DEV ConnCtl* connCtl(const KernelArgs& a, int owner, int peer, int ch) {
+    return reinterpret_cast<ConnCtl*>(a.conn.p[owner]) + ((uint64_t)peerIndex(owner, peer) * a.connChannels + ch);
+}
+JCCL_DEV char* connFifo(const KernelArgs& a, int owner, int peer, int ch) {
+    char* fifos = reinterpret_cast<char*>(a.conn.p[owner]) + (uint64_t)(a.nRanks - 1) * a.connChannels * sizeof(ConnCtl);
+    return fifos + ((uint64_t)peerIndex(owner, peer) * a.connChannels + ch) * kFifoSteps * a.slotBytes;
+}
+
+enum : int { kRecv = 1, kSend = 2, kInput = 4, kOutput = 8, kPre = 16, kPost = 32 };
+
+// One channel of this rank: receiving from recvPeer and/or sending to sendPeer (-1: not used), on channel ch.
+struct Chan {
+    const uint64_t* recvTail;   // mine: steps recvPeer has put in my FIFO
+    uint64_t* headOut;          // recvPeer's: where I return credits
+    char* recvFifo;             // mine, written by recvPeer
+    const uint64_t* sendHead;   // mine: steps sendPeer has consumed
+    uint64_t* tailOut;          // sendPeer's: where I publish my steps
+    char* sendFifo;             // sendPeer's FIFO for me
+    uint64_t* recvStepSave;
+    uint64_t* sendStepSave;
+    uint64_t recvStep;
+    uint64_t sendStep;
+    uint64_t slotBytes;
+    uint64_t abortFlag;
+};
+
+JCCL_DEV void chanInit(Chan& c, const KernelArgs& a, int ch, int sendPeer, int recvPeer) {
+    const int r = a.rank;
+    c.slotBytes = a.slotBytes;
+    c.abortFlag = a.abortFlag;
+    c.recvTail = nullptr;
+    c.headOut = nullptr;
+    c.recvFifo = nullptr;
+    c.sendHead = nullptr;
+    c.tailOut = nullptr;
+    c.sendFifo = nullptr;
+    c.recvStepSave = nullptr;
+    c.sendStepSave = nullptr;
+    c.recvStep = 0;
+    c.sendStep = 0;
+    if (recvPeer >= 0) {
+        ConnCtl* mine = connCtl(a, r, recvPeer, ch);
+        c.recvTail = &mine->tail;
+        c.headOut = &connCtl(a, recvPeer, r, ch)->head;
+        c.recvFifo = connFifo(a, r, recvPeer, ch);
+        c.recvStepSave = &mine->recvStep;
+        c.recvStep = ldVolatile64(&mine->recvStep);
+    }
+    if (sendPeer >= 0) {
+        ConnCtl* mine = connCtl(a, r, sendPeer, ch);
+        c.sendHead = &mine->head;
+        c.tailOut = &connCtl(a, sendPeer, r, ch)->tail;
+        c.sendFifo = connFifo(a, sendPeer, r, ch);
+        c.sendStepSave = &mine->sendStep;
+        c.sendStep = ldVolatile64(&mine->sendStep);
+    }
+}
+
+// Stores the step counters for the next kernel (thread 0).
+JCCL_DEV void chanSave(const Chan& c) {
+    if (threadId() == 0) {
+        if (c.recvStepSave != nullptr) stVolatile64(c.recvStepSave, c.recvStep);
+        if (c.sendStepSave != nullptr) stVolatile64(c.sendStepSave, c.sendStep);
+    }
+}
+
+// Thread 0 waits until the next step can proceed (data to receive, a free slot to send into); false on every
+// thread when aborted.
+JCCL_DEV bool chanWait(const Chan& c, int flags) {
+    int ok = 1;
+    if (threadId() == 0) {
+        uint32_t spins = 0;
+        if (flags & kRecv) {
+            while (ldAcquireSys64(c.recvTail) <= c.recvStep) {
+                spinPause();
+                if (++spins == kSpinsBeforeAbortCheck) {
+                    spins = 0;
+                    if (abortRequested(c.abortFlag)) {
+                        ok = 0;
+                        break;
+                    }
+                }
+            }
+        }
+        if (ok && (flags & kSend)) {
+            while (ldAcquireSys64(c.sendHead) + kFifoSteps <= c.sendStep) {
+                spinPause();
+                if (++spins == kSpinsBeforeAbortCheck) {
+                    spins = 0;
+                    if (abortRequested(c.abortFlag)) {
+                        ok = 0;
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    return syncBlockAnd(ok) != 0;
+}
+
+// One primitive over nelem elements, cut into FIFO slots: sources are the received slot (kRecv) and `in`
+// (kInput, scaled with kPre), destinations `out` (kOutput) and the next slot of sendPeer's FIFO (kSend); kPost
+// divides the result (avg). The sender publishes each slot with fence.acq_rel.sys + a relaxed .sys store of the
+// new tail; the receiver returns the slot the same way through head. False when aborted.
+template <typename T, bool SUMONLY>
+JCCL_DEV bool chanPrim(Chan& c, int flags, const T* in, T* out, int64_t nelem, const Red& red) {
+    const int64_t slotElems = (int64_t)(c.slotBytes / sizeof(T));
+    for (int64_t off = 0; off < nelem; off += slotElems) {
+        const int64_t n = jmin(slotElems, nelem - off);
+        if (!chanWait(c, flags)) return false;
+        const T* src[2];
+        T* dst[2];
+        int nSrc = 0, nDst = 0, preSrc = -1;
+        if (flags & kRecv) src[nSrc++] = reinterpret_cast<const T*>(c.recvFifo + (c.recvStep % kFifoSteps) * c.slotBytes);
+        if (flags & kInput) {
+            if (flags & kPre) preSrc = nSrc;
+            src[nSrc++] = in + off;
+        }
+        if (flags & kOutput) dst[nDst++] = out + off;
+        if (flags & kSend) dst[nDst++] = reinterpret_cast<T*>(c.sendFifo + (c.sendStep % kFifoSteps) * c.slotBytes);
+        reduceCopy<T, SUMONLY, 2, 2, 4>(src, nSrc, dst, nDst, (uint64_t)n, threadId(), blockSize(), red, preSrc,
+                                        (flags & kPost) != 0);
+        syncBlock();
+        if (threadId() == 0) {
+            fenceSys();
+            if (flags & kSend) stRelaxedSys64(c.tailOut, c.sendStep + 1);
+            if (flags & kRecv) stRelaxedSys64(c.headOut, c.recvStep + 1);
+        }
+        if (flags & kSend) c.sendStep++;
+        if (flags & kRecv) c.recvStep++;
+    }
+    return true;
+}
+
+// [start, start + n) of `count` elements split over `parts` parts, each part a multiple of `align` elements.
+struct Slice {
+    int64_t start;
+    int64_t n;
+};
+JCCL_DEV Slice sliceOf(int64_t count, int parts, int part, int64_t align) {
+    const int64_t per = ((count + parts - 1) / parts + align - 1) / align * align;
+    Slice s;
+    s.start = jmin((int64_t)part * per, count);
+    s.n = jmin(s.start + per, count) - s.start;
+    return s;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// LL receive area of a rank: [2 parities][nRanks sources][slotWords] lines of 16 bytes.
+JCCL_DEV char* llLine(uint64_t area, int parity, int nRanks, int src, uint64_t slotWords, uint64_t w) {
+    return reinterpret_cast<char*>(area) + (((uint64_t)parity * nRanks + src) * slotWords + w) * 16;
+}
+
+}  // namespace jccl

@@ -1,0 +1,492 @@
+package io.jccl.cuda;
+
+import io.jccl.Collective;
+import io.jccl.Communicator;
+import io.jccl.Config;
+import io.jccl.DataType;
+import io.jccl.JcclException;
+import io.jccl.RedOp;
+import io.jccl.Result;
+import io.jccl.UniqueId;
+import io.jccl.cuda.internal.comm.AreaLayout;
+import io.jccl.cuda.internal.comm.Clique;
+import io.jccl.cuda.internal.comm.PeerAreas;
+import io.jccl.cuda.internal.comm.ProcessWiring;
+import io.jccl.cuda.internal.enqueue.ArgChecks;
+import io.jccl.cuda.internal.enqueue.CollPlanner;
+import io.jccl.cuda.internal.enqueue.Enqueuer;
+import io.jccl.cuda.internal.enqueue.GpuGroups;
+import io.jccl.cuda.internal.enqueue.KernelArgs;
+import io.jccl.cuda.internal.enqueue.P2pQueue;
+
+import java.lang.foreign.Arena;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+
+/**
+ * One rank of a communicator whose ranks are GPUs (NCCL's {@code ncclComm_t} on a device): collectives on
+ * {@link DeviceBuffer}s, queued on the caller's {@link CudaStream} and asynchronous to the host, as in NCCL; the
+ * caller synchronises the stream (or records an event) before reading results. Every call is one kernel launch
+ * (one block per channel); a call allocates nothing. Calls issued while the stream is captured into a CUDA graph
+ * work when the graph is replayed, any number of times, with no host work per replay: all counters, epochs and FIFO
+ * steps live in device memory and are advanced by the kernels.
+ *
+ * <p>Two ways to build one: {@link #initAll} (one process drives several GPUs; peers' memory by plain pointers)
+ * and {@link #init}/{@link #fromEnvironment} (one process per GPU; the ranks bootstrap through
+ * {@link Communicator#init} and exchange CUDA IPC handles of their collective memory with its allGather). Every
+ * rank must make the same calls in the same order with matching arguments; a kernel waiting for a peer that never
+ * comes can be released with {@link #abort()}.
+ *
+ * <p>Groups: {@link #groupStart()}/{@link #groupEnd()} (or {@link #group()}) are NCCL's group calls for the GPU:
+ * sends and receives made inside are launched together at the end, so exchanges with a peer cannot deadlock.
+ * Collectives launch at once, inside or outside a group (a launch never blocks the host), so several communicators
+ * can be driven from one thread with or without groups; {@link io.jccl.Jccl#group()} (the host communicators'
+ * group) has no effect on GPU calls: use {@link #group()} for GPU sends and receives.
+ *
+ * <p>Thread: one thread at a time issues a communicator's calls; {@link #abort()} from any thread. Errors are
+ * {@link JcclException}s naming the rank, the GPU and the call.
+ */
+public final class GpuCommunicator implements AutoCloseable {
+    private final int rank;
+    private final int nRanks;
+    private final CudaDevice device;
+    private final Communicator host;
+    private final GpuOptions options;
+    private final PeerAreas peers;
+    private final Clique clique;
+    private final ProcessWiring wiring;
+    private final Arena arena = Arena.ofShared();
+    private final Enqueuer enqueuer;
+    private final String name;
+    private final java.util.Map<String, String> wheres = new java.util.concurrent.ConcurrentHashMap<>();
+    private volatile boolean aborted;
+    private boolean closed;
+
+    private GpuCommunicator(int rank, int nRanks, CudaDevice device, Communicator host, GpuOptions options,
+                            AreaLayout layout, PeerAreas peers, long abortPointer, int residentBlocks,
+                            boolean peerPointers, Clique clique, ProcessWiring wiring) {
+        this.rank = rank;
+        this.nRanks = nRanks;
+        this.device = device;
+        this.host = host;
+        this.options = options;
+        this.peers = peers;
+        this.clique = clique;
+        this.wiring = wiring;
+        this.name = "GpuCommunicator rank " + rank + "/" + nRanks + " (GPU " + device.ordinal() + ", "
+                + device.pciBusId() + ")";
+        KernelArgs args = new KernelArgs(arena.allocate(KernelArgs.LAYOUT), arena.allocate(ADDRESS));
+        args.setCommunicator(rank, nRanks, abortPointer, layout.slotBytes(), layout.llSlotWords(),
+                layout.pushSlotBytes(), layout.channels());
+        peers.writeTables(args, layout);
+        this.enqueuer = new Enqueuer(device, rank, nRanks, args,
+                new CollPlanner(options, nRanks, residentBlocks, peerPointers));
+    }
+
+    /**
+     * One process driving {@code devices} (rank g is {@code devices.get(g)}), like {@code ncclCommInitAll}: peer
+     * access is enabled between every pair; the host communicators ({@link #host()}) are thread ranks of this
+     * process. Options from {@link GpuOptions#fromSystemProperties()}.
+     *
+     * @throws JcclException {@link Result#INVALID_ARGUMENT} for 0 or more than 8 devices or a repeated device,
+     *                       {@link Result#INVALID_USAGE} when two GPUs cannot be peers
+     */
+    public static List<GpuCommunicator> initAll(List<CudaDevice> devices) {
+        return initAll(devices, Config.defaults(), GpuOptions.fromSystemProperties());
+    }
+
+    /** As {@link #initAll(List)} with a host communicator configuration. */
+    public static List<GpuCommunicator> initAll(List<CudaDevice> devices, Config config) {
+        return initAll(devices, config, GpuOptions.fromSystemProperties());
+    }
+
+    /** As {@link #initAll(List)} with explicit options. */
+    public static List<GpuCommunicator> initAll(List<CudaDevice> devices, Config config, GpuOptions options) {
+        int n = devices.size();
+        if (n < 1 || n > KernelArgs.MAX_RANKS) {
+            throw new JcclException(Result.INVALID_ARGUMENT, "GpuCommunicator.initAll takes 1 to "
+                    + KernelArgs.MAX_RANKS + " GPUs, got " + n);
+        }
+        for (int i = 0; i < n; i++) {
+            for (int j = i + 1; j < n; j++) {
+                if (devices.get(i) == devices.get(j)) {
+                    throw new JcclException(Result.INVALID_ARGUMENT, "GPU " + devices.get(i).ordinal()
+                            + " appears twice in initAll; each rank needs its own GPU");
+                }
+            }
+        }
+        AreaLayout layout = AreaLayout.of(n, options);
+        List<Communicator> hosts = Communicator.initAll(n, config);
+        Clique clique;
+        try {
+            clique = Clique.create(devices, layout, hosts);
+        } catch (RuntimeException e) {
+            hosts.forEach(Communicator::abort);
+            throw e;
+        }
+        List<GpuCommunicator> out = new ArrayList<>(n);
+        for (int g = 0; g < n; g++) {
+            out.add(new GpuCommunicator(g, n, devices.get(g), hosts.get(g), options, layout, clique.peerAreas(),
+                    clique.abortPointer(g), clique.residentBlocks(), true, clique, null));
+        }
+        return List.copyOf(out);
+    }
+
+    /**
+     * Joins a communicator of {@code nRanks} processes as {@code rank}, on {@code device} (one GPU per process):
+     * bootstraps the host communicator with {@code id}, exchanges the CUDA IPC handles of every rank's collective
+     * memory, and maps the peers'. Blocks until every rank has joined.
+     */
+    public static GpuCommunicator init(UniqueId id, int nRanks, int rank, CudaDevice device) {
+        return init(id, nRanks, rank, device, Config.defaults());
+    }
+
+    /** As {@link #init(UniqueId, int, int, CudaDevice)} with a host communicator configuration. */
+    public static GpuCommunicator init(UniqueId id, int nRanks, int rank, CudaDevice device, Config config) {
+        Objects.requireNonNull(device, "device");
+        return attach(Communicator.init(id, nRanks, rank, config), device, GpuOptions.fromSystemProperties());
+    }
+
+    /**
+     * Joins the communicator the launcher described in the environment ({@link Communicator#fromEnvironment()}:
+     * JCCL_COMM_ID, RANK/WORLD_SIZE, OMPI_COMM_WORLD_*, SLURM_*), on {@code device} (usually the local rank's GPU).
+     */
+    public static GpuCommunicator fromEnvironment(CudaDevice device) {
+        return fromEnvironment(device, Config.defaults());
+    }
+
+    /** As {@link #fromEnvironment(CudaDevice)} with a host communicator configuration. */
+    public static GpuCommunicator fromEnvironment(CudaDevice device, Config config) {
+        Objects.requireNonNull(device, "device");
+        return attach(Communicator.fromEnvironment(config), device, GpuOptions.fromSystemProperties());
+    }
+
+    /** Builds the GPU side of a one-process-per-GPU communicator on top of {@code host} (which it then owns). */
+    static GpuCommunicator attach(Communicator host, CudaDevice device, GpuOptions options) {
+        AreaLayout layout = AreaLayout.of(host.size(), options);
+        ProcessWiring w;
+        try {
+            w = ProcessWiring.connect(host, device, layout);
+        } catch (RuntimeException e) {
+            host.abort();
+            throw e;
+        }
+        return new GpuCommunicator(host.rank(), host.size(), device, host, options, layout, w.peers(),
+                w.abortPointer(), w.residentBlocks(), false, null, w);
+    }
+
+    public int rank() {
+        return rank;
+    }
+
+    public int size() {
+        return nRanks;
+    }
+
+    public CudaDevice device() {
+        return device;
+    }
+
+    /** The host communicator of the same ranks (bootstrap, host-memory collectives, barriers). */
+    public Communicator host() {
+        return host;
+    }
+
+    public GpuOptions options() {
+        return options;
+    }
+
+    // ---- collectives ---------------------------------------------------------------------------------------
+
+    /** recv = op over all ranks of send ({@code count} elements); in place when send and recv are the same. */
+    public void allReduce(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, RedOp op, CudaStream stream) {
+        String w = where("allReduce");
+        long bytes = ArgChecks.bytes(w, count, type, 1);
+        checkCall(w, stream, send, recv, bytes, bytes);
+        ArgChecks.op(w, op, type);
+        ArgChecks.overlap(w, send.address(), bytes, recv.address(), bytes, 0);
+        if (count > 0) {
+            enqueuer.collective(Collective.ALL_REDUCE, send.address(), recv.address(), count, type, op, 0, stream);
+        }
+    }
+
+    /** Every rank's recv = root's send; {@code send} is read on the root only (may be null elsewhere). */
+    public void broadcast(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, int root, CudaStream stream) {
+        String w = where("broadcast");
+        long bytes = ArgChecks.bytes(w, count, type, 1);
+        ArgChecks.rank(w, "root", root, nRanks);
+        require(w, "send", rank == root ? send : recv);
+        require(w, "receive", recv);
+        checkCall(w, stream, rank == root ? send : null, recv, bytes, bytes);
+        long in = rank == root ? send.address() : recv.address();
+        if (rank == root) {
+            ArgChecks.overlap(w, in, bytes, recv.address(), bytes, 0);
+        }
+        if (count > 0) {
+            enqueuer.collective(Collective.BROADCAST, in, recv.address(), count, type, RedOp.SUM, root, stream);
+        }
+    }
+
+    /** root's recv = op over all ranks of send; {@code recv} is written on the root only (may be null elsewhere). */
+    public void reduce(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, RedOp op, int root,
+                       CudaStream stream) {
+        String w = where("reduce");
+        long bytes = ArgChecks.bytes(w, count, type, 1);
+        ArgChecks.rank(w, "root", root, nRanks);
+        require(w, "send", send);
+        require(w, "receive", rank == root ? recv : send);
+        checkCall(w, stream, send, rank == root ? recv : null, bytes, bytes);
+        ArgChecks.op(w, op, type);
+        long out = rank == root ? recv.address() : send.address();
+        if (rank == root) {
+            ArgChecks.overlap(w, send.address(), bytes, out, bytes, 0);
+        }
+        if (count > 0) {
+            enqueuer.collective(Collective.REDUCE, send.address(), out, count, type, op, root, stream);
+        }
+    }
+
+    /** Rank r's {@code sendCount} elements land at block r of every rank's recv (size() blocks). */
+    public void allGather(DeviceBuffer send, DeviceBuffer recv, long sendCount, DataType type, CudaStream stream) {
+        String w = where("allGather");
+        long bytes = ArgChecks.bytes(w, sendCount, type, 1);
+        checkCall(w, stream, send, recv, bytes, bytes * nRanks);
+        ArgChecks.overlap(w, send.address(), bytes, recv.address(), bytes * nRanks, bytes * rank);
+        if (sendCount > 0) {
+            enqueuer.collective(Collective.ALL_GATHER, send.address(), recv.address(), sendCount, type, RedOp.SUM, 0,
+                    stream);
+        }
+    }
+
+    /** send holds size() blocks of {@code recvCount}; rank r's recv = op over all ranks of their block r. */
+    public void reduceScatter(DeviceBuffer send, DeviceBuffer recv, long recvCount, DataType type, RedOp op,
+                              CudaStream stream) {
+        String w = where("reduceScatter");
+        long bytes = ArgChecks.bytes(w, recvCount, type, 1);
+        checkCall(w, stream, send, recv, bytes * nRanks, bytes);
+        ArgChecks.op(w, op, type);
+        boolean inPlace = recv.address() == send.address() + bytes * rank;
+        if (!inPlace) {
+            ArgChecks.overlap(w, send.address(), bytes * nRanks, recv.address(), bytes, 0);
+        }
+        if (recvCount > 0) {
+            enqueuer.collective(Collective.REDUCE_SCATTER, send.address(), recv.address(), recvCount, type, op, 0,
+                    stream);
+        }
+    }
+
+    /**
+     * Block p ({@code count} elements) of send goes to rank p, which stores it as block rank() of its recv. In place
+     * (send == recv) only while a block fits the LL size ({@link GpuOptions#llMaxBytes()}), as NCCL does not
+     * support it either.
+     */
+    public void allToAll(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, CudaStream stream) {
+        String w = where("allToAll");
+        long bytes = ArgChecks.bytes(w, count, type, 1);
+        checkCall(w, stream, send, recv, bytes * nRanks, bytes * nRanks);
+        ArgChecks.overlap(w, send.address(), bytes * nRanks, recv.address(), bytes * nRanks, 0);
+        if (count > 0) {
+            enqueuer.collective(Collective.ALL_TO_ALL, send.address(), recv.address(), count, type, RedOp.SUM, 0,
+                    stream);
+        }
+    }
+
+    /** root's recv block r = rank r's send ({@code sendCount} elements); recv may be null off the root. */
+    public void gather(DeviceBuffer send, DeviceBuffer recv, long sendCount, DataType type, int root, CudaStream stream) {
+        String w = where("gather");
+        long bytes = ArgChecks.bytes(w, sendCount, type, 1);
+        ArgChecks.rank(w, "root", root, nRanks);
+        require(w, "send", send);
+        require(w, "receive", rank == root ? recv : send);
+        checkCall(w, stream, send, rank == root ? recv : null, bytes, bytes * nRanks);
+        List<P2pQueue.Op> ops = new ArrayList<>();
+        ops.add(new P2pQueue.Op(KernelArgs.P2P_SEND, root, send.address(), bytes));
+        if (rank == root) {
+            for (int p = 0; p < nRanks; p++) {
+                ops.add(new P2pQueue.Op(KernelArgs.P2P_RECV, p, recv.address() + p * bytes, bytes));
+            }
+        }
+        if (sendCount > 0) {
+            enqueuer.p2pNow(ops, stream);
+        }
+    }
+
+    /** Rank r's recv = block r ({@code recvCount} elements) of root's send; send may be null off the root. */
+    public void scatter(DeviceBuffer send, DeviceBuffer recv, long recvCount, DataType type, int root, CudaStream stream) {
+        String w = where("scatter");
+        long bytes = ArgChecks.bytes(w, recvCount, type, 1);
+        ArgChecks.rank(w, "root", root, nRanks);
+        require(w, "send", rank == root ? send : recv);
+        require(w, "receive", recv);
+        checkCall(w, stream, rank == root ? send : null, recv, bytes * nRanks, bytes);
+        List<P2pQueue.Op> ops = new ArrayList<>();
+        ops.add(new P2pQueue.Op(KernelArgs.P2P_RECV, root, recv.address(), bytes));
+        if (rank == root) {
+            for (int p = 0; p < nRanks; p++) {
+                ops.add(new P2pQueue.Op(KernelArgs.P2P_SEND, p, send.address() + p * bytes, bytes));
+            }
+        }
+        if (recvCount > 0) {
+            enqueuer.p2pNow(ops, stream);
+        }
+    }
+
+    /** Sends {@code count} elements to {@code peer}, which calls {@link #recv} with the same count and type. */
+    public void send(DeviceBuffer buf, long count, DataType type, int peer, CudaStream stream) {
+        String w = where("send");
+        long bytes = ArgChecks.bytes(w, count, type, 1);
+        ArgChecks.rank(w, "peer", peer, nRanks);
+        checkCall(w, stream, buf, null, bytes, 0);
+        enqueuer.p2p(KernelArgs.P2P_SEND, peer, buf.address(), bytes, stream);
+    }
+
+    /** Receives {@code count} elements from {@code peer}. */
+    public void recv(DeviceBuffer buf, long count, DataType type, int peer, CudaStream stream) {
+        String w = where("recv");
+        long bytes = ArgChecks.bytes(w, count, type, 1);
+        ArgChecks.rank(w, "peer", peer, nRanks);
+        checkCall(w, stream, null, buf, 0, bytes);
+        enqueuer.p2p(KernelArgs.P2P_RECV, peer, buf.address(), bytes, stream);
+    }
+
+    // ---- groups --------------------------------------------------------------------------------------------
+
+    /** Opens a GPU group on this thread (ncclGroupStart); pair with {@link #groupEnd()}. */
+    public static void groupStart() {
+        GpuGroups.start();
+    }
+
+    /** Closes a GPU group: the outermost end launches the sends and receives recorded since it opened. */
+    public static void groupEnd() {
+        GpuGroups.end();
+    }
+
+    /** A GPU group for try-with-resources: {@code try (var g = GpuCommunicator.group()) { send; recv; }}. */
+    public static AutoCloseable group() {
+        GpuGroups.start();
+        return new AutoCloseable() {
+            private boolean done;
+
+            @Override
+            public void close() {
+                if (!done) {
+                    done = true;
+                    GpuGroups.end();
+                }
+            }
+        };
+    }
+
+    // ---- control -------------------------------------------------------------------------------------------
+
+    /** The algorithm and grid {@code coll} would use, e.g. "push x16" or "ring x64 chunk 524288". */
+    public String algorithmFor(Collective coll, long count, DataType type, RedOp op) {
+        return enqueuer.explain(coll, count, type, op).toString();
+    }
+
+    /** Loads (JIT-compiles) every kernel calls on {@code type} with {@code op} can use (do it before capturing). */
+    public void preload(DataType type, RedOp op) {
+        device.makeCurrent();
+        enqueuer.kernels().preload(type, switch (op.kind()) {
+            case PROD, MIN, MAX -> false;
+            default -> true;
+        });
+    }
+
+    /**
+     * Stops this communicator from any thread: running and future kernels stop waiting for peers and return
+     * (results are then undefined; with {@link #initAll} every rank's kernels stop), the host communicator is
+     * aborted, and every later call throws {@link Result#ABORTED}. Close it afterwards.
+     */
+    public void abort() {
+        aborted = true;
+        if (clique != null) {
+            clique.abort();
+        } else {
+            wiring.abort();
+        }
+        host.abort();
+    }
+
+    public boolean isAborted() {
+        return aborted;
+    }
+
+    /**
+     * Waits for this GPU's work, then releases the communicator: with {@link #initAll}, memory is freed when the last
+     * rank closes; with one process per GPU, after every rank reached close (a host barrier). Call {@link #abort()}
+     * first if a kernel hangs. Idempotent.
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            enqueuer.close();
+            device.synchronize();
+        } finally {
+            try {
+                if (clique != null) {
+                    clique.release();
+                } else {
+                    wiring.close(aborted);
+                }
+            } finally {
+                arena.close();
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return name;
+    }
+
+    private String where(String call) {
+        if (closed) {
+            throw new JcclException(Result.INVALID_USAGE, name + ": " + call + " on a closed communicator");
+        }
+        if (aborted) {
+            throw new JcclException(Result.ABORTED, name + ": " + call + " after abort(); close it and create a new one");
+        }
+        String w = wheres.get(call);
+        if (w == null) {
+            w = name + ": " + call;
+            wheres.put(call, w);
+        }
+        return w;
+    }
+
+    private static void require(String w, String what, DeviceBuffer b) {
+        if (b == null) {
+            throw new JcclException(Result.INVALID_ARGUMENT, w + ": the " + what + " buffer is null");
+        }
+    }
+
+    private void checkCall(String w, CudaStream stream, DeviceBuffer send, DeviceBuffer recv, long sendBytes,
+                           long recvBytes) {
+        Objects.requireNonNull(stream, "stream");
+        if (stream.device() != device) {
+            throw new JcclException(Result.INVALID_ARGUMENT, w + ": the stream is on GPU " + stream.device().ordinal()
+                    + ", this rank's GPU is " + device.ordinal());
+        }
+        checkBuffer(w, "send", send, sendBytes);
+        checkBuffer(w, "receive", recv, recvBytes);
+    }
+
+    private void checkBuffer(String w, String what, DeviceBuffer b, long bytes) {
+        if (b == null) {
+            return;
+        }
+        if (b.device() != device) {
+            throw new JcclException(Result.INVALID_ARGUMENT, w + ": the " + what + " buffer is on GPU "
+                    + b.device().ordinal() + ", this rank's GPU is " + device.ordinal());
+        }
+        ArgChecks.size(w, what, b.sizeBytes(), bytes);
+    }
+}

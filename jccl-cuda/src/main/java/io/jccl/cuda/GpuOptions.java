@@ -1,0 +1,146 @@
+package io.jccl.cuda;
+
+import io.jccl.JcclException;
+import io.jccl.Result;
+
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * Tuning of a {@link GpuCommunicator}: which allReduce kernel to use by message size, where the other collectives
+ * switch from LL to the ring, grid sizes, and the geometry of the Simple-protocol FIFOs. {@link #defaults()} holds
+ * the values measured best on 2×H200 (NV18: LL to 64 KiB, push to 4 MiB, two-shot to 64 MiB, ring above; push to 32 MiB
+ * with one process per GPU); every field can be overridden through a system property
+ * ({@link #fromSystemProperties()}) named {@code jccl.cuda.<field>}, sizes with K/M/G suffixes. Every rank of a
+ * communicator must use the same options (init checks it).
+ *
+ * @param algorithm       AUTO, or one allReduce algorithm forced for every size
+ * @param llMaxBytes      LL (barrier-free, one hop) up to this many bytes per peer; also each LL slot's capacity
+ * @param pushMaxBytes    allReduce by NVLink writes (push one-shot) up to this size when the pull kernels cannot
+ *                        run (one process per GPU, preMulSum); each GPU's push area holds 2 * nRanks * pushMaxBytes
+ * @param pullFromBytes   with one process driving every GPU, the pull kernels take over from push above this size
+ * @param pushChunkBytes  the push one-shot's pipeline step per block: it writes chunk k+1 while it reduces chunk k
+ * @param oneShotMaxBytes pull one-shot allReduce up to this size (one process driving all GPUs only)
+ * @param twoShotMaxBytes pull two-shot allReduce up to this size, the ring above
+ * @param maxBlocks       grid limit of every kernel (512 threads per block)
+ * @param ringChannels    channels (blocks) of the ring and of each point-to-point connection
+ * @param ringSlotBytes   bytes per FIFO slot (8 slots per channel and connection)
+ * @param ringChunkSteps  FIFO slots per ring chunk
+ */
+public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long pushMaxBytes, long pushChunkBytes,
+                         long pullFromBytes, long oneShotMaxBytes,
+                         long twoShotMaxBytes, int maxBlocks, int ringChannels, long ringSlotBytes,
+                         int ringChunkSteps) {
+    /** Grid limit imposed by the kernels' barrier and pointer slots (kMaxBlocks). */
+    public static final int KERNEL_MAX_BLOCKS = 128;
+
+    public GpuOptions {
+        Objects.requireNonNull(algorithm, "algorithm");
+        check(llMaxBytes >= 16 && llMaxBytes % 16 == 0, "llMaxBytes must be a positive multiple of 16", llMaxBytes);
+        check(pushMaxBytes >= 16 && pushMaxBytes % 16 == 0, "pushMaxBytes must be a positive multiple of 16",
+                pushMaxBytes);
+        check(pushChunkBytes >= 16 && pushChunkBytes % 16 == 0, "pushChunkBytes must be a positive multiple of 16",
+                pushChunkBytes);
+        check(pullFromBytes >= 0, "pullFromBytes must be >= 0", pullFromBytes);
+        check(oneShotMaxBytes >= 0, "oneShotMaxBytes must be >= 0", oneShotMaxBytes);
+        check(twoShotMaxBytes >= 0, "twoShotMaxBytes must be >= 0", twoShotMaxBytes);
+        check(maxBlocks >= 1 && maxBlocks <= KERNEL_MAX_BLOCKS, "maxBlocks must be in 1.." + KERNEL_MAX_BLOCKS, maxBlocks);
+        check(ringChannels >= 1 && ringChannels <= KERNEL_MAX_BLOCKS, "ringChannels must be in 1.." + KERNEL_MAX_BLOCKS,
+                ringChannels);
+        check(ringSlotBytes >= 4096 && ringSlotBytes % 4096 == 0, "ringSlotBytes must be a multiple of 4096",
+                ringSlotBytes);
+        check(ringChunkSteps >= 1 && ringChunkSteps <= 8, "ringChunkSteps must be in 1..8", ringChunkSteps);
+    }
+
+    /** The defaults measured on 2×H200. */
+    public static GpuOptions defaults() {
+        return new GpuOptions(AllReduceAlgorithm.AUTO, 64 << 10, 32L << 20, 64 << 10, 4L << 20, 4L << 20, 64L << 20,
+                128, 128, 256 << 10, 2);
+    }
+
+    /** {@link #defaults()} with every {@code jccl.cuda.<field>} system property applied. */
+    public static GpuOptions fromSystemProperties() {
+        GpuOptions d = defaults();
+        return new GpuOptions(
+                AllReduceAlgorithm.fromName(System.getProperty("jccl.cuda.algorithm", d.algorithm.shortName())),
+                bytes("llMaxBytes", d.llMaxBytes), bytes("pushMaxBytes", d.pushMaxBytes),
+                bytes("pushChunkBytes", d.pushChunkBytes), bytes("pullFromBytes", d.pullFromBytes),
+                bytes("oneShotMaxBytes", d.oneShotMaxBytes),
+                bytes("twoShotMaxBytes", d.twoShotMaxBytes), (int) bytes("maxBlocks", d.maxBlocks),
+                (int) bytes("ringChannels", d.ringChannels), bytes("ringSlotBytes", d.ringSlotBytes),
+                (int) bytes("ringChunkSteps", d.ringChunkSteps));
+    }
+
+    public GpuOptions withAlgorithm(AllReduceAlgorithm a) {
+        return new GpuOptions(a, llMaxBytes, pushMaxBytes, pushChunkBytes, pullFromBytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, ringChannels,
+                ringSlotBytes, ringChunkSteps);
+    }
+
+    public GpuOptions withLlMaxBytes(long bytes) {
+        return new GpuOptions(algorithm, bytes, pushMaxBytes, pushChunkBytes, pullFromBytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, ringChannels,
+                ringSlotBytes, ringChunkSteps);
+    }
+
+    public GpuOptions withPushMaxBytes(long bytes) {
+        return new GpuOptions(algorithm, llMaxBytes, bytes, pushChunkBytes, pullFromBytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, ringChannels,
+                ringSlotBytes, ringChunkSteps);
+    }
+
+    public GpuOptions withPushChunkBytes(long bytes) {
+        return new GpuOptions(algorithm, llMaxBytes, pushMaxBytes, bytes, pullFromBytes, oneShotMaxBytes, twoShotMaxBytes,
+                maxBlocks,
+                ringChannels, ringSlotBytes, ringChunkSteps);
+    }
+
+    public GpuOptions withPullFromBytes(long bytes) {
+        return new GpuOptions(algorithm, llMaxBytes, pushMaxBytes, pushChunkBytes, bytes, oneShotMaxBytes,
+                twoShotMaxBytes, maxBlocks, ringChannels, ringSlotBytes, ringChunkSteps);
+    }
+
+    public GpuOptions withMaxBlocks(int blocks) {
+        return new GpuOptions(algorithm, llMaxBytes, pushMaxBytes, pushChunkBytes, pullFromBytes, oneShotMaxBytes, twoShotMaxBytes, blocks, ringChannels,
+                ringSlotBytes, ringChunkSteps);
+    }
+
+    public GpuOptions withRing(int channels, long slotBytes, int chunkSteps) {
+        return new GpuOptions(algorithm, llMaxBytes, pushMaxBytes, pushChunkBytes, pullFromBytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, channels,
+                slotBytes, chunkSteps);
+    }
+
+    /** Parses "4096", "64K", "8M", "1G" (binary units). */
+    public static long parseBytes(String text) {
+        String t = text.trim().toUpperCase(Locale.ROOT);
+        long mult = 1;
+        if (t.endsWith("B")) {
+            t = t.substring(0, t.length() - 1);
+        }
+        if (!t.isEmpty()) {
+            switch (t.charAt(t.length() - 1)) {
+                case 'K' -> mult = 1L << 10;
+                case 'M' -> mult = 1L << 20;
+                case 'G' -> mult = 1L << 30;
+                default -> mult = 1;
+            }
+            if (mult != 1) {
+                t = t.substring(0, t.length() - 1);
+            }
+        }
+        try {
+            return Math.multiplyExact(Long.parseLong(t.trim()), mult);
+        } catch (NumberFormatException | ArithmeticException e) {
+            throw new JcclException(Result.INVALID_ARGUMENT, "cannot parse size '" + text
+                    + "': expected a number with an optional K, M or G suffix");
+        }
+    }
+
+    private static long bytes(String field, long dflt) {
+        String v = System.getProperty("jccl.cuda." + field);
+        return v == null ? dflt : parseBytes(v);
+    }
+
+    private static void check(boolean ok, String what, long value) {
+        if (!ok) {
+            throw new JcclException(Result.INVALID_ARGUMENT, "GpuOptions: " + what + ", got " + value);
+        }
+    }
+}

@@ -1,0 +1,89 @@
+package io.jccl.cuda.internal.comm;
+
+import io.jccl.cuda.GpuOptions;
+
+/**
+ * Where each part of a rank's collective memory lives inside its one device allocation (one allocation, so one
+ * CUDA IPC handle per rank): the signal area ({@code struct Signals}: barrier counters, LL sequence numbers,
+ * published pointers), the LL receive area ([2 parities][nRanks sources][llMaxBytes / 8] lines of 16 bytes), the
+ * push receive area ([2][nRanks][pushMaxBytes]) and the connection area ([nRanks-1 peers][ringChannels] ConnCtl
+ * lines of 384 bytes, then [nRanks-1][ringChannels][8 slots][ringSlotBytes] FIFOs). Every rank computes the same
+ * layout from the same options, so a peer's areas are at the same offsets of its allocation. The signal area, the
+ * LL area and the connection control lines must start zeroed ({@link #zeroRanges()}); the data areas need not.
+ *
+ * <p>A value computed once per communicator. Mirrors the buffer sizing of NCCL's p2p transport and device
+ * channel state (sizes from shared/reference/gpu-collectives-techniques.md §2.6).
+ *
+ * @param nRanks      ranks of the communicator
+ * @param llSlotWords 8-byte words per LL slot
+ * @param pushSlotBytes bytes per push slot
+ * @param channels    channels per connection
+ * @param slotBytes   bytes per FIFO slot
+ */
+public record AreaLayout(int nRanks, long llSlotWords, long pushSlotBytes, int channels, long slotBytes) {
+    /** Bytes reserved for {@code struct Signals} (32,976 bytes in jccl_device.cuh, which checks the bound). */
+    public static final long SIGNALS_BYTES = 64L << 10;
+    /** sizeof(struct ConnCtl). */
+    public static final long CONN_CTL_BYTES = 384;
+    /** FIFO slots per channel (kFifoSteps, NCCL_STEPS). */
+    public static final int FIFO_STEPS = 8;
+    private static final long ALIGN = 4096;
+
+    /** The layout for {@code nRanks} ranks with {@code options}. */
+    public static AreaLayout of(int nRanks, GpuOptions options) {
+        return new AreaLayout(nRanks, options.llMaxBytes() / 8, options.pushMaxBytes(), options.ringChannels(),
+                options.ringSlotBytes());
+    }
+
+    public long signalsOffset() {
+        return 0;
+    }
+
+    public long llOffset() {
+        return SIGNALS_BYTES;
+    }
+
+    public long llBytes() {
+        return 2L * nRanks * llSlotWords * 16;
+    }
+
+    public long pushOffset() {
+        return align(llOffset() + llBytes());
+    }
+
+    /** The push area; none with one rank (nothing is ever pushed). */
+    public long pushBytes() {
+        return nRanks > 1 ? 2L * nRanks * pushSlotBytes : 0;
+    }
+
+    public long connOffset() {
+        return align(pushOffset() + pushBytes());
+    }
+
+    public long connCtlBytes() {
+        return (long) (nRanks - 1) * channels * CONN_CTL_BYTES;
+    }
+
+    public long fifoBytes() {
+        return (long) (nRanks - 1) * channels * FIFO_STEPS * slotBytes;
+    }
+
+    /** Bytes of the whole allocation. */
+    public long totalBytes() {
+        return align(connOffset() + connCtlBytes() + fifoBytes());
+    }
+
+    /** {offset, length} pairs that must be zero before first use. */
+    public long[] zeroRanges() {
+        return new long[] {0, llOffset() + llBytes(), connOffset(), connCtlBytes()};
+    }
+
+    /** A short text every rank must agree on (the layout's parameters), for the init-time consistency check. */
+    public String fingerprint() {
+        return nRanks + "/" + llSlotWords + "/" + pushSlotBytes + "/" + channels + "/" + slotBytes;
+    }
+
+    private static long align(long v) {
+        return (v + ALIGN - 1) / ALIGN * ALIGN;
+    }
+}

@@ -1,0 +1,163 @@
+package io.jccl.cuda.internal.comm;
+
+import io.jccl.Communicator;
+import io.jccl.Group;
+import io.jccl.JcclException;
+import io.jccl.Jccl;
+import io.jccl.Result;
+import io.jccl.cuda.CudaDevice;
+import io.jccl.cuda.PinnedBuffer;
+import io.jccl.cuda.internal.driver.CuMemory;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+/**
+ * What the ranks of a one-process communicator ({@code GpuCommunicator.initAll}) share: the GPUs with peer access
+ * enabled between every pair, each rank's collective memory (reachable from every GPU by its plain address), one
+ * host-mapped abort word, and the host communicators. Freed when the last rank closes: a rank's memory may be
+ * written by a peer's kernel until that peer is done too, so nothing is freed while any rank is open; the host
+ * communicators close together inside one group.
+ *
+ * <p>Thread: created by the initAll caller; {@link #release} from any thread (synchronised). Mirrors what
+ * ncclCommInitAll sets up for one process driving several GPUs.
+ */
+public final class Clique {
+    private final List<CudaDevice> devices;
+    private final RankArea[] areas;
+    private final PinnedBuffer abortWord;
+    private final long[] abortPointers;
+    private final List<Communicator> hosts;
+    private int open;
+
+    private Clique(List<CudaDevice> devices, RankArea[] areas, PinnedBuffer abortWord, long[] abortPointers,
+                   List<Communicator> hosts) {
+        this.devices = devices;
+        this.areas = areas;
+        this.abortWord = abortWord;
+        this.abortPointers = abortPointers;
+        this.hosts = hosts;
+        this.open = devices.size();
+    }
+
+    /**
+     * Checks and enables peer access between every pair of {@code devices}, allocates every rank's memory.
+     *
+     * @throws JcclException {@link Result#INVALID_USAGE} when two GPUs cannot reach each other's memory
+     */
+    public static Clique create(List<CudaDevice> devices, AreaLayout layout, List<Communicator> hosts) {
+        int n = devices.size();
+        for (int i = 0; i < n; i++) {
+            for (int j = 0; j < n; j++) {
+                if (i != j && !devices.get(i).canAccessPeer(devices.get(j))) {
+                    throw new JcclException(Result.INVALID_USAGE, "GPU " + devices.get(i).ordinal() + " cannot access "
+                            + "the memory of GPU " + devices.get(j).ordinal() + " (no NVLink or PCIe peer-to-peer path); "
+                            + "initAll needs peer access between all its GPUs: use one process per GPU instead");
+                }
+            }
+        }
+        for (int i = 0; i < n; i++) {
+            for (int j = 0; j < n; j++) {
+                if (i != j) {
+                    devices.get(i).enablePeerAccess(devices.get(j));
+                }
+            }
+        }
+        RankArea[] areas = new RankArea[n];
+        PinnedBuffer word = null;
+        try {
+            for (int g = 0; g < n; g++) {
+                areas[g] = RankArea.allocate(devices.get(g), layout);
+            }
+            word = PinnedBuffer.allocate(devices.get(0), 128);
+            long[] ptrs = new long[n];
+            for (int g = 0; g < n; g++) {
+                devices.get(g).makeCurrent();
+                ptrs[g] = CuMemory.hostDevicePointer(word.segment());
+            }
+            return new Clique(List.copyOf(devices), areas, word, ptrs, List.copyOf(hosts));
+        } catch (RuntimeException e) {
+            for (RankArea a : areas) {
+                if (a != null) {
+                    a.close();
+                }
+            }
+            if (word != null) {
+                word.close();
+            }
+            throw e;
+        }
+    }
+
+    /** Every rank's area base: the same addresses on every GPU (unified addressing with peer access). */
+    public PeerAreas peerAreas() {
+        long[] bases = new long[areas.length];
+        for (int r = 0; r < areas.length; r++) {
+            bases[r] = areas[r].base();
+        }
+        return new PeerAreas(bases, List.of());
+    }
+
+    public RankArea area(int rank) {
+        return areas[rank];
+    }
+
+    /** The abort word's address as GPU {@code rank}'s kernels read it. */
+    public long abortPointer(int rank) {
+        return abortPointers[rank];
+    }
+
+    /** Raises the shared abort word: every running and future kernel of every rank stops waiting. */
+    public void abort() {
+        JAVA_INT.varHandle().setVolatile(abortWord.segment(), 0L, 1);
+    }
+
+    /** The smallest multiprocessor count of the clique's GPUs. */
+    public int residentBlocks() {
+        int m = Integer.MAX_VALUE;
+        for (CudaDevice d : devices) {
+            m = Math.min(m, d.multiprocessorCount());
+        }
+        return m;
+    }
+
+    /** One rank closed; the last one waits for every GPU, frees all memory and closes the host communicators. */
+    public synchronized void release() {
+        if (open == 0) {
+            return;
+        }
+        if (--open > 0) {
+            return;
+        }
+        List<RuntimeException> errors = new ArrayList<>();
+        for (CudaDevice d : devices) {
+            run(errors, d::synchronize);
+        }
+        for (RankArea a : areas) {
+            run(errors, a::close);
+        }
+        run(errors, abortWord::close);
+        run(errors, () -> {
+            try (Group g = Jccl.group()) {
+                for (Communicator h : hosts) {
+                    h.close();
+                }
+            }
+        });
+        if (!errors.isEmpty()) {
+            RuntimeException first = errors.getFirst();
+            errors.stream().skip(1).forEach(first::addSuppressed);
+            throw first;
+        }
+    }
+
+    private static void run(List<RuntimeException> errors, Runnable r) {
+        try {
+            r.run();
+        } catch (RuntimeException e) {
+            errors.add(e);
+        }
+    }
+}

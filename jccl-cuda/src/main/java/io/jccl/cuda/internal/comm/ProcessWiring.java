@@ -1,0 +1,135 @@
+package io.jccl.cuda.internal.comm;
+
+import io.jccl.Communicator;
+import io.jccl.DataType;
+import io.jccl.JcclException;
+import io.jccl.cuda.CudaDevice;
+import io.jccl.cuda.DeviceBuffer;
+import io.jccl.cuda.PinnedBuffer;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+/**
+ * The GPU side of a one-process-per-GPU communicator: this rank's collective memory, its abort word, and the
+ * peers' memories mapped through CUDA IPC. {@link #connect} allocates and zeroes this rank's memory, exchanges
+ * {@link RankInfo}s with the host communicator's allGather, checks that every rank agrees, opens every peer's
+ * handle on this GPU, and ends with a host barrier, so no kernel can touch a peer's memory before it is mapped
+ * everywhere. Owns the host communicator from then on.
+ *
+ * <p>Thread: the communicator's owner; {@link #abort()} from any thread. Mirrors NCCL's p2p transport setup
+ * (p2pSendSetup/p2pRecvSetup with legacy CUDA IPC) driven by bootstrapAllGather.
+ */
+public final class ProcessWiring {
+    private final Communicator host;
+    private final RankArea area;
+    private final PeerAreas peers;
+    private final PinnedBuffer abortWord;
+    private final long abortPointer;
+    private final int residentBlocks;
+
+    private ProcessWiring(Communicator host, RankArea area, PeerAreas peers, PinnedBuffer abortWord,
+                          long abortPointer, int residentBlocks) {
+        this.host = host;
+        this.area = area;
+        this.peers = peers;
+        this.abortWord = abortWord;
+        this.abortPointer = abortPointer;
+        this.residentBlocks = residentBlocks;
+    }
+
+    /** Sets up this rank's side; collective over {@code host} (every rank calls it). */
+    public static ProcessWiring connect(Communicator host, CudaDevice device, AreaLayout layout) {
+        int me = host.rank();
+        int n = host.size();
+        RankArea area = RankArea.allocate(device, layout);
+        PinnedBuffer word = null;
+        List<DeviceBuffer> mappings = new ArrayList<>();
+        try {
+            word = PinnedBuffer.allocate(device, 128);
+            long abortPointer = word.devicePointer();
+            byte[] handle = n > 1 ? area.ipcHandle() : new byte[64];
+            RankInfo mine = new RankInfo(ProcessHandle.current().pid(), device.pciBusId(),
+                    device.multiprocessorCount(), layout.fingerprint(), area.sizeBytes(), handle);
+            List<RankInfo> all = new ArrayList<>(n);
+            try (Arena a = Arena.ofShared()) {
+                MemorySegment send = a.allocate(RankInfo.BYTES);
+                MemorySegment recv = a.allocate((long) RankInfo.BYTES * n);
+                mine.encode(send);
+                host.allGather(send, recv, RankInfo.BYTES, DataType.UINT8);
+                for (int r = 0; r < n; r++) {
+                    all.add(RankInfo.decode(recv.asSlice((long) r * RankInfo.BYTES, RankInfo.BYTES)));
+                }
+            }
+            RankInfo.checkConsistent(all, me);
+            int resident = Integer.MAX_VALUE;
+            long[] bases = new long[n];
+            for (int r = 0; r < n; r++) {
+                RankInfo info = all.get(r);
+                resident = Math.min(resident, info.sms());
+                if (r == me) {
+                    bases[r] = area.base();
+                } else {
+                    DeviceBuffer m = DeviceBuffer.openIpcHandle(device, info.ipcHandle(), info.areaBytes());
+                    mappings.add(m);
+                    bases[r] = m.address();
+                }
+            }
+            host.barrier();
+            return new ProcessWiring(host, area, new PeerAreas(bases, mappings), word, abortPointer, resident);
+        } catch (RuntimeException e) {
+            for (DeviceBuffer m : mappings) {
+                closeQuietly(m::close);
+            }
+            area.close();
+            if (word != null) {
+                word.close();
+            }
+            throw e;
+        }
+    }
+
+    public PeerAreas peers() {
+        return peers;
+    }
+
+    public long abortPointer() {
+        return abortPointer;
+    }
+
+    /** The smallest multiprocessor count of the communicator's GPUs. */
+    public int residentBlocks() {
+        return residentBlocks;
+    }
+
+    /** Raises this process's abort word: its running and future kernels stop waiting. */
+    public void abort() {
+        JAVA_INT.varHandle().setVolatile(abortWord.segment(), 0L, 1);
+    }
+
+    /**
+     * Releases everything once every rank got here (a host barrier, skipped after an abort: then peers may be
+     * gone), so no peer kernel still writes into this rank's memory when it is freed.
+     */
+    public void close(boolean aborted) {
+        if (!aborted) {
+            closeQuietly(host::barrier);
+        }
+        closeQuietly(peers::close);
+        closeQuietly(area::close);
+        closeQuietly(abortWord::close);
+        host.close();
+    }
+
+    private static void closeQuietly(Runnable r) {
+        try {
+            r.run();
+        } catch (JcclException e) {
+            // best effort while closing: the communicator is going away either way
+        }
+    }
+}

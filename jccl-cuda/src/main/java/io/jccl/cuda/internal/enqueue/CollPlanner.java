@@ -1,0 +1,187 @@
+package io.jccl.cuda.internal.enqueue;
+
+import io.jccl.Collective;
+import io.jccl.JcclException;
+import io.jccl.RedOp;
+import io.jccl.Result;
+import io.jccl.cuda.AllReduceAlgorithm;
+import io.jccl.cuda.GpuOptions;
+
+/**
+ * Chooses the kernel and grid of one collective call from the collective, the element count and size, the
+ * reduction, the number of ranks and the {@link GpuOptions}. Every rank of a communicator must launch the same
+ * kernel with the same grid (the kernels' barriers and FIFO steps pair blocks across GPUs), so a plan depends only
+ * on values that are the same on every rank: never on whether this rank runs in place, never on its own device.
+ * Pure arithmetic, tested without a GPU; writes into a reusable {@link Plan}.
+ *
+ * <p>Thread: the communicator's calling thread. Plays the role of NCCL's tuning step (ncclGetAlgoInfo) with
+ * thresholds measured on the target machine instead of a cost model.
+ */
+public final class CollPlanner {
+    /** Threads per block of every kernel (512, the kernels' launch bound). */
+    public static final int THREADS = 512;
+    /** 16-byte packs each thread of the one-shot kernels handles per loop iteration. */
+    static final int PACKS_PER_THREAD = 2;
+    /**
+     * Bytes a ring channel should have at least before another channel is added (allReduce reaches the ring only
+     * above two-shot's range, where every channel is in use either way).
+     */
+    static final long RING_MIN_BYTES_PER_CHANNEL = 128L << 10;
+    /** Bytes a point-to-point channel should have at least before another is added. */
+    static final long P2P_MIN_BYTES_PER_CHANNEL = 512L << 10;
+    /** Blocks of a local copy inside a p2p kernel. */
+    public static final int COPY_BLOCKS = 2;
+
+    private final GpuOptions options;
+    private final int nRanks;
+    private final int blockLimit;
+    private final boolean peerPointers;
+
+    /**
+     * @param residentBlocks blocks of 512 threads that can surely run at once on every GPU of the communicator (the
+     *                       smallest multiprocessor count: the co-residency bound of the cross-GPU barriers)
+     * @param peerPointers   whether every rank's buffers are addressable from every GPU (one process driving all
+     *                       GPUs), which the pull allReduce needs
+     */
+    public CollPlanner(GpuOptions options, int nRanks, int residentBlocks, boolean peerPointers) {
+        this.options = options;
+        this.nRanks = nRanks;
+        this.blockLimit = Math.max(1, Math.min(Math.min(GpuOptions.KERNEL_MAX_BLOCKS, options.maxBlocks()),
+                residentBlocks));
+        this.peerPointers = peerPointers;
+    }
+
+    /** The grid limit every plan respects. */
+    public int blockLimit() {
+        return blockLimit;
+    }
+
+    /** The allReduce algorithm for {@code bytes} with reduction {@code op} (never AUTO). */
+    public AllReduceAlgorithm chooseAllReduce(long bytes, RedOp.Kind op) {
+        boolean pullOk = peerPointers && op != RedOp.Kind.PRE_MUL_SUM;
+        AllReduceAlgorithm forced = options.algorithm();
+        if (nRanks == 1) {
+            return AllReduceAlgorithm.LL;
+        }
+        if (forced != AllReduceAlgorithm.AUTO) {
+            checkForced(forced, bytes, op, pullOk);
+            return forced;
+        }
+        // The one-shots move (N-1)·S per GPU: with more GPUs their useful range shrinks (reference §7).
+        long scale = nRanks <= 2 ? 1 : nRanks * 32L;
+        if (bytes <= options.llMaxBytes()) {
+            return AllReduceAlgorithm.LL;
+        }
+        long pushMax = pullOk ? Math.min(options.pushMaxBytes(), options.pullFromBytes()) : options.pushMaxBytes();
+        if (bytes <= pushMax / scale) {
+            return AllReduceAlgorithm.PUSH;
+        }
+        if (pullOk && bytes <= options.oneShotMaxBytes() / scale) {
+            return AllReduceAlgorithm.ONE_SHOT;
+        }
+        if (pullOk && bytes <= options.twoShotMaxBytes()) {
+            return AllReduceAlgorithm.TWO_SHOT;
+        }
+        return AllReduceAlgorithm.RING;
+    }
+
+    /**
+     * Fills {@code plan} for {@code count} elements of {@code elemBytes} bytes: the whole buffer for allReduce,
+     * broadcast and reduce, one rank's block for reduceScatter (recvCount), allGather (sendCount) and allToAll.
+     * allToAll above the LL size plans as {@link KernelFamily#P2P} (see {@link #p2pBlocks}).
+     */
+    public void plan(Collective coll, long count, int elemBytes, RedOp.Kind op, Plan plan) {
+        long bytes = Math.multiplyExact(count, (long) elemBytes);
+        boolean small = nRanks == 1 || bytes <= options.llMaxBytes();
+        plan.flags = 0;
+        plan.chunkBytes = 0;
+        switch (coll) {
+            case ALL_REDUCE -> {
+                AllReduceAlgorithm a = chooseAllReduce(bytes, op);
+                switch (a) {
+                    case LL -> set(plan, KernelFamily.LL, grid(ceilDiv(bytes, 8), THREADS));
+                    case PUSH -> {
+                        set(plan, KernelFamily.PUSH, grid(ceilDiv(bytes, 16), (long) THREADS * PACKS_PER_THREAD));
+                        plan.chunkBytes = options.pushChunkBytes();
+                    }
+                    case ONE_SHOT, TWO_SHOT -> {
+                        set(plan, KernelFamily.PULL, grid(ceilDiv(bytes, 16), (long) THREADS * PACKS_PER_THREAD));
+                        plan.flags = a == AllReduceAlgorithm.TWO_SHOT ? KernelArgs.FLAG_TWO_SHOT : 0;
+                    }
+                    case RING -> ring(plan, KernelFamily.RING, bytes);
+                    default -> throw new IllegalStateException("no plan for " + a);
+                }
+            }
+            case REDUCE_SCATTER, REDUCE -> {
+                if (small) {
+                    set(plan, KernelFamily.LL, grid(ceilDiv(bytes, 8), THREADS));
+                } else {
+                    ring(plan, KernelFamily.RING, coll == Collective.REDUCE ? bytes : bytes * nRanks);
+                }
+            }
+            case ALL_GATHER, BROADCAST -> {
+                if (small) {
+                    set(plan, KernelFamily.LL_COPY, grid(ceilDiv(bytes, 8), THREADS));
+                } else {
+                    ring(plan, KernelFamily.RING_COPY, coll == Collective.BROADCAST ? bytes : bytes * nRanks);
+                }
+            }
+            case ALL_TO_ALL -> {
+                if (small) {
+                    set(plan, KernelFamily.LL_COPY, grid(ceilDiv(bytes, 8), THREADS));
+                } else {
+                    set(plan, KernelFamily.P2P, 0);
+                }
+            }
+            default -> throw new JcclException(Result.INVALID_ARGUMENT, coll.ncclName()
+                    + " is not planned as a collective kernel");
+        }
+    }
+
+    /**
+     * Blocks (channels) one send or receive of {@code bytes} uses; a function of the byte count alone, so the
+     * sender and the receiver agree. The largest value leaves room for a send and a receive with every peer plus
+     * a local copy in one kernel.
+     */
+    public int p2pBlocks(long bytes) {
+        int most = Math.max(1, Math.min(options.ringChannels(),
+                (blockLimit - COPY_BLOCKS) / Math.max(1, 2 * (nRanks - 1))));
+        return (int) Math.max(1, Math.min(most, ceilDiv(bytes, P2P_MIN_BYTES_PER_CHANNEL)));
+    }
+
+    private void checkForced(AllReduceAlgorithm a, long bytes, RedOp.Kind op, boolean pullOk) {
+        if (a == AllReduceAlgorithm.LL && bytes > options.llMaxBytes()) {
+            throw new JcclException(Result.INVALID_ARGUMENT, "the LL allReduce handles at most llMaxBytes = "
+                    + options.llMaxBytes() + " bytes, got " + bytes + "; raise jccl.cuda.llMaxBytes or use AUTO");
+        }
+        if (a == AllReduceAlgorithm.PUSH && bytes > options.pushMaxBytes()) {
+            throw new JcclException(Result.INVALID_ARGUMENT, "the push allReduce handles at most pushMaxBytes = "
+                    + options.pushMaxBytes() + " bytes, got " + bytes + "; raise jccl.cuda.pushMaxBytes or use AUTO");
+        }
+        if ((a == AllReduceAlgorithm.ONE_SHOT || a == AllReduceAlgorithm.TWO_SHOT) && !pullOk) {
+            throw new JcclException(Result.INVALID_USAGE, "the " + a.shortName() + " allReduce reads the peers' "
+                    + "buffers directly: it needs one process driving every GPU (GpuCommunicator.initAll) and "
+                    + (op == RedOp.Kind.PRE_MUL_SUM ? "cannot apply the peers' preMulSum scalars; " : "; ")
+                    + "use AUTO, LL, PUSH or RING");
+        }
+    }
+
+    private void ring(Plan plan, KernelFamily family, long totalBytes) {
+        int channelLimit = Math.min(blockLimit, options.ringChannels());
+        set(plan, family, (int) Math.max(1, Math.min(channelLimit, totalBytes / RING_MIN_BYTES_PER_CHANNEL)));
+        plan.chunkBytes = options.ringSlotBytes() * options.ringChunkSteps();
+    }
+
+    private static void set(Plan plan, KernelFamily f, int blocks) {
+        plan.family = f;
+        plan.blocks = blocks;
+    }
+
+    private int grid(long work, long perBlock) {
+        return (int) Math.max(1, Math.min(blockLimit, ceilDiv(work, perBlock)));
+    }
+
+    static long ceilDiv(long a, long b) {
+        return (a + b - 1) / b;
+    }
+}

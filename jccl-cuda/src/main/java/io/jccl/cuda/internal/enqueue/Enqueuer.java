@@ -1,0 +1,222 @@
+package io.jccl.cuda.internal.enqueue;
+
+import io.jccl.Collective;
+import io.jccl.DataType;
+import io.jccl.JcclException;
+import io.jccl.RedOp;
+import io.jccl.Result;
+import io.jccl.cuda.CudaDevice;
+import io.jccl.cuda.CudaEvent;
+import io.jccl.cuda.CudaStream;
+import io.jccl.cuda.internal.driver.CuModules;
+
+import java.lang.foreign.MemorySegment;
+import java.util.List;
+
+/**
+ * Turns one rank's calls into kernel launches on the caller's stream: plans the call, writes the per-call fields of
+ * the rank's {@link KernelArgs}, looks the kernel up and launches it; records sends and receives made inside a
+ * group and launches them as fused p2p kernels when the group ends. Launching allocates nothing for collectives.
+ * Calls on a stream other than the previous call's are ordered after it (an event), so a communicator's kernels
+ * always run in call order, as NCCL serialises a communicator's work.
+ *
+ * <p>Thread: the communicator's calling thread (one at a time). Mirrors NCCL's enqueue.cc (ncclEnqueueCheck,
+ * ncclLaunchKernel) for the intra-node kernels.
+ */
+public final class Enqueuer implements GpuGroups.Pending {
+    private final CudaDevice device;
+    private final int rank;
+    private final int nRanks;
+    private final KernelArgs args;
+    private final CollPlanner planner;
+    private final Kernels kernels;
+    private final Plan plan = new Plan();
+    private final P2pQueue p2p = new P2pQueue();
+    private CudaStream p2pStream;
+    private CudaStream lastStream;
+    private CudaEvent orderEvent;
+
+    public Enqueuer(CudaDevice device, int rank, int nRanks, KernelArgs args, CollPlanner planner) {
+        this.device = device;
+        this.rank = rank;
+        this.nRanks = nRanks;
+        this.args = args;
+        this.planner = planner;
+        this.kernels = new Kernels(device);
+    }
+
+    public CollPlanner planner() {
+        return planner;
+    }
+
+    public Kernels kernels() {
+        return kernels;
+    }
+
+    /** The plan {@code coll} would get (a fresh object; for explanations and tests). */
+    public Plan explain(Collective coll, long count, DataType type, RedOp op) {
+        Plan p = new Plan();
+        planner.plan(coll, count, type.sizeBytes(), op.kind(), p);
+        return p;
+    }
+
+    /**
+     * Launches collective {@code coll} (not allToAll above the LL size: {@link #allToAll}); {@code count} as
+     * {@link CollPlanner#plan} defines it.
+     */
+    public void collective(Collective coll, long in, long out, long count, DataType type, RedOp op, int root,
+                           CudaStream stream) {
+        planner.plan(coll, count, type.sizeBytes(), op.kind(), plan);
+        if (plan.family == KernelFamily.P2P) {
+            allToAll(in, out, count * type.sizeBytes(), stream);
+            return;
+        }
+        int opCode;
+        boolean sumOnly;
+        int flags = plan.flags;
+        double scaleF = 1.0;
+        long scaleI = 1;
+        switch (op.kind()) {
+            case SUM -> {
+                opCode = 0;
+                sumOnly = true;
+            }
+            case AVG -> {
+                opCode = 0;
+                sumOnly = true;
+                flags |= KernelArgs.FLAG_POST_DIV;
+            }
+            case PRE_MUL_SUM -> {
+                opCode = 0;
+                sumOnly = true;
+                flags |= KernelArgs.FLAG_PRE_SCALE;
+                scaleF = op.scalar();
+                scaleI = (long) op.scalar();
+            }
+            case PROD -> {
+                opCode = 1;
+                sumOnly = false;
+            }
+            case MAX -> {
+                opCode = 2;
+                sumOnly = false;
+            }
+            case MIN -> {
+                opCode = 3;
+                sumOnly = false;
+            }
+            default -> throw new IllegalStateException("unknown reduction " + op);
+        }
+        MemorySegment fn = kernels.get(plan.family, type, sumOnly);
+        long kernelCount = plan.family.reduces() ? count : count * type.sizeBytes();
+        args.setCall(coll.ncclId(), in, out, kernelCount, root, opCode, flags, scaleF, scaleI, plan.chunkBytes);
+        launch(fn, plan.blocks, stream);
+    }
+
+    /** allToAll by point-to-point: {@code bytes} to and from every rank, launched now (no group needed). */
+    public void allToAll(long in, long out, long bytes, CudaStream stream) {
+        List<P2pQueue.Op> ops = new java.util.ArrayList<>(2 * nRanks);
+        for (int p = 0; p < nRanks; p++) {
+            ops.add(new P2pQueue.Op(KernelArgs.P2P_SEND, p, in + p * bytes, bytes));
+            ops.add(new P2pQueue.Op(KernelArgs.P2P_RECV, p, out + p * bytes, bytes));
+        }
+        launchRounds(P2pQueue.rounds(ops, rank, nRanks, planner), stream);
+    }
+
+    /**
+     * A send ({@link KernelArgs#P2P_SEND}) or receive of {@code bytes} at {@code ptr} with {@code peer}: recorded
+     * inside a group (launched by {@link #flush} at its end), launched at once otherwise.
+     */
+    public void p2p(short kind, int peer, long ptr, long bytes, CudaStream stream) {
+        P2pQueue.Op op = new P2pQueue.Op(kind, peer, ptr, bytes);
+        if (!GpuGroups.inGroup()) {
+            launchRounds(P2pQueue.rounds(List.of(op), rank, nRanks, planner), stream);
+            return;
+        }
+        if (p2pStream != null && p2pStream != stream) {
+            throw new JcclException(Result.INVALID_USAGE, "rank " + rank + ": the sends and receives of one group "
+                    + "must use one stream per communicator (got " + stream + " after " + p2pStream + ")");
+        }
+        p2pStream = stream;
+        p2p.add(op);
+        GpuGroups.register(this);
+    }
+
+    /** Several sends/receives/copies launched now as fused rounds (gather, scatter). */
+    public void p2pNow(List<P2pQueue.Op> ops, CudaStream stream) {
+        launchRounds(P2pQueue.rounds(ops, rank, nRanks, planner), stream);
+    }
+
+    @Override
+    public void flush() {
+        if (p2p.isEmpty()) {
+            return;
+        }
+        CudaStream s = p2pStream;
+        p2pStream = null;
+        launchRounds(P2pQueue.rounds(p2p.drain(), rank, nRanks, planner), s);
+    }
+
+    /** Drops recorded operations (the communicator is closing). */
+    public void discard() {
+        p2p.drain();
+        p2pStream = null;
+        GpuGroups.forget(this);
+    }
+
+    private void launchRounds(List<List<P2pQueue.Planned>> rounds, CudaStream stream) {
+        if (rounds.isEmpty()) {
+            return;
+        }
+        MemorySegment fn = kernels.get(KernelFamily.P2P, DataType.UINT8, true);
+        for (List<P2pQueue.Planned> round : rounds) {
+            args.setCall(-1, 0, 0, 0, -1, 0, 0, 1.0, 1, 0);
+            int blocks = 0;
+            for (int i = 0; i < round.size(); i++) {
+                P2pQueue.Planned p = round.get(i);
+                args.setP2p(i, p.kind(), p.peer(), p.ptr(), p.src(), p.bytes(), p.blocks());
+                blocks += p.blocks();
+            }
+            launch(fn, blocks, stream);
+        }
+    }
+
+    private void launch(MemorySegment fn, int blocks, CudaStream stream) {
+        device.makeCurrent();
+        order(stream);
+        CuModules.launch(fn, blocks, CollPlanner.THREADS, 0, stream.handle(), args.params());
+    }
+
+    /** Makes {@code stream} wait for the work this rank queued on a different stream before (outside captures). */
+    private void order(CudaStream stream) {
+        CudaStream last = lastStream;
+        lastStream = stream;
+        if (last == null || last == stream) {
+            return;
+        }
+        try {
+            if (last.isCapturing() || stream.isCapturing()) {
+                return;
+            }
+            if (orderEvent == null) {
+                orderEvent = CudaEvent.create(device);
+            }
+            orderEvent.record(last);
+            stream.waitFor(orderEvent);
+        } catch (JcclException e) {
+            if (e.result() != Result.INVALID_USAGE) {
+                throw e;
+            }
+            // the previous stream was closed: its work completes on its own, nothing left to order against
+        }
+    }
+
+    /** Releases the ordering event. */
+    public void close() {
+        discard();
+        if (orderEvent != null) {
+            orderEvent.close();
+            orderEvent = null;
+        }
+    }
+}

@@ -1,0 +1,174 @@
+package io.jccl.cuda.internal.enqueue;
+
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_DOUBLE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+
+/**
+ * The by-value argument block of every kernel, {@code struct KernelArgs} in src/main/cuda/jccl_device.cuh (880
+ * bytes; a test checks every kernel's PTX parameter size against {@link #LAYOUT}). Each communicator owns one
+ * native segment of this layout and a one-entry kernelParams array pointing at it; a launch rewrites the per-call
+ * fields in place (the driver copies the block at launch, also when a stream is being captured into a graph), so
+ * launching allocates nothing.
+ *
+ * <p>Thread: owned by the thread that issues the communicator's calls. Mirrors NCCL's ncclDevKernelArgs.
+ */
+public final class KernelArgs {
+    /** Ranks per pointer table (kMaxRanks). */
+    public static final int MAX_RANKS = 8;
+    /** Operations of one fused p2p kernel (kMaxP2pOps). */
+    public static final int MAX_P2P_OPS = 16;
+
+    /** struct P2pOp. */
+    public static final StructLayout P2P_OP = MemoryLayout.structLayout(
+            JAVA_LONG.withName("ptr"), JAVA_LONG.withName("src"), JAVA_LONG.withName("bytes"),
+            JAVA_INT.withName("peer"), JAVA_SHORT.withName("kind"), JAVA_SHORT.withName("nBlocks"));
+
+    public static final StructLayout LAYOUT = MemoryLayout.structLayout(
+            MemoryLayout.sequenceLayout(MAX_RANKS, JAVA_LONG).withName("sig"),
+            MemoryLayout.sequenceLayout(MAX_RANKS, JAVA_LONG).withName("ll"),
+            MemoryLayout.sequenceLayout(MAX_RANKS, JAVA_LONG).withName("push"),
+            MemoryLayout.sequenceLayout(MAX_RANKS, JAVA_LONG).withName("conn"),
+            JAVA_LONG.withName("in"),
+            JAVA_LONG.withName("out"),
+            JAVA_LONG.withName("count"),
+            JAVA_LONG.withName("abortFlag"),
+            JAVA_INT.withName("rank"),
+            JAVA_INT.withName("nRanks"),
+            JAVA_INT.withName("coll"),
+            JAVA_INT.withName("root"),
+            JAVA_INT.withName("op"),
+            JAVA_INT.withName("flags"),
+            JAVA_DOUBLE.withName("scaleF"),
+            JAVA_LONG.withName("scaleI"),
+            JAVA_LONG.withName("slotBytes"),
+            JAVA_LONG.withName("chunkBytes"),
+            JAVA_LONG.withName("llSlotWords"),
+            JAVA_LONG.withName("pushSlotBytes"),
+            JAVA_INT.withName("connChannels"),
+            JAVA_INT.withName("nP2p"),
+            MemoryLayout.sequenceLayout(MAX_P2P_OPS, P2P_OP).withName("p2p"));
+
+    /** P2pOp.kind values. */
+    public static final short P2P_SEND = 0;
+    public static final short P2P_RECV = 1;
+    public static final short P2P_COPY = 2;
+    /** flags bits. */
+    public static final int FLAG_PRE_SCALE = 1;
+    public static final int FLAG_POST_DIV = 2;
+    public static final int FLAG_TWO_SHOT = 4;
+
+    static final long SIG = offset("sig");
+    static final long LL = offset("ll");
+    static final long PUSH = offset("push");
+    static final long CONN = offset("conn");
+    static final long IN = offset("in");
+    static final long OUT = offset("out");
+    static final long COUNT = offset("count");
+    static final long ABORT_FLAG = offset("abortFlag");
+    static final long RANK = offset("rank");
+    static final long N_RANKS = offset("nRanks");
+    static final long COLL = offset("coll");
+    static final long ROOT = offset("root");
+    static final long OP = offset("op");
+    static final long FLAGS = offset("flags");
+    static final long SCALE_F = offset("scaleF");
+    static final long SCALE_I = offset("scaleI");
+    static final long SLOT_BYTES = offset("slotBytes");
+    static final long CHUNK_BYTES = offset("chunkBytes");
+    static final long LL_SLOT_WORDS = offset("llSlotWords");
+    static final long PUSH_SLOT_BYTES = offset("pushSlotBytes");
+    static final long CONN_CHANNELS = offset("connChannels");
+    static final long N_P2P = offset("nP2p");
+    static final long P2P = offset("p2p");
+
+    private final MemorySegment args;
+    private final MemorySegment params;
+
+    /** Wraps {@code args} (LAYOUT-sized, 8-aligned native memory) and {@code params} (one native pointer slot). */
+    public KernelArgs(MemorySegment args, MemorySegment params) {
+        if (args.byteSize() < LAYOUT.byteSize()) {
+            throw new IllegalArgumentException("argument segment too small: " + args.byteSize());
+        }
+        this.args = args;
+        this.params = params;
+        params.set(ADDRESS, 0, args);
+        args.fill((byte) 0);
+    }
+
+    private static long offset(String name) {
+        return LAYOUT.byteOffset(MemoryLayout.PathElement.groupElement(name));
+    }
+
+    /** The kernelParams array to pass to cuLaunchKernel. */
+    public MemorySegment params() {
+        return params;
+    }
+
+    /** Rank {@code rank}'s areas as this GPU addresses them (fixed for the life of a communicator). */
+    public void setAreas(int rank, long signals, long llArea, long pushArea, long connArea) {
+        args.set(JAVA_LONG, SIG + 8L * rank, signals);
+        args.set(JAVA_LONG, LL + 8L * rank, llArea);
+        args.set(JAVA_LONG, PUSH + 8L * rank, pushArea);
+        args.set(JAVA_LONG, CONN + 8L * rank, connArea);
+    }
+
+    /** The fixed per-communicator fields. */
+    public void setCommunicator(int rank, int nRanks, long abortFlag, long slotBytes, long llSlotWords,
+                                long pushSlotBytes, int connChannels) {
+        args.set(JAVA_INT, RANK, rank);
+        args.set(JAVA_INT, N_RANKS, nRanks);
+        args.set(JAVA_LONG, ABORT_FLAG, abortFlag);
+        args.set(JAVA_LONG, SLOT_BYTES, slotBytes);
+        args.set(JAVA_LONG, LL_SLOT_WORDS, llSlotWords);
+        args.set(JAVA_LONG, PUSH_SLOT_BYTES, pushSlotBytes);
+        args.set(JAVA_INT, CONN_CHANNELS, connChannels);
+    }
+
+    /** The per-call fields of a collective. */
+    public void setCall(int coll, long in, long out, long count, int root, int op, int flags, double scaleF,
+                        long scaleI, long chunkBytes) {
+        args.set(JAVA_INT, COLL, coll);
+        args.set(JAVA_LONG, IN, in);
+        args.set(JAVA_LONG, OUT, out);
+        args.set(JAVA_LONG, COUNT, count);
+        args.set(JAVA_INT, ROOT, root);
+        args.set(JAVA_INT, OP, op);
+        args.set(JAVA_INT, FLAGS, flags);
+        args.set(JAVA_DOUBLE, SCALE_F, scaleF);
+        args.set(JAVA_LONG, SCALE_I, scaleI);
+        args.set(JAVA_LONG, CHUNK_BYTES, chunkBytes);
+        args.set(JAVA_INT, N_P2P, 0);
+    }
+
+    /** Sets p2p operation {@code i} and the operation count to {@code i + 1}. */
+    public void setP2p(int i, short kind, int peer, long ptr, long src, long bytes, int nBlocks) {
+        if (i < 0 || i >= MAX_P2P_OPS) {
+            throw new IllegalArgumentException("p2p operation index " + i + " outside 0.." + (MAX_P2P_OPS - 1));
+        }
+        long base = P2P + i * P2P_OP.byteSize();
+        args.set(JAVA_LONG, base, ptr);
+        args.set(JAVA_LONG, base + 8, src);
+        args.set(JAVA_LONG, base + 16, bytes);
+        args.set(JAVA_INT, base + 24, peer);
+        args.set(JAVA_SHORT, base + 28, kind);
+        args.set(JAVA_SHORT, base + 30, (short) nBlocks);
+        args.set(JAVA_INT, N_P2P, i + 1);
+    }
+
+    /** Reads a long field at {@code offset} (for tests). */
+    long getLong(long offset) {
+        return args.get(JAVA_LONG, offset);
+    }
+
+    /** Reads an int field at {@code offset} (for tests). */
+    int getInt(long offset) {
+        return args.get(JAVA_INT, offset);
+    }
+}

@@ -1,0 +1,46 @@
+package io.jccl.cuda.internal.enqueue;
+
+/**
+ * How one collective call runs: the kernel family, its grid (channels for the ring), the ring chunk and the
+ * algorithm flags. Mutable and reused call after call by its communicator, so planning allocates nothing.
+ *
+ * <p>Thread: the communicator's calling thread. Mirrors NCCL's ncclTaskColl after ncclGetAlgoInfo.
+ */
+public final class Plan {
+    KernelFamily family;
+    int blocks;
+    long chunkBytes;
+    int flags;
+
+    public KernelFamily family() {
+        return family;
+    }
+
+    /** Blocks in the grid (channels for the ring). */
+    public int blocks() {
+        return blocks;
+    }
+
+    /** Ring chunk in bytes (0 for the other families). */
+    public long chunkBytes() {
+        return chunkBytes;
+    }
+
+    /** KernelArgs flags the plan adds (two-shot). */
+    public int flags() {
+        return flags;
+    }
+
+    /** The algorithm as benchmarks print it: ll, push, oneshot, twoshot, ring, p2p. */
+    public String algorithmName() {
+        if (family == KernelFamily.PULL) {
+            return (flags & KernelArgs.FLAG_TWO_SHOT) != 0 ? "twoshot" : "oneshot";
+        }
+        return family.shortName();
+    }
+
+    @Override
+    public String toString() {
+        return algorithmName() + " x" + blocks + (chunkBytes > 0 ? " chunk " + chunkBytes : "");
+    }
+}

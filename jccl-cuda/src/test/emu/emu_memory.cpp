@@ -1,0 +1,178 @@
+// CPU emulator of the CUDA driver: device and host memory, copies, memsets, pointer attributes and legacy IPC
+// handles. Device memory is memfd-backed and mapped shared, so an IPC handle (pid, fd) opens in another process
+// through /proc/<pid>/fd and, as on a GPU, not in the exporting process. Test infrastructure only.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "emu_internal.h"
+
+namespace jccl {
+namespace emu {
+// ---- memory ------------------------------------------------------------------------------------------------
+struct Allocation {
+    int fd;
+    size_t size;
+    bool mapped;   // opened from another process's IPC handle
+};
+static std::map<uint64_t, Allocation>& allocations() {
+    static std::map<uint64_t, Allocation> a;
+    return a;
+}
+struct IpcHandle {
+    char reserved[64];
+};
+struct IpcPayload {
+    uint32_t magic;
+    int32_t pid;
+    int32_t fd;
+    uint32_t pad;
+    uint64_t size;
+};
+static constexpr uint32_t kIpcMagic = 0x4a454d55;  // "JEMU"
+
+}  // namespace emu
+}  // namespace jccl
+
+using namespace jccl::emu;
+
+extern "C" {
+
+// ---- memory ----
+CUresult cuMemAlloc_v2(uint64_t* p, size_t size) {
+    int fd = memfd_create("jccl-emu", 0);
+    if (fd < 0 || ftruncate(fd, (off_t)size) != 0) return ERR_OUT_OF_MEMORY;
+    void* m = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (m == MAP_FAILED) {
+        close(fd);
+        return ERR_OUT_OF_MEMORY;
+    }
+    std::lock_guard<std::mutex> g(gLock);
+    allocations()[(uint64_t)m] = Allocation{fd, size, false};
+    *p = (uint64_t)m;
+    return OK;
+}
+CUresult cuMemFree_v2(uint64_t p) {
+    std::lock_guard<std::mutex> g(gLock);
+    auto it = allocations().find(p);
+    if (it == allocations().end() || it->second.mapped) return ERR_INVALID_VALUE;
+    munmap((void*)p, it->second.size);
+    close(it->second.fd);
+    allocations().erase(it);
+    return OK;
+}
+CUresult cuMemHostAlloc(void** p, size_t size, unsigned) {
+    if (posix_memalign(p, 4096, size) != 0) return ERR_OUT_OF_MEMORY;
+    memset(*p, 0, size);
+    return OK;
+}
+CUresult cuMemFreeHost(void* p) {
+    free(p);
+    return OK;
+}
+CUresult cuMemHostGetDevicePointer_v2(uint64_t* d, void* h, unsigned) {
+    *d = (uint64_t)h;
+    return OK;
+}
+CUresult cuMemGetInfo_v2(size_t* free, size_t* total) {
+    *total = 64ull << 30;
+    *free = 60ull << 30;
+    return OK;
+}
+CUresult cuMemcpyHtoD_v2(uint64_t d, const void* h, size_t n) {
+    memcpy((void*)d, h, n);
+    return OK;
+}
+CUresult cuMemcpyDtoH_v2(void* h, uint64_t d, size_t n) {
+    memcpy(h, (void*)d, n);
+    return OK;
+}
+CUresult cuMemcpyDtoD_v2(uint64_t d, uint64_t s, size_t n) {
+    memmove((void*)d, (void*)s, n);
+    return OK;
+}
+static CUresult copyAsync(uint64_t d, uint64_t s, size_t n, void* stream) {
+    submit(streamOf(stream), [=] { memmove((void*)d, (void*)s, n); });
+    return OK;
+}
+CUresult cuMemcpyHtoDAsync_v2(uint64_t d, const void* h, size_t n, void* s) { return copyAsync(d, (uint64_t)h, n, s); }
+CUresult cuMemcpyDtoHAsync_v2(void* h, uint64_t d, size_t n, void* s) { return copyAsync((uint64_t)h, d, n, s); }
+CUresult cuMemcpyDtoDAsync_v2(uint64_t d, uint64_t s, size_t n, void* st) { return copyAsync(d, s, n, st); }
+CUresult cuMemcpyAsync(uint64_t d, uint64_t s, size_t n, void* st) { return copyAsync(d, s, n, st); }
+CUresult cuMemcpyPeerAsync(uint64_t d, void*, uint64_t s, void*, size_t n, void* st) { return copyAsync(d, s, n, st); }
+CUresult cuMemcpyPeer(uint64_t d, void*, uint64_t s, void*, size_t n) {
+    memmove((void*)d, (void*)s, n);
+    return OK;
+}
+CUresult cuMemsetD8_v2(uint64_t d, unsigned char v, size_t n) {
+    memset((void*)d, v, n);
+    return OK;
+}
+CUresult cuMemsetD8Async(uint64_t d, unsigned char v, size_t n, void* s) {
+    submit(streamOf(s), [=] { memset((void*)d, v, n); });
+    return OK;
+}
+CUresult cuMemsetD32Async(uint64_t d, unsigned v, size_t n, void* s) {
+    submit(streamOf(s), [=] {
+        uint32_t* p = (uint32_t*)d;
+        for (size_t i = 0; i < n; i++) p[i] = v;
+    });
+    return OK;
+}
+CUresult cuPointerGetAttribute(void* data, int attr, uint64_t ptr) {
+    std::lock_guard<std::mutex> g(gLock);
+    for (auto& [base, a] : allocations()) {
+        if (ptr >= base && ptr < base + a.size) {
+            if (attr == 11) *(uint64_t*)data = base;
+            else if (attr == 12) *(size_t*)data = a.size;
+            else if (attr == 2) *(int*)data = 2;
+            else *(int*)data = 0;
+            return OK;
+        }
+    }
+    return ERR_INVALID_VALUE;
+}
+
+// ---- IPC ----
+CUresult cuIpcGetMemHandle(IpcHandle* h, uint64_t base) {
+    std::lock_guard<std::mutex> g(gLock);
+    auto it = allocations().find(base);
+    if (it == allocations().end() || it->second.mapped) return ERR_INVALID_VALUE;
+    IpcPayload p{kIpcMagic, (int32_t)getpid(), it->second.fd, 0, it->second.size};
+    memset(h, 0, sizeof(*h));
+    memcpy(h, &p, sizeof(p));
+    return OK;
+}
+CUresult cuIpcOpenMemHandle_v2(uint64_t* out, IpcHandle h, unsigned) {
+    IpcPayload p;
+    memcpy(&p, &h, sizeof(p));
+    if (p.magic != kIpcMagic) return ERR_INVALID_VALUE;
+    if (p.pid == getpid()) return ERR_INVALID_CONTEXT;
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%d/fd/%d", p.pid, p.fd);
+    int fd = open(path, O_RDWR);
+    if (fd < 0) return ERR_INVALID_HANDLE;
+    void* m = mmap(nullptr, p.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (m == MAP_FAILED) {
+        close(fd);
+        return ERR_OUT_OF_MEMORY;
+    }
+    std::lock_guard<std::mutex> g(gLock);
+    allocations()[(uint64_t)m] = Allocation{fd, p.size, true};
+    *out = (uint64_t)m;
+    return OK;
+}
+CUresult cuIpcCloseMemHandle(uint64_t p) {
+    std::lock_guard<std::mutex> g(gLock);
+    auto it = allocations().find(p);
+    if (it == allocations().end() || !it->second.mapped) return ERR_INVALID_VALUE;
+    munmap((void*)p, it->second.size);
+    close(it->second.fd);
+    allocations().erase(it);
+    return OK;
+}
+
+}  // extern "C"

@@ -1,0 +1,51 @@
+package io.jccl.cuda;
+
+import io.jccl.JcclException;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class GpuOptionsTest {
+    @Test
+    void parsesBinarySizes() {
+        assertThat(GpuOptions.parseBytes("4096")).isEqualTo(4096);
+        assertThat(GpuOptions.parseBytes("64K")).isEqualTo(65536);
+        assertThat(GpuOptions.parseBytes("8m")).isEqualTo(8L << 20);
+        assertThat(GpuOptions.parseBytes("1G")).isEqualTo(1L << 30);
+        assertThat(GpuOptions.parseBytes("2GB")).isEqualTo(2L << 30);
+        assertThatThrownBy(() -> GpuOptions.parseBytes("lots")).isInstanceOf(JcclException.class)
+                .hasMessageContaining("lots");
+    }
+
+    @Test
+    void validatesRanges() {
+        GpuOptions d = GpuOptions.defaults();
+        assertThatThrownBy(() -> d.withMaxBlocks(0)).isInstanceOf(JcclException.class).hasMessageContaining("maxBlocks");
+        assertThatThrownBy(() -> d.withRing(500, 1 << 18, 2)).isInstanceOf(JcclException.class)
+                .hasMessageContaining("ringChannels");
+        assertThat(d.withMaxBlocks(7).maxBlocks()).isEqualTo(7);
+    }
+
+    @Test
+    void systemPropertiesOverrideDefaults() {
+        System.setProperty("jccl.cuda.algorithm", "ring");
+        System.setProperty("jccl.cuda.ringSlotBytes", "128K");
+        try {
+            GpuOptions o = GpuOptions.fromSystemProperties();
+            assertThat(o.algorithm()).isEqualTo(AllReduceAlgorithm.RING);
+            assertThat(o.ringSlotBytes()).isEqualTo(128 << 10);
+            assertThat(o.llMaxBytes()).isEqualTo(GpuOptions.defaults().llMaxBytes());
+        } finally {
+            System.clearProperty("jccl.cuda.algorithm");
+            System.clearProperty("jccl.cuda.ringSlotBytes");
+        }
+    }
+
+    @Test
+    void algorithmNamesParse() {
+        assertThat(AllReduceAlgorithm.fromName("twoshot")).isEqualTo(AllReduceAlgorithm.TWO_SHOT);
+        assertThat(AllReduceAlgorithm.fromName("ONE_SHOT")).isEqualTo(AllReduceAlgorithm.ONE_SHOT);
+        assertThatThrownBy(() -> AllReduceAlgorithm.fromName("tree")).isInstanceOf(JcclException.class);
+    }
+}

@@ -1,0 +1,80 @@
+package io.jccl.cuda;
+
+import io.jccl.cuda.testing.GpuRankMain;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * One process per GPU: two JVMs started as a launcher would (RANK, WORLD_SIZE, LOCAL_RANK, JCCL_COMM_ID), each
+ * joining with {@link GpuCommunicator#fromEnvironment} and exchanging CUDA IPC handles (which cannot be opened in the
+ * exporting process, hence processes). Each child checks every collective itself ({@link GpuRankMain}).
+ */
+@Tag("gpu")
+class GpuProcessesGpuTest {
+    @Test
+    void twoProcessesRunEveryCollective() throws Exception {
+        assumeTrue(CudaDevice.isAvailable() && CudaDevice.count() >= 2, "needs 2 GPUs");
+        int port;
+        try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        byte[] secret = new byte[32];
+        new SecureRandom().nextBytes(secret);
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<Process> procs = new ArrayList<>();
+        List<Path> logs = new ArrayList<>();
+        for (int r = 0; r < 2; r++) {
+            List<String> cmd = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED", "--add-modules", "jdk.incubator.vector",
+                    "-XX:TieredStopAtLevel=1"));
+            for (String k : System.getProperties().stringPropertyNames()) {
+                if (k.startsWith("jccl.")) {
+                    cmd.add("-D" + k + "=" + System.getProperty(k));
+                }
+            }
+            cmd.addAll(List.of("-Djccl.cuda.llMaxBytes=1K", "-Djccl.cuda.pushMaxBytes=4K",
+                    "-Djccl.cuda.ringChannels=4", "-Djccl.cuda.ringSlotBytes=4K", "-Djccl.cuda.maxBlocks=8",
+                    "-cp", System.getProperty("java.class.path"), GpuRankMain.class.getName()));
+            ProcessBuilder pb = new ProcessBuilder(cmd);
+            Path log = Files.createTempFile("jccl-gpu-rank" + r + "-", ".log");
+            pb.redirectErrorStream(true).redirectOutput(log.toFile());
+            Map<String, String> env = pb.environment();
+            env.put("RANK", Integer.toString(r));
+            env.put("WORLD_SIZE", "2");
+            env.put("LOCAL_RANK", Integer.toString(r));
+            env.put("JCCL_COMM_ID", "127.0.0.1:" + port);
+            env.put("JCCL_COMM_SECRET", HexFormat.of().formatHex(secret));
+            procs.add(pb.start());
+            logs.add(log);
+        }
+        List<String> outs = new ArrayList<>();
+        List<Integer> codes = new ArrayList<>();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(240);
+        for (Process p : procs) {
+            boolean done = p.waitFor(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            if (!done) {
+                procs.forEach(Process::destroyForcibly);
+            }
+            codes.add(done ? p.exitValue() : -1);
+        }
+        for (Path l : logs) {
+            outs.add(Files.readString(l));
+            Files.deleteIfExists(l);
+        }
+        assertThat(codes).as(String.join("\n---\n", outs)).containsOnly(0);
+        assertThat(outs.get(0)).contains("rank 0 done, 0 failures");
+        assertThat(outs.get(1)).contains("rank 1 done, 0 failures");
+    }
+}

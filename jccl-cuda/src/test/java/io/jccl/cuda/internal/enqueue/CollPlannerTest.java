@@ -1,0 +1,107 @@
+package io.jccl.cuda.internal.enqueue;
+
+import io.jccl.Collective;
+import io.jccl.JcclException;
+import io.jccl.RedOp;
+import io.jccl.Result;
+import io.jccl.cuda.AllReduceAlgorithm;
+import io.jccl.cuda.GpuOptions;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class CollPlannerTest {
+    private static final GpuOptions D = GpuOptions.defaults();
+
+    private static Plan plan(CollPlanner p, Collective c, long count, int elem, RedOp.Kind op) {
+        Plan out = new Plan();
+        p.plan(c, count, elem, op, out);
+        return out;
+    }
+
+    @Test
+    void allReduceOnTwoGpusOfOneProcessFollowsTheSizeThresholds() {
+        CollPlanner p = new CollPlanner(D, 2, 132, true);
+        assertThat(p.chooseAllReduce(8, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.LL);
+        assertThat(p.chooseAllReduce(64 << 10, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.LL);
+        assertThat(p.chooseAllReduce((64 << 10) + 16, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.PUSH);
+        assertThat(p.chooseAllReduce(4 << 20, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.PUSH);
+        assertThat(p.chooseAllReduce(8 << 20, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.TWO_SHOT);
+        assertThat(p.chooseAllReduce(48 << 20, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.TWO_SHOT);
+        CollPlanner oneShot = new CollPlanner(D.withPullFromBytes(1 << 20), 2, 132, true);
+        assertThat(oneShot.chooseAllReduce(2 << 20, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.ONE_SHOT);
+        assertThat(p.chooseAllReduce(128 << 20, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.RING);
+    }
+
+    @Test
+    void oneProcessPerGpuAndPreMulSumNeverPullAndPushFurther() {
+        CollPlanner ipc = new CollPlanner(D, 2, 132, false);
+        assertThat(ipc.chooseAllReduce(8 << 20, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.PUSH);
+        assertThat(ipc.chooseAllReduce(48 << 20, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.RING);
+        CollPlanner all = new CollPlanner(D, 2, 132, true);
+        assertThat(all.chooseAllReduce(8 << 20, RedOp.Kind.PRE_MUL_SUM)).isEqualTo(AllReduceAlgorithm.PUSH);
+        assertThat(all.chooseAllReduce(48 << 20, RedOp.Kind.PRE_MUL_SUM)).isEqualTo(AllReduceAlgorithm.RING);
+        CollPlanner forced = new CollPlanner(D.withAlgorithm(AllReduceAlgorithm.ONE_SHOT), 2, 132, false);
+        assertThatThrownBy(() -> forced.chooseAllReduce(1 << 20, RedOp.Kind.SUM)).isInstanceOf(JcclException.class)
+                .hasMessageContaining("initAll").matches(e -> ((JcclException) e).result() == Result.INVALID_USAGE);
+    }
+
+    @Test
+    void forcedKernelsOutsideTheirCapacityAreRefused() {
+        CollPlanner ll = new CollPlanner(D.withAlgorithm(AllReduceAlgorithm.LL), 2, 132, true);
+        assertThatThrownBy(() -> ll.chooseAllReduce(1 << 20, RedOp.Kind.SUM)).isInstanceOf(JcclException.class)
+                .hasMessageContaining("llMaxBytes");
+        CollPlanner push = new CollPlanner(D.withAlgorithm(AllReduceAlgorithm.PUSH), 2, 132, true);
+        assertThatThrownBy(() -> push.chooseAllReduce(64 << 20, RedOp.Kind.SUM)).isInstanceOf(JcclException.class)
+                .hasMessageContaining("pushMaxBytes");
+    }
+
+    @Test
+    void moreGpusShrinkTheOneShotRange() {
+        CollPlanner p = new CollPlanner(D, 8, 132, true);
+        assertThat(p.chooseAllReduce(1 << 20, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.TWO_SHOT);
+        assertThat(p.chooseAllReduce(8 << 10, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.LL);
+    }
+
+    @Test
+    void gridsGrowWithSizeAndStayWithinTheResidencyBound() {
+        CollPlanner p = new CollPlanner(D, 2, 132, true);
+        assertThat(plan(p, Collective.ALL_REDUCE, 2, 4, RedOp.Kind.SUM).blocks()).isEqualTo(1);
+        Plan big = plan(p, Collective.ALL_REDUCE, 256L << 20, 4, RedOp.Kind.SUM);
+        assertThat(big.family()).isEqualTo(KernelFamily.RING);
+        assertThat(big.blocks()).isEqualTo(128);
+        assertThat(big.chunkBytes()).isEqualTo(D.ringSlotBytes() * D.ringChunkSteps());
+        CollPlanner small = new CollPlanner(D, 2, 4, true);
+        assertThat(plan(small, Collective.ALL_REDUCE, 256L << 20, 4, RedOp.Kind.SUM).blocks()).isEqualTo(4);
+        assertThat(small.blockLimit()).isEqualTo(4);
+    }
+
+    @Test
+    void otherCollectivesSwitchFromLlToRingPerPeerSize() {
+        CollPlanner p = new CollPlanner(D, 2, 132, false);
+        assertThat(plan(p, Collective.ALL_GATHER, 1024, 4, RedOp.Kind.SUM).family()).isEqualTo(KernelFamily.LL_COPY);
+        assertThat(plan(p, Collective.ALL_GATHER, 1 << 20, 4, RedOp.Kind.SUM).family()).isEqualTo(KernelFamily.RING_COPY);
+        assertThat(plan(p, Collective.BROADCAST, 1 << 20, 4, RedOp.Kind.SUM).family()).isEqualTo(KernelFamily.RING_COPY);
+        assertThat(plan(p, Collective.REDUCE_SCATTER, 16, 2, RedOp.Kind.MAX).family()).isEqualTo(KernelFamily.LL);
+        assertThat(plan(p, Collective.REDUCE, 1 << 24, 1, RedOp.Kind.SUM).family()).isEqualTo(KernelFamily.RING);
+        assertThat(plan(p, Collective.ALL_TO_ALL, 1 << 20, 4, RedOp.Kind.SUM).family()).isEqualTo(KernelFamily.P2P);
+        assertThat(plan(p, Collective.ALL_TO_ALL, 16, 4, RedOp.Kind.SUM).family()).isEqualTo(KernelFamily.LL_COPY);
+    }
+
+    @Test
+    void oneRankAlwaysUsesTheLlKernels() {
+        CollPlanner p = new CollPlanner(D, 1, 132, true);
+        assertThat(plan(p, Collective.ALL_REDUCE, 1L << 28, 4, RedOp.Kind.SUM).family()).isEqualTo(KernelFamily.LL);
+        assertThat(plan(p, Collective.ALL_GATHER, 1L << 28, 4, RedOp.Kind.SUM).family()).isEqualTo(KernelFamily.LL_COPY);
+    }
+
+    @Test
+    void pointToPointBlocksDependOnBytesAloneAndLeaveRoomForAllPeers() {
+        CollPlanner two = new CollPlanner(D, 2, 132, true);
+        assertThat(two.p2pBlocks(1)).isEqualTo(1);
+        assertThat(two.p2pBlocks(1L << 30)).isEqualTo((128 - CollPlanner.COPY_BLOCKS) / 2);
+        CollPlanner eight = new CollPlanner(D, 8, 132, true);
+        assertThat(eight.p2pBlocks(1L << 30) * 14 + CollPlanner.COPY_BLOCKS).isLessThanOrEqualTo(128);
+    }
+}

@@ -1,0 +1,287 @@
+package io.jccl.tools.perf.gpu;
+
+import io.jccl.Communicator;
+import io.jccl.DataType;
+import io.jccl.RedOp;
+import io.jccl.cuda.CudaDevice;
+import io.jccl.cuda.CudaEvent;
+import io.jccl.cuda.CudaGraph;
+import io.jccl.cuda.CudaStream;
+import io.jccl.cuda.DeviceBuffer;
+import io.jccl.cuda.GpuCommunicator;
+import io.jccl.cuda.nccl.NcclLibrary;
+import io.jccl.tools.perf.CollectiveCall;
+import io.jccl.tools.perf.PerfBackend;
+import io.jccl.tools.perf.PerfBuffer;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One GPU rank of a perf run, measuring either JCCL's {@link GpuCommunicator} or NCCL (through FFM) on the session's
+ * buffers and stream: calls are enqueued on the stream and timed with CUDA events (start before the first call, end
+ * after the last, divided by the calls), or, with {@code -G N}, the iterations are captured into a CUDA graph whose
+ * N launches are timed, as nccl-tests does. The harness's bookkeeping (barriers, averaged times, wrong counts, rank
+ * lines) goes over the host communicator of the same ranks.
+ *
+ * <p>Thread: the rank's thread; {@link #abort()} from the watchdog. Mirrors nccl-tests' per-GPU args and its
+ * startColl/completeColl with CUDA events and graphs.
+ */
+final class GpuBackend implements PerfBackend {
+    /** Which library this backend measures. */
+    enum Library { JCCL, NCCL }
+
+    private static final int LINE_BYTES = 512;
+    /**
+     * Calls made before timing each small call, untimed, so that the JVM has compiled (and, when a size takes a new
+     * branch of the planner, recompiled) the launch path: interpreted FFM calls cost several microseconds each, and
+     * nccl-tests' single warm-up iteration is meant for the GPU, not for a JIT.
+     */
+    static final int JIT_WARMUP_CALLS = 2000;
+    private static final long JIT_WARMUP_MAX_BYTES = 4L << 20;
+
+    private final GpuSession session;
+    private final int local;
+    private final Library lib;
+    private final int graphLaunches;
+    private final GpuCommunicator comm;
+    private final Communicator host;
+    private final CudaStream stream;
+    private final CudaDevice device;
+    private final CudaEvent start;
+    private final CudaEvent end;
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment statD = arena.allocate(ValueLayout.JAVA_DOUBLE);
+    private final MemorySegment statL = arena.allocate(ValueLayout.JAVA_LONG);
+    private int buffers;
+    private PreparedCall jitWarmed;
+
+    /** A prepared call that knows its size (for the JIT warm-up). */
+    private record SizedCall(PreparedCall call, long bytes) implements PreparedCall {
+        @Override
+        public void launch() {
+            call.launch();
+        }
+    }
+
+    GpuBackend(GpuSession session, int local, Library lib, int graphLaunches) {
+        this.session = session;
+        this.local = local;
+        this.lib = lib;
+        this.graphLaunches = graphLaunches;
+        this.comm = session.comm(local);
+        this.host = comm.host();
+        this.stream = session.stream(local);
+        this.device = comm.device();
+        this.start = CudaEvent.create(device, true);
+        this.end = CudaEvent.create(device, true);
+    }
+
+    /** Loads (JIT-compiles) JCCL's kernels for these types and reductions before anything is timed or captured. */
+    void preload(List<DataType> types, List<RedOp> ops) {
+        if (lib == Library.JCCL) {
+            for (DataType t : types) {
+                for (RedOp op : ops) {
+                    comm.preload(t, op);
+                }
+            }
+        }
+    }
+
+    @Override
+    public int rank() {
+        return comm.rank();
+    }
+
+    @Override
+    public int nRanks() {
+        return comm.size();
+    }
+
+    @Override
+    public String deviceBusId() {
+        return device.pciBusId();
+    }
+
+    @Override
+    public String deviceName() {
+        NcclLibrary n = session.nccl();
+        return device.name() + (lib == Library.NCCL ? " [NCCL " + n.versionString() + "]" : " [JCCL]");
+    }
+
+    @Override
+    public int deviceIndex() {
+        return device.ordinal();
+    }
+
+    @Override
+    public PerfBuffer allocate(long sizeBytes) {
+        return session.buffer(local, buffers++, sizeBytes);
+    }
+
+    @Override
+    public PreparedCall prepare(CollectiveCall c) {
+        GpuBuffer sb = (GpuBuffer) c.send();
+        GpuBuffer rb = (GpuBuffer) c.recv();
+        DeviceBuffer s = sb.slice(c.sendOffsetBytes(), c.sendBytes());
+        DeviceBuffer r = rb.slice(c.recvOffsetBytes(), c.recvBytes());
+        PreparedCall call = lib == Library.JCCL ? JcclCalls.prepare(comm, stream, c, s, r)
+                : NcclCalls.prepare(session.nccl(), session.ncclComm(local), comm, stream, c, s, r);
+        return new SizedCall(call, Math.max(c.sendBytes(), c.recvBytes()));
+    }
+
+    @Override
+    public void groupStart() {
+        if (lib == Library.JCCL) {
+            GpuCommunicator.groupStart();
+        } else {
+            session.nccl().groupStart();
+        }
+    }
+
+    @Override
+    public void groupEnd() {
+        if (lib == Library.JCCL) {
+            GpuCommunicator.groupEnd();
+        } else {
+            session.nccl().groupEnd();
+        }
+    }
+
+    @Override
+    public void synchronize() {
+        stream.synchronize();
+    }
+
+    @Override
+    public double timeCalls(PreparedCall call, int iters, int agg, boolean blocking) {
+        device.makeCurrent();
+        if (call != jitWarmed) {
+            // every rank times the same calls in the same order, so every rank makes the same extra calls
+            jitWarmed = call;
+            if (call instanceof SizedCall sc && sc.bytes() <= JIT_WARMUP_MAX_BYTES) {
+                for (int i = 0; i < JIT_WARMUP_CALLS; i++) {
+                    call.launch();
+                }
+                stream.synchronize();
+            }
+        }
+        if (graphLaunches > 0) {
+            return timeGraph(call, iters, agg);
+        }
+        start.record(stream);
+        for (int i = 0; i < iters; i++) {
+            issue(call, agg);
+            if (blocking) {
+                stream.synchronize();
+            }
+        }
+        end.record(stream);
+        end.synchronize();
+        return CudaEvent.elapsedMillis(start, end) / 1e3 / ((double) iters * agg);
+    }
+
+    /** nccl-tests' -G: the iterations captured into one graph, launched graphLaunches times. */
+    private double timeGraph(PreparedCall call, int iters, int agg) {
+        stream.beginCapture(lib == Library.NCCL);
+        CudaGraph graph;
+        try {
+            for (int i = 0; i < iters; i++) {
+                issue(call, agg);
+            }
+        } catch (RuntimeException e) {
+            stream.abortCapture();
+            throw e;
+        }
+        graph = stream.endCapture();
+        try {
+            graph.upload(stream);
+            start.record(stream);
+            for (int l = 0; l < graphLaunches; l++) {
+                graph.launch(stream);
+            }
+            end.record(stream);
+            end.synchronize();
+            return CudaEvent.elapsedMillis(start, end) / 1e3 / ((double) iters * agg * graphLaunches);
+        } finally {
+            graph.close();
+        }
+    }
+
+    private void issue(PreparedCall call, int agg) {
+        if (agg > 1) {
+            groupStart();
+            try {
+                for (int j = 0; j < agg; j++) {
+                    call.launch();
+                }
+            } finally {
+                groupEnd();
+            }
+        } else {
+            call.launch();
+        }
+    }
+
+    @Override
+    public void barrier() {
+        host.barrier();
+    }
+
+    @Override
+    public double reduceStat(double value, StatMode mode) {
+        statD.set(ValueLayout.JAVA_DOUBLE, 0, value);
+        switch (mode) {
+            case RANK0 -> host.broadcast(statD, statD, 1, DataType.FLOAT64, 0);
+            case AVG -> host.allReduce(statD, statD, 1, DataType.FLOAT64, RedOp.SUM);
+            case MIN -> host.allReduce(statD, statD, 1, DataType.FLOAT64, RedOp.MIN);
+            case MAX -> host.allReduce(statD, statD, 1, DataType.FLOAT64, RedOp.MAX);
+        }
+        double v = statD.get(ValueLayout.JAVA_DOUBLE, 0);
+        return mode == StatMode.AVG ? v / host.size() : v;
+    }
+
+    @Override
+    public long sumLong(long value) {
+        statL.set(ValueLayout.JAVA_LONG, 0, value);
+        host.allReduce(statL, statL, 1, DataType.INT64, RedOp.SUM);
+        return statL.get(ValueLayout.JAVA_LONG, 0);
+    }
+
+    @Override
+    public List<String> gatherLines(String line) {
+        int n = host.size();
+        try (Arena a = Arena.ofShared()) {
+            MemorySegment mine = a.allocate(LINE_BYTES);
+            byte[] bytes = line.getBytes(StandardCharsets.UTF_8);
+            MemorySegment.copy(bytes, 0, mine, ValueLayout.JAVA_BYTE, 0, Math.min(bytes.length, LINE_BYTES - 1));
+            MemorySegment all = a.allocate((long) LINE_BYTES * n);
+            host.allGather(mine, all, LINE_BYTES, DataType.UINT8);
+            List<String> out = new ArrayList<>(n);
+            for (int r = 0; r < n; r++) {
+                out.add(all.asSlice((long) r * LINE_BYTES, LINE_BYTES).getString(0, StandardCharsets.UTF_8));
+            }
+            return out;
+        }
+    }
+
+    @Override
+    public void abort() {
+        comm.abort();
+    }
+
+    @Override
+    public void close() {
+        try {
+            start.close();
+            end.close();
+            arena.close();
+        } finally {
+            session.release();
+        }
+    }
+}

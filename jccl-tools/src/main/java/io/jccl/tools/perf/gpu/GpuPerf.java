@@ -1,0 +1,81 @@
+package io.jccl.tools.perf.gpu;
+
+import io.jccl.RedOp;
+import io.jccl.tools.Cli;
+import io.jccl.tools.perf.OpChoice;
+import io.jccl.tools.perf.PerfBackend;
+import io.jccl.tools.perf.PerfOptions;
+import io.jccl.tools.perf.PerfTarget;
+import io.jccl.tools.perf.RankThreads;
+import io.jccl.tools.perf.ResultRecord;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * {@code jccl perf ... --backend jccl|nccl|both} (or {@code -g G}): GPU runs. One process drives {@code -g} GPUs
+ * (GpuCommunicator.initAll; NCCL's ncclCommInitAll), or, started by a launcher ({@code -np N}), one rank drives the
+ * GPU of its local rank (GpuCommunicator.fromEnvironment; ncclCommInitRank). Each rank runs on its own thread
+ * through the usual perf harness; {@code both} measures JCCL, then NCCL on the same buffers and streams, and prints a
+ * side-by-side table. Runs on the main thread. The GPU counterpart of nccl-tests' main.
+ */
+public final class GpuPerf {
+    private GpuPerf() {
+    }
+
+    /**
+     * Runs the sweep; {@code localIndex} is this process's local rank under a launcher, or -1 for one process
+     * driving {@code o.gpus()} GPUs. Returns the exit code.
+     */
+    public static int run(PerfOptions o, int localIndex, PrintStream out, PrintStream err, double minBusBw) {
+        boolean withNccl = o.target() == PerfTarget.NCCL || o.target() == PerfTarget.BOTH;
+        GpuSession session;
+        try {
+            session = GpuSession.open(o.gpus(), localIndex, withNccl);
+        } catch (RuntimeException e) {
+            err.println("jccl perf: cannot open the GPUs: " + Cli.describe(e));
+            return 1;
+        }
+        List<GpuBackend.Library> libs = switch (o.target()) {
+            case NCCL -> List.of(GpuBackend.Library.NCCL);
+            case BOTH -> List.of(GpuBackend.Library.JCCL, GpuBackend.Library.NCCL);
+            default -> List.of(GpuBackend.Library.JCCL);
+        };
+        int n = session.localRanks();
+        session.retain(n * libs.size());
+        boolean rank0 = session.comm(0).rank() == 0;
+        List<List<ResultRecord>> results = new ArrayList<>();
+        int rc = 0;
+        for (GpuBackend.Library lib : libs) {
+            List<PerfBackend> backends = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                GpuBackend b = new GpuBackend(session, i, lib, o.graphLaunches());
+                b.preload(o.types(), ops(o));
+                backends.add(b);
+            }
+            if (rank0) {
+                out.println("# Backend: " + (lib == GpuBackend.Library.JCCL ? "JCCL " + io.jccl.Jccl.version()
+                        + " GpuCommunicator" : "NCCL " + session.nccl().versionString() + " (" + session.nccl().path()
+                        + ")") + (o.graphLaunches() > 0 ? ", CUDA graph of the -n iterations launched "
+                        + o.graphLaunches() + " times" : ""));
+                out.flush();
+            }
+            RankThreads threads = new RankThreads(o, backends, out, err, minBusBw, GpuElementAccess.INSTANCE);
+            rc = Math.max(rc, threads.run());
+            results.add(threads.results());
+        }
+        if (libs.size() == 2 && rank0) {
+            Comparison.print(out, session.nccl().versionString(), results.get(0), results.get(1));
+        }
+        return rc;
+    }
+
+    private static List<RedOp> ops(PerfOptions o) {
+        List<RedOp> ops = new ArrayList<>();
+        for (OpChoice c : o.opsToRun()) {
+            ops.add(c == null ? RedOp.SUM : c.redOp(0));
+        }
+        return ops;
+    }
+}

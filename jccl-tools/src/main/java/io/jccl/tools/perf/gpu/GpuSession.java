@@ -1,0 +1,172 @@
+package io.jccl.tools.perf.gpu;
+
+import io.jccl.DataType;
+import io.jccl.JcclException;
+import io.jccl.Result;
+import io.jccl.cuda.CudaDevice;
+import io.jccl.cuda.CudaStream;
+import io.jccl.cuda.GpuCommunicator;
+import io.jccl.cuda.nccl.NcclLibrary;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+
+/**
+ * What a GPU perf run of this process holds, shared by the JCCL and the NCCL backends so both measure on the same
+ * buffers and streams: the GpuCommunicators of this process's ranks (all GPUs of the process with -g G, or the one
+ * GPU of the local rank under a launcher), one stream per rank, NCCL communicators over the same GPUs when NCCL is
+ * measured, and the device buffers (with pinned host mirrors) in allocation order. Reference-counted: released
+ * when the last backend closes.
+ *
+ * <p>Thread: created on the main thread; {@link #buffer} from each rank's thread (each its own index space);
+ * {@link #release} synchronised. Mirrors what nccl-tests' main sets up (comms, streams, buffers).
+ */
+final class GpuSession {
+    private final List<GpuCommunicator> comms;
+    private final List<CudaStream> streams;
+    private final NcclLibrary nccl;
+    private final MemorySegment[] ncclComms;
+    private final List<List<GpuBuffer>> buffers = new ArrayList<>();
+    private int refs;
+
+    private GpuSession(List<GpuCommunicator> comms, List<CudaStream> streams, NcclLibrary nccl,
+                       MemorySegment[] ncclComms) {
+        this.comms = comms;
+        this.streams = streams;
+        this.nccl = nccl;
+        this.ncclComms = ncclComms;
+        for (int i = 0; i < comms.size(); i++) {
+            buffers.add(new ArrayList<>());
+        }
+    }
+
+    /**
+     * Opens the GPUs: {@code gpus} GPUs of this process ({@code localIndex < 0}), or the GPU of local rank
+     * {@code localIndex} as one rank of a launched job; NCCL communicators too when {@code withNccl}.
+     */
+    static GpuSession open(int gpus, int localIndex, boolean withNccl) {
+        List<GpuCommunicator> comms;
+        if (localIndex < 0) {
+            if (CudaDevice.count() < gpus) {
+                throw new JcclException(Result.INVALID_ARGUMENT, "-g " + gpus + " but this process sees "
+                        + CudaDevice.count() + " GPU(s); check CUDA_VISIBLE_DEVICES");
+            }
+            List<CudaDevice> devs = new ArrayList<>();
+            for (int g = 0; g < gpus; g++) {
+                devs.add(CudaDevice.get(g));
+            }
+            comms = GpuCommunicator.initAll(devs);
+        } else {
+            comms = List.of(GpuCommunicator.fromEnvironment(CudaDevice.get(localIndex)));
+        }
+        List<CudaStream> streams = new ArrayList<>();
+        for (GpuCommunicator c : comms) {
+            streams.add(CudaStream.create(c.device()));
+        }
+        NcclLibrary nccl = null;
+        MemorySegment[] ncclComms = null;
+        if (withNccl) {
+            requireNoNvls();
+            nccl = NcclLibrary.load();
+            ncclComms = localIndex < 0 ? nccl.commInitAll(ordinals(comms)) : new MemorySegment[] {initRank(nccl,
+                    comms.getFirst())};
+        }
+        return new GpuSession(comms, streams, nccl, ncclComms);
+    }
+
+    private static int[] ordinals(List<GpuCommunicator> comms) {
+        return comms.stream().mapToInt(c -> c.device().ordinal()).toArray();
+    }
+
+    /** ncclCommInitRank with rank 0's unique id broadcast over the host communicator. */
+    private static MemorySegment initRank(NcclLibrary nccl, GpuCommunicator comm) {
+        try (Arena a = Arena.ofShared()) {
+            MemorySegment id = a.allocate(NcclLibrary.UNIQUE_ID_BYTES);
+            if (comm.rank() == 0) {
+                MemorySegment.copy(nccl.uniqueId(), 0, id, JAVA_BYTE, 0, NcclLibrary.UNIQUE_ID_BYTES);
+            }
+            comm.host().broadcast(id, id, NcclLibrary.UNIQUE_ID_BYTES, DataType.UINT8, 0);
+            comm.device().makeCurrent();
+            return nccl.commInitRank(comm.size(), id.toArray(JAVA_BYTE), comm.rank());
+        }
+    }
+
+    /** NVLink multicast (NVLS) must stay off on the shared GPU machines: refuse to start NCCL otherwise. */
+    private static void requireNoNvls() {
+        if (!"0".equals(System.getenv("NCCL_NVLS_ENABLE"))) {
+            throw new JcclException(Result.INVALID_USAGE, "set NCCL_NVLS_ENABLE=0 before measuring NCCL: NVLink "
+                    + "multicast must stay off on these machines");
+        }
+    }
+
+    int localRanks() {
+        return comms.size();
+    }
+
+    GpuCommunicator comm(int local) {
+        return comms.get(local);
+    }
+
+    CudaStream stream(int local) {
+        return streams.get(local);
+    }
+
+    NcclLibrary nccl() {
+        return nccl;
+    }
+
+    MemorySegment ncclComm(int local) {
+        return ncclComms[local];
+    }
+
+    /** Buffer number {@code index} of local rank {@code local}, allocated at first use, reused by later backends. */
+    GpuBuffer buffer(int local, int index, long bytes) {
+        List<GpuBuffer> list = buffers.get(local);
+        synchronized (list) {
+            while (list.size() <= index) {
+                list.add(null);
+            }
+            GpuBuffer b = list.get(index);
+            if (b == null || b.sizeBytes() < bytes) {
+                if (b != null) {
+                    b.close();
+                }
+                b = GpuBuffer.allocate(comms.get(local).device(), bytes);
+                list.set(index, b);
+            }
+            return b;
+        }
+    }
+
+    synchronized void retain(int n) {
+        refs += n;
+    }
+
+    /** One backend is done; the last one closes everything (NCCL communicators, buffers, streams, JCCL). */
+    synchronized void release() {
+        if (--refs > 0) {
+            return;
+        }
+        for (GpuCommunicator c : comms) {
+            c.device().synchronize();
+        }
+        if (ncclComms != null) {
+            for (MemorySegment c : ncclComms) {
+                nccl.commDestroy(c);
+            }
+        }
+        for (List<GpuBuffer> list : buffers) {
+            for (GpuBuffer b : list) {
+                if (b != null) {
+                    b.close();
+                }
+            }
+        }
+        streams.forEach(CudaStream::close);
+        comms.forEach(GpuCommunicator::close);
+    }
+}
