@@ -35,7 +35,8 @@ final class NcclOnlyNames {
     private NcclOnlyNames() {
     }
 
-    /** True for an NCCL variable JCCL knows of but ignores. */
+    /** True for an NCCL variable JCCL knows of but ignores (by name or family; a near-miss of a declared name is a
+     * typo, which the caller checks first). */
     static boolean contains(String name) {
         if (NAMES.contains(name)) {
             return true;

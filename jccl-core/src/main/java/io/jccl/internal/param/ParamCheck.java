@@ -44,11 +44,12 @@ public final class ParamCheck {
                 if (declared(all, name)) {
                     continue;
                 }
-                if (NcclOnlyNames.contains(name)) {
+                String near = suggestion(name, all);
+                boolean typo = near != null && distance(name, near) <= 2;
+                if (NcclOnlyNames.NAMES.contains(name) || (!typo && NcclOnlyNames.contains(name))) {
                     out.add(new Finding(Kind.NO_EFFECT, name, name + " has no effect in JCCL (an NCCL setting JCCL "
                             + "does not implement)"));
                 } else {
-                    String near = suggestion(name, all);
                     out.add(new Finding(Kind.UNKNOWN, name, name + " is set but JCCL does not know it"
                             + (near == null ? "" : "; did you mean " + near + "?")
                             + " (./jccl params lists every parameter)"));

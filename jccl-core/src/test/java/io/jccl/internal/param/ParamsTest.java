@@ -15,6 +15,7 @@ import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 class ParamsTest {
 
@@ -123,19 +124,22 @@ class ParamsTest {
     void unknownNamesGetASuggestionAndNcclOnlyNamesAreToldApart() {
         ParamSources s = ParamSources.of(Map.of("JCCL_TIMEOUT_MSEC", "5"), Map.of("NCCL_BUFSIZE", "1M",
                 "NCCL_IB_HCA", "mlx5_0", "NCCL_ZZZ_QQQ", "1", "NCCL_NCHANNELS", "4", "NCCL_PROTO", "LL",
-                "NCCL_CROSS_NIC", "7", "OTHER", "x"));
+                "NCCL_CROSS_NIC", "7", "OTHER", "x", "NCCL_SOCKET_IFNAM", "eth0", "NCCL_SOCKET_NTHREADS", "4"));
         List<ParamCheck.Finding> f = ParamCheck.inspect(s);
         assertThat(f).extracting(ParamCheck.Finding::kind, ParamCheck.Finding::name).containsExactly(
-                org.assertj.core.groups.Tuple.tuple(ParamCheck.Kind.UNKNOWN, "JCCL_TIMEOUT_MSEC"),
-                org.assertj.core.groups.Tuple.tuple(ParamCheck.Kind.UNKNOWN, "NCCL_BUFSIZE"),
-                org.assertj.core.groups.Tuple.tuple(ParamCheck.Kind.UNKNOWN, "NCCL_ZZZ_QQQ"),
-                org.assertj.core.groups.Tuple.tuple(ParamCheck.Kind.NO_EFFECT, "NCCL_IB_HCA"),
-                org.assertj.core.groups.Tuple.tuple(ParamCheck.Kind.NO_EFFECT, "NCCL_NCHANNELS"),
-                org.assertj.core.groups.Tuple.tuple(ParamCheck.Kind.INVALID, "NCCL_CROSS_NIC"));
+                tuple(ParamCheck.Kind.UNKNOWN, "JCCL_TIMEOUT_MSEC"),
+                tuple(ParamCheck.Kind.UNKNOWN, "NCCL_BUFSIZE"),
+                tuple(ParamCheck.Kind.UNKNOWN, "NCCL_SOCKET_IFNAM"),
+                tuple(ParamCheck.Kind.UNKNOWN, "NCCL_ZZZ_QQQ"),
+                tuple(ParamCheck.Kind.NO_EFFECT, "NCCL_IB_HCA"),
+                tuple(ParamCheck.Kind.NO_EFFECT, "NCCL_NCHANNELS"),
+                tuple(ParamCheck.Kind.NO_EFFECT, "NCCL_SOCKET_NTHREADS"),
+                tuple(ParamCheck.Kind.INVALID, "NCCL_CROSS_NIC"));
         assertThat(f.get(0).message()).contains("did you mean JCCL_TIMEOUT_MS?");
         assertThat(f.get(1).message()).contains("did you mean NCCL_BUFFSIZE?");
-        assertThat(f.get(2).message()).doesNotContain("did you mean");
-        assertThat(f.get(5).message()).contains("NCCL_CROSS_NIC=7 (environment) must be within 0..2");
+        assertThat(f.get(2).message()).contains("did you mean NCCL_SOCKET_IFNAME?");
+        assertThat(f.get(3).message()).doesNotContain("did you mean");
+        assertThat(f.get(7).message()).contains("NCCL_CROSS_NIC=7 (environment) must be within 0..2");
         assertThat(ParamCheck.setValues(s)).extracting(v -> v.param().name()).containsExactly("NCCL_CROSS_NIC",
                 "NCCL_PROTO");
     }

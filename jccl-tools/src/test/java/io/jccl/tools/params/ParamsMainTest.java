@@ -39,7 +39,7 @@ class ParamsMainTest {
     void setAllAndFilters() {
         ParamSources s = ParamSources.of(Map.of(), Map.of("NCCL_ALGO", "ring", "NCCL_PROTO", "Simple"));
         Result set = run(s, "--set");
-        assertThat(set.lines().stream().filter(l -> l.startsWith("  N"))).hasSize(2);
+        assertThat(set.lines().stream().filter(l -> l.startsWith("  NCCL_"))).hasSize(2);
         Result all = run(s, "--all", "spins");
         assertThat(all.lines()).anyMatch(l -> l.contains("jccl.spins")).anyMatch(l -> l.contains("jccl.proxySpins"))
                 .noneMatch(l -> l.contains("NCCL_ALGO"));
