@@ -11,54 +11,122 @@ import java.util.Map;
  * {@code RING/SIMPLE}.
  */
 public interface CommunicatorMXBean {
-    /** @return the communicator's id, the same on every rank */
+    /**
+     * The communicator's id, the same on every rank.
+     *
+     * @return the communicator's id, the same on every rank
+     */
     String getCommId();
 
-    /** @return the name given in {@link Config#commName()}, or an empty string */
+    /**
+     * The name given in {@link Config#commName()}, or an empty string.
+     *
+     * @return the name given in {@link Config#commName()}, or an empty string
+     */
     String getName();
 
-    /** @return this rank */
+    /**
+     * This rank.
+     *
+     * @return this rank
+     */
     int getRank();
 
-    /** @return the number of ranks */
+    /**
+     * The number of ranks.
+     *
+     * @return the number of ranks
+     */
     int getSize();
 
-    /** @return the number of hosts the ranks run on */
+    /**
+     * The number of hosts the ranks run on.
+     *
+     * @return the number of hosts the ranks run on
+     */
     int getNodes();
 
-    /** @return the number of channels */
+    /**
+     * The number of channels.
+     *
+     * @return the number of channels
+     */
     int getChannels();
 
-    /** @return true once the communicator failed or was aborted */
+    /**
+     * True once the communicator failed or was aborted.
+     *
+     * @return true once the communicator failed or was aborted
+     */
     boolean isBroken();
 
-    /** @return the message of the error that broke the communicator, or an empty string */
+    /**
+     * The message of the error that broke the communicator, or an empty string.
+     *
+     * @return the message of the error that broke the communicator, or an empty string
+     */
     String getAsyncError();
 
-    /** @return calls made (collective and point-to-point) */
+    /**
+     * Calls made (collective and point-to-point).
+     *
+     * @return calls made (collective and point-to-point)
+     */
     long getOperations();
 
-    /** @return payload bytes of those calls */
+    /**
+     * Payload bytes of those calls.
+     *
+     * @return payload bytes of those calls
+     */
     long getBytes();
 
-    /** @return calls that ended with an error */
+    /**
+     * Calls that ended with an error.
+     *
+     * @return calls that ended with an error
+     */
     long getFailedOperations();
 
-    /** @return calls per collective, keyed by NCCL name (AllReduce, Send, ...) */
+    /**
+     * Calls per collective, keyed by NCCL name (AllReduce, Send, ...).
+     *
+     * @return calls per collective, keyed by NCCL name (AllReduce, Send, ...)
+     */
     Map<String, Long> getOperationsByCollective();
 
-    /** @return bytes per collective */
+    /**
+     * Bytes per collective.
+     *
+     * @return bytes per collective
+     */
     Map<String, Long> getBytesByCollective();
 
-    /** @return calls per algorithm and protocol, e.g. {@code RING/SIMPLE} */
+    /**
+     * Calls per algorithm and protocol, e.g. {@code RING/SIMPLE}.
+     *
+     * @return calls per algorithm and protocol, e.g. {@code RING/SIMPLE}
+     */
     Map<String, Long> getOperationsByAlgorithm();
 
-    /** @return bytes per algorithm and protocol */
+    /**
+     * Bytes per algorithm and protocol.
+     *
+     * @return bytes per algorithm and protocol
+     */
     Map<String, Long> getBytesByAlgorithm();
 
-    /** @return milliseconds communicator creation took on this rank */
+    /**
+     * Milliseconds communicator creation took on this rank.
+     *
+     * @return milliseconds communicator creation took on this rank
+     */
     double getInitMillis();
 
-    /** @return milliseconds per creation phase (BOOTSTRAP, PEER_INFO, ...) */
+    /**
+     * Milliseconds per creation phase (BOOTSTRAP, PEER_INFO, ...).
+     *
+     * @return milliseconds per creation phase (BOOTSTRAP, PEER_INFO, ...)
+     */
     Map<String, Double> getInitPhaseMillis();
 }
