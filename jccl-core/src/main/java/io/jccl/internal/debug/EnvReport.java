@@ -3,11 +3,12 @@ package io.jccl.internal.debug;
 import io.jccl.Jccl;
 import io.jccl.internal.param.ParamCheck;
 import io.jccl.internal.param.ParamSources;
+import io.jccl.internal.param.Params;
 
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * What the process tells once, at its first communicator init: the version line (NCCL_DEBUG=VERSION and up), every
+ * What the process tells once, at its first communicator init: the version line (when NCCL_DEBUG is set), every
  * parameter set and where (INFO, subsystem ENV, as NCCL's "NCCL_X set by environment to Y"), NCCL variables JCCL
  * ignores (INFO ENV), and, as warnings, unknown NCCL_* / JCCL_* names with a suggestion, unusable values and
  * config-file problems.
@@ -30,11 +31,13 @@ public final class EnvReport {
 
     /** Reports what {@code sources} hold (every time; tests). */
     static void report(int rank, ParamSources sources) {
-        Log.version("%s", versionLine());
+        if (sources.find(Params.DEBUG_LEVEL.name()) != null) {
+            Log.version("%s", versionLine());
+        }
         if (Log.enabled(Log.Level.INFO, Subsys.ENV)) {
             for (ParamCheck.SetValue v : ParamCheck.setValues(sources)) {
                 Log.info(Subsys.ENV, rank, "%s set by %s to %s.", v.param().name(), v.found().describe(),
-                        v.found().value());
+                        v.param().shown(v.found().value()));
             }
         }
         for (ParamCheck.Finding f : ParamCheck.inspect(sources)) {

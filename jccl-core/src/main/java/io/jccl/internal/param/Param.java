@@ -42,9 +42,15 @@ public final class Param<T> {
     private final Function<String, T> parser;
     private final Function<T, String> check;
     private final String rangeText;
+    private final boolean secret;
 
     private Param(String name, ParamType type, T defaultValue, String doc, ParamCategory category, Kind kind,
                   Function<String, T> parser, Function<T, String> check, String rangeText) {
+        this(name, type, defaultValue, doc, category, kind, parser, check, rangeText, false);
+    }
+
+    private Param(String name, ParamType type, T defaultValue, String doc, ParamCategory category, Kind kind,
+                  Function<String, T> parser, Function<T, String> check, String rangeText, boolean secret) {
         this.name = Objects.requireNonNull(name);
         this.type = type;
         this.defaultValue = defaultValue;
@@ -54,6 +60,7 @@ public final class Param<T> {
         this.parser = parser;
         this.check = check;
         this.rangeText = rangeText;
+        this.secret = secret;
     }
 
     public static Param<Integer> ofInt(String name, int def, ParamCategory category, String doc) {
@@ -103,22 +110,37 @@ public final class Param<T> {
             double d = ((Number) v).doubleValue();
             return d < min || d > max ? "must be within " + text : null;
         };
-        return new Param<>(name, type, defaultValue, doc, category, kind, parser, inRange, text);
+        return new Param<>(name, type, defaultValue, doc, category, kind, parser, inRange, text, secret);
     }
 
     /** The same parameter, with a check returning an error message for a bad value, or null. */
     public Param<T> checkedBy(Function<T, String> valueCheck, String allowed) {
-        return new Param<>(name, type, defaultValue, doc, category, kind, parser, valueCheck, allowed);
+        return new Param<>(name, type, defaultValue, doc, category, kind, parser, valueCheck, allowed, secret);
+    }
+
+    /** The same parameter, whose value is never shown (logs, tables and errors say only that it is set). */
+    public Param<T> secret() {
+        return new Param<>(name, type, defaultValue, doc, category, kind, parser, check, rangeText, true);
+    }
+
+    /** True when the value must not be shown. */
+    public boolean isSecret() {
+        return secret;
+    }
+
+    /** {@code raw} as it may be shown: itself, or a placeholder for a secret. */
+    public String shown(String raw) {
+        return secret ? "(hidden, " + raw.length() + " characters)" : raw;
     }
 
     /** The same parameter as an internal {@code jccl.*} system property. */
     public Param<T> property() {
-        return new Param<>(name, type, defaultValue, doc, category, Kind.PROPERTY, parser, check, rangeText);
+        return new Param<>(name, type, defaultValue, doc, category, Kind.PROPERTY, parser, check, rangeText, secret);
     }
 
     /** The same parameter as one the {@code jccl} script reads. */
     public Param<T> script() {
-        return new Param<>(name, type, defaultValue, doc, category, Kind.SCRIPT, parser, check, rangeText);
+        return new Param<>(name, type, defaultValue, doc, category, Kind.SCRIPT, parser, check, rangeText, secret);
     }
 
     public String name() {
@@ -189,7 +211,7 @@ public final class Param<T> {
         }
         String problem = problemWith(f.value());
         if (problem != null) {
-            throw new JcclException(Result.INVALID_ARGUMENT, name + "=" + f.value() + " (" + f.describe() + ") "
+            throw new JcclException(Result.INVALID_ARGUMENT, name + "=" + shown(f.value()) + " (" + f.describe() + ") "
                     + problem + "; fix or unset it (" + doc + ")");
         }
         return parser.apply(f.value());
@@ -222,7 +244,7 @@ public final class Param<T> {
         if (f == null) {
             return defaultText();
         }
-        return problemWith(f.value()) != null ? f.value() + " (invalid)" : f.value();
+        return problemWith(f.value()) != null ? shown(f.value()) + " (invalid)" : shown(f.value());
     }
 
     private static String fmt(double d) {

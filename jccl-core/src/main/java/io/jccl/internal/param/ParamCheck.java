@@ -59,7 +59,7 @@ public final class ParamCheck {
                 ParamSources.Found f = p.found();
                 String problem = f == null ? null : p.problemWith(f.value());
                 if (problem != null) {
-                    out.add(new Finding(Kind.INVALID, p.name(), p.name() + "=" + f.value() + " (" + f.describe() + ") "
+                    out.add(new Finding(Kind.INVALID, p.name(), p.name() + "=" + p.shown(f.value()) + " (" + f.describe() + ") "
                             + problem));
                 }
             }

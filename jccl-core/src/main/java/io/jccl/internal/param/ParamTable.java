@@ -83,8 +83,9 @@ public final class ParamTable {
             }
             String name = r.kind() == Param.Kind.PROPERTY ? "`-D" + r.name() + "`" : "`" + r.name() + "`";
             String doc = r.doc() + (r.kind() == Param.Kind.SCRIPT ? " (read by the `jccl` script)" : "");
-            out.add("| " + name + " | " + r.type() + " | " + cell(r.defaultText()) + " | " + cell(r.allowed()) + " | "
-                    + doc.replace("|", "\\|") + " |");
+            String dflt = r.defaultText().equals("(unset)") ? "" : r.defaultText();
+            out.add("| " + name + " | " + r.type() + " | " + cell(dflt) + " | " + cell(r.allowed()) + " | "
+                    + doc.replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;") + " |");
         }
         return out;
     }

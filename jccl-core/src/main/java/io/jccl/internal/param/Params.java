@@ -64,7 +64,7 @@ public final class Params {
     public static final Param<String> JCCL_COMM_ID = add(Param.ofString("JCCL_COMM_ID", "", BOOTSTRAP,
             "host:port of the bootstrap root; takes precedence over NCCL_COMM_ID"));
     public static final Param<String> COMM_SECRET = add(Param.ofString("JCCL_COMM_SECRET", "", BOOTSTRAP,
-            "64 hex characters shared by all ranks, authenticating them (launchers set it)"));
+            "64 hex characters shared by all ranks, authenticating them (launchers set it; never shown)").secret());
     public static final Param<Integer> RANK = add(Param.ofInt("JCCL_RANK", -1, BOOTSTRAP,
             "this process's rank for Communicator.fromEnvironment() (with JCCL_WORLD_SIZE; RANK/WORLD_SIZE, "
                     + "OMPI_COMM_WORLD_*, PMI_* and SLURM_* work too)").range(-1, Integer.MAX_VALUE));

@@ -126,16 +126,23 @@ class LogTest {
 
     @Test
     void theEnvironmentReportWarnsAboutTyposAndEchoesWhatIsSet() {
+        String secret = "ab".repeat(32);
         ParamSources s = ParamSources.of(Map.of(), Map.of("NCCL_BUFSIZE", "1M", "NCCL_PROTO", "LL",
-                "NCCL_IB_HCA", "mlx5", "NCCL_MIN_NCHANNELS", "x"));
+                "NCCL_IB_HCA", "mlx5", "NCCL_MIN_NCHANNELS", "x", "JCCL_COMM_SECRET", secret, "NCCL_DEBUG", "INFO"));
         try (LogCapture c = LogCapture.start(Log.Level.INFO, "ENV")) {
             EnvReport.report(0, s);
             assertThat(c.messages()).contains(EnvReport.versionLine(),
                     "NCCL_PROTO set by environment to LL.",
+                    "JCCL_COMM_SECRET set by environment to (hidden, 64 characters).",
                     "NCCL_IB_HCA has no effect in JCCL (an NCCL setting JCCL does not implement)");
             assertThat(c.lines()).filteredOn(l -> l.level() == Log.Level.WARN).extracting(LogCapture.Line::message)
                     .anyMatch(m -> m.contains("NCCL_BUFSIZE is set but JCCL does not know it; did you mean NCCL_BUFFSIZE?"))
                     .anyMatch(m -> m.contains("NCCL_MIN_NCHANNELS=x (environment) is not an integer"));
+            assertThat(c.messages()).noneMatch(m -> m.contains(secret));
+        }
+        try (LogCapture c = LogCapture.start(Log.Level.WARN, "")) {
+            EnvReport.report(0, ParamSources.of(Map.of(), Map.of()));
+            assertThat(c.messages()).as("no version line unless NCCL_DEBUG is set").isEmpty();
         }
         assertThat(EnvReport.versionLine()).startsWith("JCCL version ").contains("Java " + Runtime.version());
     }

@@ -25,7 +25,9 @@ class ParamsMainTest {
 
     @Test
     void printsNameValueSourceDefaultAndDoc() {
-        Result r = run(ParamSources.of(Map.of("JCCL_TIMEOUT_MS", "5000"), Map.of("NCCL_DEBUG", "INFO")));
+        String secret = "0f".repeat(32);
+        Result r = run(ParamSources.of(Map.of("JCCL_TIMEOUT_MS", "5000"), Map.of("NCCL_DEBUG", "INFO",
+                "JCCL_COMM_SECRET", secret)));
         assertThat(r.code()).isZero();
         assertThat(r.lines().getFirst()).matches("\\s+NAME\\s+VALUE\\s+SOURCE\\s+DEFAULT\\s+DESCRIPTION");
         assertThat(r.lines()).contains("Logging", "Communicator", "Topology", "Tuning");
@@ -33,6 +35,21 @@ class ParamsMainTest {
         assertThat(r.lines()).anyMatch(l -> l.matches("\\s+JCCL_TIMEOUT_MS\\s+5000\\s+system property\\s+120000\\s+.*"));
         assertThat(r.lines()).anyMatch(l -> l.matches("\\s+NCCL_BUFFSIZE\\s+4194304\\s+default\\s+4194304\\s+.*"));
         assertThat(r.lines()).noneMatch(l -> l.contains("jccl.spins"));
+        assertThat(r.lines()).anyMatch(l -> l.matches("\\s+JCCL_COMM_SECRET\\s+\\(hidden, 64 characters\\)\\s+environment.*"))
+                .noneMatch(l -> l.contains(secret));
+    }
+
+    @Test
+    void docsParamsMdIsUpToDate() throws java.io.IOException {
+        java.nio.file.Path doc = java.nio.file.Path.of("..", "docs", "params.md");
+        String text = java.nio.file.Files.readString(doc);
+        String begin = "<!-- BEGIN GENERATED: ./jccl params --markdown -->\n";
+        String end = "<!-- END GENERATED -->";
+        assertThat(text).contains(begin, end);
+        String generated = text.substring(text.indexOf(begin) + begin.length(), text.indexOf(end));
+        Result r = run(ParamSources.of(Map.of(), Map.of()), "--markdown");
+        assertThat(generated).as("docs/params.md is stale: regenerate the table with ./jccl params --markdown")
+                .isEqualTo(String.join("\n", r.lines()) + "\n");
     }
 
     @Test
