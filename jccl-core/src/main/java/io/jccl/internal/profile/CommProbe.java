@@ -66,6 +66,9 @@ public final class CommProbe {
     /** A call passed validation and got sequence number {@code seq}. */
     public void begin(Collective c, long seq, long count, DataType type, RedOp op, int root, int peer,
                       MemorySegment send, MemorySegment recv) {
+        if (groupedSync != 0 && !io.jccl.internal.enqueue.GroupState.inGroup()) {
+            abandonGroup();
+        }
         long bytes = count * type.sizeBytes();
         AlgoKind algo = resolver.resolve(c, count, bytes, send, recv, op);
         counters.add(c, algo, PROTOCOL, bytes);
@@ -157,6 +160,22 @@ public final class CommProbe {
         grouped = null;
         groupedSync = 0;
         return new GroupedLaunch(prepared, n, calls, counters);
+    }
+
+    /** Calls recorded in a group whose launch never reached this communicator (another one failed first). */
+    private void abandonGroup() {
+        JcclException e = new JcclException(io.jccl.Result.INVALID_USAGE, "the group these calls were recorded in "
+                + "ended without launching them on communicator " + commId + " (another communicator failed first)");
+        for (int i = 0; i < groupedSync; i++) {
+            counters.failed();
+        }
+        if (grouped != null) {
+            for (Pending p : grouped) {
+                p.finish(e);
+            }
+        }
+        grouped = null;
+        groupedSync = 0;
     }
 
     private Pending take() {

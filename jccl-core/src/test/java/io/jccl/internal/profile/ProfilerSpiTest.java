@@ -141,6 +141,25 @@ class ProfilerSpiTest {
         assertThat(probe.counters().failures()).isEqualTo(1);
     }
 
+    @Test
+    void callsOfAGroupThatNeverLaunchedHereAreEndedAtTheNextCall() {
+        RecordingProfiler rec = new RecordingProfiler();
+        CommProbe probe = Probes.standalone();
+        MemorySegment buf = Arena.ofAuto().allocate(64);
+        try (Profilers.Installed p = Profilers.use(List.of(rec))) {
+            probe.begin(Collective.SEND, 1, 4, DataType.FLOAT32, null, -1, 1, buf, null);
+            probe.recorded(null);
+            probe.begin(Collective.ALL_REDUCE, 2, 4, DataType.FLOAT32, RedOp.SUM, -1, -1, buf, buf);
+            probe.end(null);
+        }
+        assertThat(rec.stopped()).hasSize(2);
+        assertThat(rec.stopped().get(0).op().collective()).isEqualTo(Collective.SEND);
+        assertThat(rec.stopped().get(0).error()).isInstanceOf(JcclException.class)
+                .hasMessageContaining("ended without launching them");
+        assertThat(rec.stopped().get(1).error()).isNull();
+        assertThat(probe.counters().failures()).isEqualTo(1);
+    }
+
     /** A group launch whose wait fails. */
     private record FailingLaunch(JcclException error) implements GroupLauncher.Prepared {
         @Override
