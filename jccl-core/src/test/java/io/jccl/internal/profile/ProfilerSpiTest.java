@@ -93,7 +93,7 @@ class ProfilerSpiTest {
         RecordingProfiler rec = new RecordingProfiler();
         CommProbe probe = Probes.standalone();
         JcclException boom = new JcclException(Result.REMOTE_ERROR, "peer 1 vanished");
-        try (Profilers.Installed p = Profilers.use(List.of(rec))) {
+        try (Profilers.Installed p = Profilers.use(List.of(rec)); Group g = Jccl.group()) {
             MemorySegment buf = Arena.ofAuto().allocate(64);
             probe.begin(Collective.SEND, 1, 4, DataType.FLOAT32, null, -1, 1, buf, null);
             probe.recorded(null);
