@@ -1,5 +1,12 @@
-/** JCCL core: the public API package only; everything else is internal. */
+/**
+ * JCCL core: the public API package {@code io.jccl} only; everything else is internal. Reads {@code jdk.jfr} for its
+ * flight-recorder events and {@code java.management} for its MXBeans; profiler plugins are services of
+ * {@link io.jccl.Profiler}.
+ */
 module io.jccl {
     requires jdk.incubator.vector;
+    requires jdk.jfr;
+    requires java.management;
     exports io.jccl;
+    uses io.jccl.Profiler;
 }

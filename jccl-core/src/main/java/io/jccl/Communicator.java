@@ -33,12 +33,29 @@ import java.util.concurrent.CompletableFuture;
  */
 public interface Communicator extends AutoCloseable, ArrayCollectives, BufferCollectives {
 
-    /** Joins a communicator of {@code nRanks} ranks as {@code rank}, with default {@link Config}. Blocks until all ranks joined. */
+    /**
+     * Joins a communicator of {@code nRanks} ranks as {@code rank}, with default {@link Config} (NCCL's
+     * {@code ncclCommInitRank}). Blocks until all ranks joined.
+     *
+     * @param id     the handle rank 0 created with {@link Jccl#uniqueId()}
+     * @param nRanks the number of ranks
+     * @param rank   this rank, in [0, nRanks)
+     * @return the communicator; close it when done
+     */
     static Communicator init(UniqueId id, int nRanks, int rank) {
         return CommFactory.init(id, nRanks, rank, Config.defaults());
     }
 
-    /** Joins a communicator of {@code nRanks} ranks as {@code rank}. Blocks until all ranks joined. */
+    /**
+     * Joins a communicator of {@code nRanks} ranks as {@code rank} (NCCL's {@code ncclCommInitRankConfig}). Blocks
+     * until all ranks joined.
+     *
+     * @param id     the handle rank 0 created with {@link Jccl#uniqueId()}
+     * @param nRanks the number of ranks
+     * @param rank   this rank, in [0, nRanks)
+     * @param config options; unset values come from the environment or the defaults
+     * @return the communicator; close it when done
+     */
     static Communicator init(UniqueId id, int nRanks, int rank, Config config) {
         return CommFactory.init(id, nRanks, rank, config);
     }
@@ -49,12 +66,19 @@ public interface Communicator extends AutoCloseable, ArrayCollectives, BufferCol
      * {@code RANK}/{@code WORLD_SIZE} (torchrun, with {@code MASTER_ADDR}/{@code MASTER_PORT}),
      * {@code OMPI_COMM_WORLD_RANK}/{@code OMPI_COMM_WORLD_SIZE} (mpirun) or {@code SLURM_PROCID}/{@code SLURM_NTASKS}
      * (srun). {@code JCCL_COMM_SECRET} (hex), when set by the launcher, authenticates the ranks.
+     *
+     * @return the communicator; close it when done
      */
     static Communicator fromEnvironment() {
         return CommFactory.fromEnvironment(Config.defaults());
     }
 
-    /** As {@link #fromEnvironment()}, with a config. */
+    /**
+     * As {@link #fromEnvironment()}, with a config.
+     *
+     * @param config options; unset values come from the environment or the defaults
+     * @return the communicator; close it when done
+     */
     static Communicator fromEnvironment(Config config) {
         return CommFactory.fromEnvironment(config);
     }
@@ -63,21 +87,42 @@ public interface Communicator extends AutoCloseable, ArrayCollectives, BufferCol
      * Creates all {@code nRanks} ranks of a communicator inside this process (NCCL's {@code ncclCommInitAll}):
      * element {@code i} of the result has rank {@code i}. Drive them with {@link Jccl#group()} from one thread, or
      * one thread per rank.
+     *
+     * @param nRanks the number of ranks
+     * @param config options shared by every rank
+     * @return the ranks' communicators, in rank order
      */
     static List<Communicator> initAll(int nRanks, Config config) {
         return CommFactory.initAll(nRanks, config);
     }
 
-    /** This rank, in [0, size). */
+    /**
+     * This rank.
+     *
+     * @return this rank, in [0, size)
+     */
     int rank();
 
-    /** Number of ranks. */
+    /**
+     * The number of ranks.
+     *
+     * @return the number of ranks
+     */
     int size();
 
-    /** The configuration in effect, with every unset value resolved. */
+    /**
+     * The configuration in effect.
+     *
+     * @return the configuration, with every unset value resolved
+     */
     Config config();
 
-    /** A short hexadecimal id of this communicator, the same on every rank, used in logs and errors. */
+    /**
+     * A short hexadecimal id of this communicator, the same on every rank, used in logs, errors, JFR events and
+     * JMX names.
+     *
+     * @return the id
+     */
     String id();
 
     // ---- collectives on memory segments ------------------------------------------------------------------
@@ -100,10 +145,26 @@ public interface Communicator extends AutoCloseable, ArrayCollectives, BufferCol
     /** Block p ({@code count} elements at {@code p * count}) of {@code send} goes to rank p, which stores it as block {@code rank()} of {@code recv}. */
     void allToAll(MemorySegment send, MemorySegment recv, long count, DataType type);
 
-    /** {@code root} receives rank r's {@code sendCount} elements at offset {@code r * sendCount} of {@code recv}. */
+    /**
+     * {@code root} receives rank r's {@code sendCount} elements at offset {@code r * sendCount} of {@code recv}.
+     *
+     * @param send      this rank's block
+     * @param recv      on the root, every rank's block in rank order (not written elsewhere)
+     * @param sendCount elements per block
+     * @param type      element type
+     * @param root      the rank that receives
+     */
     void gather(MemorySegment send, MemorySegment recv, long sendCount, DataType type, int root);
 
-    /** Rank r receives block r ({@code recvCount} elements) of {@code root}'s {@code send}. */
+    /**
+     * Rank r receives block r ({@code recvCount} elements) of {@code root}'s {@code send}.
+     *
+     * @param send      on the root, {@code size()} blocks (read on the root only)
+     * @param recv      where this rank's block is written
+     * @param recvCount elements per block
+     * @param type      element type
+     * @param root      the rank that sends
+     */
     void scatter(MemorySegment send, MemorySegment recv, long recvCount, DataType type, int root);
 
     /** Sends {@code count} elements to {@code peer}, which must call {@link #recv} with the same count and type. */
@@ -117,26 +178,128 @@ public interface Communicator extends AutoCloseable, ArrayCollectives, BufferCol
 
     // ---- asynchronous forms ------------------------------------------------------------------------------
 
+    /**
+     * Asynchronous {@link #allReduce}: returns at once; the buffers must not be touched until the future completes.
+     *
+     * @param send the data this rank contributes
+     * @param recv where the reduced result is written
+     * @param count elements per rank
+     * @param type element type
+     * @param op the reduction
+     * @return completes when this rank's part is done, exceptionally with a {@link JcclException} on failure
+     */
     CompletableFuture<Void> allReduceAsync(MemorySegment send, MemorySegment recv, long count, DataType type, RedOp op);
 
+    /**
+     * Asynchronous {@link #broadcast}: returns at once; the buffers must not be touched until the future completes.
+     *
+     * @param send the root's data
+     * @param recv where every rank receives it
+     * @param count elements
+     * @param type element type
+     * @param root the rank whose data is sent
+     * @return completes when this rank's part is done, exceptionally with a {@link JcclException} on failure
+     */
     CompletableFuture<Void> broadcastAsync(MemorySegment send, MemorySegment recv, long count, DataType type, int root);
 
+    /**
+     * Asynchronous {@link #reduce}: returns at once; the buffers must not be touched until the future completes.
+     *
+     * @param send the data this rank contributes
+     * @param recv where the root receives the result
+     * @param count elements per rank
+     * @param type element type
+     * @param op the reduction
+     * @param root the rank that receives the result
+     * @return completes when this rank's part is done, exceptionally with a {@link JcclException} on failure
+     */
     CompletableFuture<Void> reduceAsync(MemorySegment send, MemorySegment recv, long count, DataType type, RedOp op, int root);
 
+    /**
+     * Asynchronous {@link #allGather}: returns at once; the buffers must not be touched until the future completes.
+     *
+     * @param send this rank's block
+     * @param recv every rank's block, in rank order
+     * @param sendCount elements per block
+     * @param type element type
+     * @return completes when this rank's part is done, exceptionally with a {@link JcclException} on failure
+     */
     CompletableFuture<Void> allGatherAsync(MemorySegment send, MemorySegment recv, long sendCount, DataType type);
 
+    /**
+     * Asynchronous {@link #reduceScatter}: returns at once; the buffers must not be touched until the future completes.
+     *
+     * @param send {@code size()} blocks
+     * @param recv this rank's reduced block
+     * @param recvCount elements per block
+     * @param type element type
+     * @param op the reduction
+     * @return completes when this rank's part is done, exceptionally with a {@link JcclException} on failure
+     */
     CompletableFuture<Void> reduceScatterAsync(MemorySegment send, MemorySegment recv, long recvCount, DataType type, RedOp op);
 
+    /**
+     * Asynchronous {@link #allToAll}: returns at once; the buffers must not be touched until the future completes.
+     *
+     * @param send {@code size()} blocks, block p for rank p
+     * @param recv {@code size()} blocks, block p from rank p
+     * @param count elements per block
+     * @param type element type
+     * @return completes when this rank's part is done, exceptionally with a {@link JcclException} on failure
+     */
     CompletableFuture<Void> allToAllAsync(MemorySegment send, MemorySegment recv, long count, DataType type);
 
+    /**
+     * Asynchronous {@link #gather}: returns at once; the buffers must not be touched until the future completes.
+     *
+     * @param send this rank's block
+     * @param recv on the root, every rank's block
+     * @param sendCount elements per block
+     * @param type element type
+     * @param root the rank that receives
+     * @return completes when this rank's part is done, exceptionally with a {@link JcclException} on failure
+     */
     CompletableFuture<Void> gatherAsync(MemorySegment send, MemorySegment recv, long sendCount, DataType type, int root);
 
+    /**
+     * Asynchronous {@link #scatter}: returns at once; the buffers must not be touched until the future completes.
+     *
+     * @param send on the root, {@code size()} blocks
+     * @param recv where this rank's block is written
+     * @param recvCount elements per block
+     * @param type element type
+     * @param root the rank that sends
+     * @return completes when this rank's part is done, exceptionally with a {@link JcclException} on failure
+     */
     CompletableFuture<Void> scatterAsync(MemorySegment send, MemorySegment recv, long recvCount, DataType type, int root);
 
+    /**
+     * Asynchronous {@link #send}: returns at once; the buffers must not be touched until the future completes.
+     *
+     * @param buf the data to send
+     * @param count elements
+     * @param type element type
+     * @param peer the receiving rank
+     * @return completes when this rank's part is done, exceptionally with a {@link JcclException} on failure
+     */
     CompletableFuture<Void> sendAsync(MemorySegment buf, long count, DataType type, int peer);
 
+    /**
+     * Asynchronous {@link #recv}: returns at once; the buffers must not be touched until the future completes.
+     *
+     * @param buf where the data is written
+     * @param count elements
+     * @param type element type
+     * @param peer the sending rank
+     * @return completes when this rank's part is done, exceptionally with a {@link JcclException} on failure
+     */
     CompletableFuture<Void> recvAsync(MemorySegment buf, long count, DataType type, int peer);
 
+    /**
+     * Asynchronous {@link #barrier()}.
+     *
+     * @return completes when every rank has called it
+     */
     CompletableFuture<Void> barrierAsync();
 
     /**
@@ -154,6 +317,9 @@ public interface Communicator extends AutoCloseable, ArrayCollectives, BufferCol
      * communicator the memory lives in shared memory mapped by every rank, so collectives whose buffers all lie in
      * such memory, at the same offsets on every rank, read the peers' data in place (single copy). Elsewhere it is
      * plain native memory. It stays valid until the communicator closes.
+     *
+     * @param bytes the size, the same on every rank
+     * @return the memory, aligned to 4096 bytes
      */
     MemorySegment allocate(long bytes);
 
@@ -162,6 +328,8 @@ public interface Communicator extends AutoCloseable, ArrayCollectives, BufferCol
     /**
      * The error that broke this communicator (a lost peer, a timeout, an abort), or {@code null} while it is
      * healthy (NCCL's {@code ncclCommGetAsyncError}).
+     *
+     * @return the error, or {@code null}
      */
     JcclException asyncError();
 

@@ -16,6 +16,11 @@ import java.util.Objects;
 public record Config(Duration timeout, int minChannels, int maxChannels, String commName) {
     private static final Config DEFAULTS = new Config(null, 0, 0, null);
 
+    /**
+     * Checks the values.
+     *
+     * @throws JcclException with {@link Result#INVALID_ARGUMENT} for a non-positive timeout or a bad channel range
+     */
     public Config {
         if (timeout != null && (timeout.isNegative() || timeout.isZero())) {
             throw new JcclException(Result.INVALID_ARGUMENT, "timeout must be positive, got " + timeout);
@@ -26,19 +31,42 @@ public record Config(Duration timeout, int minChannels, int maxChannels, String 
         }
     }
 
-    /** Everything unset: environment or defaults. */
+    /**
+     * Everything unset: environment or defaults.
+     *
+     * @return the default config
+     */
     public static Config defaults() {
         return DEFAULTS;
     }
 
+    /**
+     * This config with another timeout.
+     *
+     * @param t the timeout of any single wait
+     * @return the new config
+     */
     public Config withTimeout(Duration t) {
         return new Config(Objects.requireNonNull(t), minChannels, maxChannels, commName);
     }
 
+    /**
+     * This config with another channel range.
+     *
+     * @param min at least this many channels (0: automatic)
+     * @param max at most this many channels (0: automatic)
+     * @return the new config
+     */
     public Config withChannels(int min, int max) {
         return new Config(timeout, min, max, commName);
     }
 
+    /**
+     * This config with a name for logs and errors.
+     *
+     * @param name the name, or {@code null}
+     * @return the new config
+     */
     public Config withName(String name) {
         return new Config(timeout, minChannels, maxChannels, name);
     }

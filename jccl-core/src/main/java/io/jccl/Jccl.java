@@ -16,12 +16,18 @@ public final class Jccl {
      * {@code ncclGetUniqueId}). Call it on one rank (usually rank 0) and send {@link UniqueId#toBytes()} to the others.
      * The root listens on the interface chosen by {@code NCCL_SOCKET_IFNAME} (else the first non-loopback
      * interface that is up, else loopback) and stops once every rank has joined or its deadline passes.
+     *
+     * @return the handle
      */
     public static UniqueId uniqueId() {
         return BootstrapRoot.startNew();
     }
 
-    /** Opens a group on this thread; use it in try-with-resources. */
+    /**
+     * Opens a group on this thread; use it in try-with-resources.
+     *
+     * @return the group, to close when every call is recorded
+     */
     public static Group group() {
         return new Group();
     }
@@ -36,7 +42,11 @@ public final class Jccl {
         GroupState.end();
     }
 
-    /** The version string, e.g. {@code 0.1.0}. */
+    /**
+     * The version string, e.g. {@code 0.1.0}.
+     *
+     * @return the version
+     */
     public static String version() {
         return VERSION;
     }

@@ -5,6 +5,7 @@ package io.jccl;
  * {@link #ABORTED} for operations released by {@link Communicator#abort()}.
  */
 public enum Result {
+    /** No error (never thrown; kept for NCCL's numbering). */
     SUCCESS(0),
     /** A CUDA driver call failed; the message names the call and the CUDA error. */
     UNHANDLED_CUDA_ERROR(1),
@@ -31,7 +32,11 @@ public enum Result {
         this.code = code;
     }
 
-    /** The numeric value NCCL uses for the same result ({@link #ABORTED} has no NCCL equivalent and uses 9). */
+    /**
+     * The numeric value NCCL uses for the same result ({@link #ABORTED} has no NCCL equivalent and uses 9).
+     *
+     * @return the value
+     */
     public int code() {
         return code;
     }

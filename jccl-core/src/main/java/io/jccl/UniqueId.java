@@ -31,6 +31,9 @@ public final class UniqueId {
     /**
      * Builds a handle for a root that listens (or will listen) at {@code root}, with a fresh random magic and secret.
      * Most programs call {@link Jccl#uniqueId()} instead, which also starts the root.
+     *
+     * @param root the root's socket address
+     * @return the handle
      */
     public static UniqueId create(InetSocketAddress root) {
         byte[] secret = new byte[32];
@@ -38,7 +41,14 @@ public final class UniqueId {
         return create(root, RANDOM.nextLong(), secret);
     }
 
-    /** Builds a handle from its parts (launchers that derive the magic and secret from a shared seed). */
+    /**
+     * Builds a handle from its parts (launchers that derive the magic and secret from a shared seed).
+     *
+     * @param root   the root's socket address
+     * @param magic  the 64-bit magic every bootstrap message carries
+     * @param secret 32 bytes shared by the ranks
+     * @return the handle
+     */
     public static UniqueId create(InetSocketAddress root, long magic, byte[] secret) {
         if (root.isUnresolved()) {
             throw new JcclException(Result.INVALID_ARGUMENT, "cannot resolve bootstrap root host " + root.getHostString());
@@ -60,6 +70,8 @@ public final class UniqueId {
     /**
      * Reads a handle written by {@link #toBytes()}.
      *
+     * @param bytes the 128 bytes
+     * @return the handle
      * @throws JcclException with {@link Result#INVALID_ARGUMENT} if the bytes are not a handle
      */
     public static UniqueId fromBytes(byte[] bytes) {
@@ -74,17 +86,29 @@ public final class UniqueId {
         return new UniqueId(bytes.clone());
     }
 
-    /** The 128 bytes to send to the other ranks. */
+    /**
+     * The 128 bytes to send to the other ranks.
+     *
+     * @return a copy of the bytes
+     */
     public byte[] toBytes() {
         return bytes.clone();
     }
 
-    /** The random 64-bit magic every bootstrap message carries. */
+    /**
+     * The random 64-bit magic every bootstrap message carries.
+     *
+     * @return the magic
+     */
     public long magic() {
         return ByteBuffer.wrap(bytes).getLong(0);
     }
 
-    /** The bootstrap root's socket address. */
+    /**
+     * The bootstrap root's socket address.
+     *
+     * @return the address
+     */
     public InetSocketAddress rootAddress() {
         int len = bytes[10];
         int port = ByteBuffer.wrap(bytes).getShort(8) & 0xffff;
@@ -95,7 +119,11 @@ public final class UniqueId {
         }
     }
 
-    /** The 32-byte secret from which authentication keys are derived. */
+    /**
+     * The 32-byte secret from which authentication keys are derived.
+     *
+     * @return a copy of the secret
+     */
     public byte[] secret() {
         return Arrays.copyOfRange(bytes, 32, 64);
     }

@@ -19,13 +19,19 @@ public final class Cli {
         cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
             PrintWriter err = commandLine.getErr();
             err.println(commandLine.getCommandName() + ": " + describe(ex));
-            if (System.getenv("JCCL_TRACE") != null) {
+            if (traceWanted()) {
                 ex.printStackTrace(err);
             }
             err.flush();
             return 1;
         });
         return cl;
+    }
+
+    /** JCCL_TRACE: print stack traces too (any value but 0/false counts, as before the registry). */
+    static boolean traceWanted() {
+        String v = io.jccl.internal.param.ExternalParams.TRACE.raw();
+        return v != null && !v.equals("0") && !v.equalsIgnoreCase("false");
     }
 
     /** The message of {@code t} and of its causes, on one line. */

@@ -45,7 +45,7 @@ class JcclScriptTest {
         Result r = run(Map.of("JCCL_JDK_SEARCH", "/nonexistent"), "help");
         assertThat(r.code()).isZero();
         assertThat(r.out()).contains("usage: ./jccl").contains("demo").contains("perf").contains("run -np N")
-                .contains("test");
+                .contains("test").contains("params").contains("plot");
     }
 
     @Test

@@ -11,6 +11,8 @@ import io.jccl.internal.bootstrap.Bootstrap;
 import io.jccl.internal.debug.Log;
 import io.jccl.internal.debug.Subsys;
 import io.jccl.internal.param.Params;
+import io.jccl.internal.profile.InitPhase;
+import io.jccl.internal.profile.InitTrace;
 import io.jccl.internal.proxy.ProxyThread;
 import io.jccl.internal.transport.ConnFifo;
 import io.jccl.internal.transport.Connections;
@@ -52,7 +54,9 @@ public final class CommFactory {
         long timeoutNs = cfg.timeout() != null ? cfg.timeout().toNanos() : TimeUnit.MILLISECONDS.toNanos(Params.TIMEOUT_MS.get());
         String commId = HexFormat.of().toHexDigits(PeerInfo.hash(Long.toHexString(id.magic()) + "/" + id.rootAddress()));
         long t0 = System.nanoTime();
+        InitTrace trace = InitTrace.begin(commId, rank, nRanks);
         Bootstrap bootstrap = Bootstrap.init(id, rank, nRanks, timeoutNs);
+        trace.phase(InitPhase.BOOTSTRAP);
         CommHealth health = new CommHealth(nRanks);
         bootstrap.attach(health);
         Arena arena = null;
@@ -69,6 +73,7 @@ public final class CommFactory {
                 peers[r] = PeerInfo.decode(all[r]);
             }
             CommShape shape = CommShape.decide(peers, rank);
+            trace.phase(InitPhase.PEER_INFO);
             arena = Arena.ofShared();
             String prefix = "jccl-" + commId.substring(0, 8) + "-r" + rank;
             boolean shmOk = Params.SHM_DISABLE.get() == 0;
@@ -90,6 +95,7 @@ public final class CommFactory {
             for (PeerInfo p : peers) {
                 byPeer[p.rank()] = shmOk && p.hostHash() == me.hostHash() ? shmT : net;
             }
+            trace.phase(InitPhase.TRANSPORTS);
             Connections conns = new Connections(rank, nRanks, shape.nChannels(), bootstrap, peer -> byPeer[peer]);
             Ring[] rings = new Ring[shape.nChannels()];
             List<Connections.Need> needs = new ArrayList<>();
@@ -101,14 +107,18 @@ public final class CommFactory {
                 }
             }
             conns.connect(needs);
+            trace.phase(InitPhase.CONNECT);
             long oneShotMax = Params.ONESHOT_MAX_BYTES.get();
             ShmPeerArea area = shmOk && shape.nNodes() == 1 && nRanks >= 2 && nRanks <= 512 && oneShotMax > 0
                     ? ShmPeerArea.create(bootstrap, commId, oneShotMax, health, timeoutNs, policy, arena) : null;
+            trace.phase(InitPhase.SHARED_MEMORY);
             Config resolved = new Config(Duration.ofNanos(timeoutNs), shape.nChannels(), shape.nChannels(), cfg.commName());
             CommRuntime rt = new CommRuntime(rank, nRanks, commId, resolved, timeoutNs, health, bootstrap, arena, proxy,
                     conns, rings, shape, policy, shm, area,
                     HostTuning.create(nRanks, shape.nNodes(), shape.localRanks(), shape.localRanks(), shape.nChannels(),
                             !anyNet, TopoEnv.system()));
+            trace.phase(InitPhase.RUNTIME);
+            trace.complete(rt, peers, rings, byPeer);
             Log.info(Subsys.INIT, rank, "comm %s rank %d nRanks %d nNodes %d localRanks %d nChannels %d - Init COMPLETE "
                     + "(%.1f ms)", commId, rank, nRanks, shape.nNodes(), shape.localRanks(), shape.nChannels(),
                     (System.nanoTime() - t0) / 1e6);

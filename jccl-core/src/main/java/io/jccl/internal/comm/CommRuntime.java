@@ -59,6 +59,7 @@ public final class CommRuntime {
     private final ShmTransport shm;
     private final ShmRegistry registry;
     private final Tuner tuner;
+    private final io.jccl.internal.profile.CommProbe probe;
     private static final int TAG_CLOSE = 0x4a43_4401;
     private static final int TAG_ABORT = 0x4a43_4402;
     private volatile boolean tornDown;
@@ -93,6 +94,9 @@ public final class CommRuntime {
         health.onFailure(this::tellPeersWeFailed);
         this.planner = new Planner(rank, nRanks, shape.nChannels(), shape.stepBytes(), shape.p2pStepBytes(),
                 arena.allocate(8, 8), area, registry, new Scratch(arena), tuner);
+        this.probe = new io.jccl.internal.profile.CommProbe(id, config.commName(), rank, nRanks, shape.nNodes(),
+                shape.nChannels(), new io.jccl.internal.profile.AlgoResolver(planner, registry, shape.nChannels()),
+                health::failure);
     }
 
     public int rank() {
@@ -117,6 +121,11 @@ public final class CommRuntime {
 
     public CommShape shape() {
         return shape;
+    }
+
+    /** Counters, JFR events, profiler hooks and the JMX bean of this rank. */
+    public io.jccl.internal.profile.CommProbe probe() {
+        return probe;
     }
 
     /** Checks that {@code op} can reduce {@code type} (e.g. a fractional preMulSum scalar on integers). */
@@ -361,6 +370,7 @@ public final class CommRuntime {
             return;
         }
         tornDown = true;
+        probe.close();
         executor.stop(TimeUnit.SECONDS.toMillis(2));
         if (proxy != null) {
             proxy.stop();

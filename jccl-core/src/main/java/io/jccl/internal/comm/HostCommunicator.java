@@ -26,12 +26,14 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 public final class HostCommunicator implements Communicator, GroupState.Launchable, GroupState.Closing {
     private final CommRuntime rt;
+    private final io.jccl.internal.profile.CommProbe probe;
     private final AtomicLong seq = new AtomicLong();
     private final AtomicReference<Thread> user = new AtomicReference<>();
     private volatile boolean closed;
 
     HostCommunicator(CommRuntime runtime) {
         this.rt = runtime;
+        this.probe = runtime.probe();
     }
 
     @Override
@@ -187,13 +189,21 @@ public final class HostCommunicator implements Communicator, GroupState.Launchab
                 rt.validateOp(type, op);
             }
             long s = seq.incrementAndGet();
+            probe.begin(c, s, count, type, op, root, peer, send, recv);
             if (c == Collective.ALL_REDUCE && future == null && rt.fastAllReduce(s, send, recv, count, type, op)) {
+                probe.end(null);
                 return;
             }
             CollArgs a = new CollArgs(c, s, orNull(send), orNull(recv), count, type, op, root, peer);
             if (!GroupState.record(this, a, future)) {
                 rt.launchNow(a, future);
+                probe.launched(future);
+            } else {
+                probe.recorded(future);
             }
+        } catch (RuntimeException e) {
+            probe.failed(e);
+            throw e;
         } finally {
             exit();
         }
@@ -203,7 +213,7 @@ public final class HostCommunicator implements Communicator, GroupState.Launchab
     public io.jccl.internal.enqueue.GroupLauncher.Prepared prepare(List<GroupState.Recorded> calls) {
         enter(Collective.SEND_RECV);
         try {
-            return rt.prepare(calls);
+            return probe.group(rt.prepare(calls));
         } finally {
             exit();
         }

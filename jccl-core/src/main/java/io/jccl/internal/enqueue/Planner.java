@@ -122,19 +122,36 @@ public final class Planner {
                 a.root(), red, 1), a.coll(), a.bytes());
     }
 
+    /** Channels the ring work of {@code coll} on {@code bytes} per rank uses (what {@link #plan} would set). */
+    public int channels(Collective coll, long bytes) {
+        long c = ringChoice(coll, bytes);
+        return (int) (c >>> 8);
+    }
+
+    /** The protocol the ring work of {@code coll} on {@code bytes} per rank uses (what {@link #plan} would set). */
+    public Protocol protocol(Collective coll, long bytes) {
+        return Protocol.of((int) (ringChoice(coll, bytes) & 0xff));
+    }
+
+    /** (channels << 8) | protocol ordinal, without allocating. */
+    private long ringChoice(Collective coll, long bytes) {
+        long traffic = bytes * (coll == Collective.ALL_GATHER || coll == Collective.REDUCE_SCATTER ? nRanks : 1);
+        if (tuner == null || nRanks == 1) {
+            return (Math.max(1, Math.min(nChannels, traffic / BYTES_PER_CHANNEL)) << 8) | Protocol.SIMPLE.ordinal();
+        }
+        long c = tuner.choose(coll, traffic, 1);
+        return ((long) Math.max(1, Math.min(nChannels, Tuner.channelsOf(c))) << 8) | Tuner.protocolOf(c).ordinal();
+    }
+
     /**
      * Sets the protocol and channel count the tuner picks for {@code bytes} per rank (for allGather and
      * reduceScatter NCCL prices the whole gathered buffer); the same on every rank.
      */
     private RingCollective tune(RingCollective r, Collective coll, long bytes) {
-        long traffic = bytes * (coll == Collective.ALL_GATHER || coll == Collective.REDUCE_SCATTER ? nRanks : 1);
-        if (tuner == null || nRanks == 1) {
-            return r.channels((int) Math.max(1, Math.min(nChannels, traffic / BYTES_PER_CHANNEL)));
-        }
-        long c = tuner.choose(coll, traffic, 1);
-        Protocol p = Tuner.protocolOf(c);
-        int ch = Math.max(1, Math.min(nChannels, Tuner.channelsOf(c)));
-        return r.protocol(p == Protocol.LL ? LineFormat.LL : p == Protocol.LL128 ? LineFormat.LL128 : null).channels(ch);
+        long c = ringChoice(coll, bytes);
+        Protocol p = Protocol.of((int) (c & 0xff));
+        return r.protocol(p == Protocol.LL ? LineFormat.LL : p == Protocol.LL128 ? LineFormat.LL128 : null)
+                .channels((int) (c >>> 8));
     }
 
     /**

@@ -3,88 +3,132 @@ package io.jccl.internal.param;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.function.Function;
+import java.util.Locale;
+import java.util.Optional;
+
+import static io.jccl.internal.param.ParamCategory.BOOTSTRAP;
+import static io.jccl.internal.param.ParamCategory.DEBUG;
+import static io.jccl.internal.param.ParamCategory.INIT;
+import static io.jccl.internal.param.ParamCategory.NET;
+import static io.jccl.internal.param.ParamCategory.PROFILE;
+import static io.jccl.internal.param.ParamCategory.SHM;
 
 /**
- * The parameter registry: every NCCL_* / JCCL_* variable JCCL reads is declared here, once.
- * Owned by: any thread (immutable). Mirrors: NCCL's scattered NCCL_PARAM declarations, gathered in one place.
+ * The parameter registry: every NCCL_* / JCCL_* variable and {@code jccl.*} system property JCCL reads is declared
+ * once, here (the communicator's own) or in {@link ExternalParams} (topology, tuning, tools, CUDA) and
+ * {@link InternalProperties} (tuning knobs). {@link #all()} lists them for {@code ./jccl params}, the documentation
+ * and the unknown-name check.
+ *
+ * <p>Owned by: any thread (immutable). Mirrors: NCCL's scattered NCCL_PARAM declarations, gathered in one place.
  */
 public final class Params {
-    private static final List<Param<?>> ALL = new ArrayList<>();
+    private static final List<Param<?>> CORE = new ArrayList<>();
 
-    public static final Param<Long> TIMEOUT_MS = longParam("JCCL_TIMEOUT_MS", 120_000L,
-            "deadline of any single wait (peer data, credits, bootstrap) in milliseconds");
-    public static final Param<Long> BUFFSIZE = longParam("NCCL_BUFFSIZE", 4L << 20,
-            "bytes of each ring connector's FIFO (NCCL_STEPS slots)");
-    public static final Param<Long> P2P_BUFFSIZE = longParam("JCCL_P2P_BUFFSIZE", 1L << 20,
-            "bytes of each point-to-point connector's FIFO when it is not shared with a ring");
-    public static final Param<Integer> MIN_NCHANNELS = intParam("NCCL_MIN_NCHANNELS", 0,
-            "minimum number of channels (0: automatic)");
-    public static final Param<Integer> MAX_NCHANNELS = intParam("NCCL_MAX_NCHANNELS", 0,
-            "maximum number of channels (0: automatic)");
-    public static final Param<String> SOCKET_IFNAME = stringParam("NCCL_SOCKET_IFNAME", "",
-            "network interfaces to use: prefixes, ^ to exclude, = for exact names");
-    public static final Param<String> SOCKET_FAMILY = stringParam("NCCL_SOCKET_FAMILY", "",
-            "AF_INET or AF_INET6 to restrict the address family");
-    public static final Param<String> COMM_ID = stringParam("NCCL_COMM_ID", "",
-            "host:port of the bootstrap root (rank 0 starts it)");
-    public static final Param<String> JCCL_COMM_ID = stringParam("JCCL_COMM_ID", "",
-            "host:port of the bootstrap root; takes precedence over NCCL_COMM_ID");
-    public static final Param<String> COMM_SECRET = stringParam("JCCL_COMM_SECRET", "",
-            "64 hex characters shared by all ranks, authenticating them (launchers set it)");
-    public static final Param<String> HOSTID = stringParam("NCCL_HOSTID", "",
-            "overrides the host identity used to decide which ranks share a host");
-    public static final Param<Integer> SHM_DISABLE = intParam("NCCL_SHM_DISABLE", 0,
-            "1: never use shared memory between ranks of one host (use sockets)");
-    public static final Param<Long> ONESHOT_MAX_BYTES = longParam("JCCL_ONESHOT_MAX_BYTES", 64L << 10,
-            "largest allReduce (bytes per rank) done one-shot through shared memory on a single-host communicator; 0 disables");
-    public static final Param<Integer> INLINE_MAX_BYTES = intParam("JCCL_INLINE_MAX_BYTES", 1 << 20,
-            "largest operation the caller's thread runs itself when the communicator is idle");
+    // ---- logging ---------------------------------------------------------------------------------------------
+    public static final Param<String> DEBUG_LEVEL = add(Param.ofChoice("NCCL_DEBUG", "WARN",
+            List.of("NONE", "VERSION", "WARN", "INFO", "TRACE"), DEBUG,
+            "log level: VERSION prints the version once, WARN problems, INFO init and tuning details, TRACE more"));
+    public static final Param<String> DEBUG_SUBSYS = add(Param.ofString("NCCL_DEBUG_SUBSYS", "INIT,BOOTSTRAP,ENV",
+            DEBUG, "subsystems logged at INFO/TRACE: comma list of INIT, COLL, P2P, SHM, NET, GRAPH, TUNING, ENV, "
+                    + "ALLOC, CALL, PROXY, NVLS, BOOTSTRAP, REG, PROFILE, RAS or ALL; a leading ^ excludes them")
+            .checkedBy(Params::checkSubsys, "INIT,COLL,...|ALL|^LIST"));
+    public static final Param<String> DEBUG_FILE = add(Param.ofString("NCCL_DEBUG_FILE", "", DEBUG,
+            "write log lines to this file instead of stderr; %h is replaced by the host name, %p by the process id"));
+    public static final Param<String> DEBUG_SINK = add(Param.ofChoice("JCCL_DEBUG_SINK", "AUTO",
+            List.of("AUTO", "STDERR", "SYSTEM"), DEBUG,
+            "where log lines go: STDERR (NCCL's line format), SYSTEM (java.lang.System.Logger, named io.jccl.<subsys>), "
+                    + "AUTO (System.Logger when the application installed a logging bridge, else stderr)"));
+    public static final Param<String> CONF_FILE = add(Param.ofString("NCCL_CONF_FILE", "", INIT,
+            "config file of NAME=value lines read after the environment (default ~/.nccl.conf, then /etc/nccl.conf)"));
+
+    // ---- communicator --------------------------------------------------------------------------------------
+    public static final Param<Long> TIMEOUT_MS = add(Param.ofLong("JCCL_TIMEOUT_MS", 120_000L, INIT,
+            "deadline of any single wait (peer data, credits, bootstrap) in milliseconds").range(1, Long.MAX_VALUE));
+    public static final Param<Long> BUFFSIZE = add(Param.ofLong("NCCL_BUFFSIZE", 4L << 20, INIT,
+            "bytes of each ring connector's FIFO (8 slots)").range(8 * 4096, 8L << 30));
+    public static final Param<Long> P2P_BUFFSIZE = add(Param.ofLong("JCCL_P2P_BUFFSIZE", 1L << 20, INIT,
+            "bytes of each point-to-point connector's FIFO when it is not shared with a ring").range(8 * 4096, 8L << 30));
+    public static final Param<Integer> MIN_NCHANNELS = add(Param.ofInt("NCCL_MIN_NCHANNELS", 0, INIT,
+            "minimum number of channels (0: automatic)").range(0, 64));
+    public static final Param<Integer> MAX_NCHANNELS = add(Param.ofInt("NCCL_MAX_NCHANNELS", 0, INIT,
+            "maximum number of channels (0: automatic)").range(0, 64));
+    public static final Param<Long> ONESHOT_MAX_BYTES = add(Param.ofLong("JCCL_ONESHOT_MAX_BYTES", 64L << 10, INIT,
+            "largest allReduce (bytes per rank) done one-shot through shared memory on a single-host communicator; "
+                    + "0 disables").range(0, 1L << 30));
+    public static final Param<Integer> INLINE_MAX_BYTES = add(Param.ofInt("JCCL_INLINE_MAX_BYTES", 1 << 20, INIT,
+            "largest operation the caller's thread runs itself when the communicator is idle").range(0, Integer.MAX_VALUE));
+
+    // ---- launch and bootstrap ------------------------------------------------------------------------------
+    public static final Param<String> COMM_ID = add(Param.ofString("NCCL_COMM_ID", "", BOOTSTRAP,
+            "host:port of the bootstrap root (rank 0 starts it)"));
+    public static final Param<String> JCCL_COMM_ID = add(Param.ofString("JCCL_COMM_ID", "", BOOTSTRAP,
+            "host:port of the bootstrap root; takes precedence over NCCL_COMM_ID"));
+    public static final Param<String> COMM_SECRET = add(Param.ofString("JCCL_COMM_SECRET", "", BOOTSTRAP,
+            "64 hex characters shared by all ranks, authenticating them (launchers set it; never shown)").secret());
+    public static final Param<Integer> RANK = add(Param.ofInt("JCCL_RANK", -1, BOOTSTRAP,
+            "this process's rank for Communicator.fromEnvironment() (with JCCL_WORLD_SIZE; RANK/WORLD_SIZE, "
+                    + "OMPI_COMM_WORLD_*, PMI_* and SLURM_* work too)").range(-1, Integer.MAX_VALUE));
+    public static final Param<Integer> WORLD_SIZE = add(Param.ofInt("JCCL_WORLD_SIZE", 0, BOOTSTRAP,
+            "number of ranks for Communicator.fromEnvironment() (with JCCL_RANK)").range(0, Integer.MAX_VALUE));
+    public static final Param<String> HOSTID = add(Param.ofString("NCCL_HOSTID", "", BOOTSTRAP,
+            "overrides the host identity used to decide which ranks share a host"));
+
+    // ---- network and shared memory -------------------------------------------------------------------------
+    public static final Param<String> SOCKET_IFNAME = add(Param.ofString("NCCL_SOCKET_IFNAME", "", NET,
+            "network interfaces to use: prefixes, ^ to exclude, = for exact names"));
+    public static final Param<String> SOCKET_FAMILY = add(Param.ofString("NCCL_SOCKET_FAMILY", "", NET,
+            "AF_INET or AF_INET6 to restrict the address family"));
+    public static final Param<Integer> SHM_DISABLE = add(Param.ofInt("NCCL_SHM_DISABLE", 0, SHM,
+            "1: never use shared memory between ranks of one host (use sockets)").range(0, 1));
+    public static final Param<String> SHM_DIR = add(Param.ofString("JCCL_SHM_DIR", "/dev/shm", SHM,
+            "directory of the shared-memory files (a tmpfs)"));
+
+    // ---- observability -------------------------------------------------------------------------------------
+    public static final Param<Boolean> JMX = add(Param.ofBoolean("JCCL_JMX", true, PROFILE,
+            "register a JMX MXBean per communicator (io.jccl:type=Communicator,id=...,rank=...) with its counters"));
+    public static final Param<String> PROFILER = add(Param.ofString("JCCL_PROFILER", "", PROFILE,
+            "profiler plugins (io.jccl.Profiler found by ServiceLoader) to enable: comma list of class names, simple "
+                    + "or qualified; 'none' disables them; unset enables every one found"));
 
     private Params() {
     }
 
-    /** Every declared parameter, in declaration order. */
-    public static List<Param<?>> all() {
-        return Collections.unmodifiableList(ALL);
-    }
-
     private static <T> Param<T> add(Param<T> p) {
-        ALL.add(p);
+        CORE.add(p);
         return p;
     }
 
-    static Param<Long> longParam(String name, long def, String doc) {
-        return add(new Param<>(name, def, doc, Params::parseLong));
+    /** Every declared parameter: the communicator's, then topology/tuning/tools/CUDA, then internal properties. */
+    public static List<Param<?>> all() {
+        List<Param<?>> all = new ArrayList<>(CORE);
+        all.addAll(ExternalParams.all());
+        all.addAll(InternalProperties.all());
+        return Collections.unmodifiableList(all);
     }
 
-    static Param<Integer> intParam(String name, int def, String doc) {
-        return add(new Param<>(name, def, doc, s -> Math.toIntExact(parseLong(s))));
-    }
-
-    static Param<String> stringParam(String name, String def, String doc) {
-        return add(new Param<>(name, def, doc, Function.identity()));
-    }
-
-    /** Parses like strtoll(s, 0): decimal, 0x hex or leading-0 octal; K/M/G suffixes (1024-based) allowed. */
-    static long parseLong(String s) {
-        String t = s.trim();
-        long mult = 1;
-        char last = Character.toUpperCase(t.charAt(t.length() - 1));
-        if (last == 'K' || last == 'M' || last == 'G') {
-            mult = last == 'K' ? 1L << 10 : last == 'M' ? 1L << 20 : 1L << 30;
-            t = t.substring(0, t.length() - 1);
+    /** The parameter called {@code name}, if declared. */
+    public static Optional<Param<?>> find(String name) {
+        for (Param<?> p : all()) {
+            if (p.name().equals(name)) {
+                return Optional.of(p);
+            }
         }
-        long v;
-        boolean neg = t.startsWith("-");
-        String u = neg ? t.substring(1) : t;
-        if (u.startsWith("0x") || u.startsWith("0X")) {
-            v = Long.parseLong(u.substring(2), 16);
-        } else if (u.length() > 1 && u.startsWith("0")) {
-            v = Long.parseLong(u.substring(1), 8);
-        } else {
-            v = Long.parseLong(u);
+        return Optional.empty();
+    }
+
+    /** The subsystem names NCCL_DEBUG_SUBSYS accepts (kept here so this package needs nothing from the logger). */
+    static final List<String> SUBSYSTEMS = List.of("INIT", "COLL", "P2P", "SHM", "NET", "GRAPH", "TUNING", "ENV",
+            "ALLOC", "CALL", "PROXY", "NVLS", "BOOTSTRAP", "REG", "PROFILE", "RAS", "ALL");
+
+    private static String checkSubsys(String v) {
+        String s = v.trim().toUpperCase(Locale.ROOT);
+        s = s.startsWith("^") ? s.substring(1) : s;
+        for (String part : s.split(",")) {
+            String p = part.trim();
+            if (!p.isEmpty() && !SUBSYSTEMS.contains(p)) {
+                return "names an unknown subsystem '" + p + "' (known: " + String.join(",", SUBSYSTEMS) + ")";
+            }
         }
-        return Math.multiplyExact(neg ? -v : v, mult);
+        return null;
     }
 }

@@ -17,12 +17,9 @@ public interface TopoEnv {
     /** The raw value, or null when unset. */
     String get(String name);
 
-    /** System properties, then the process environment. */
+    /** The parameter registry's sources: system properties, then the environment, then NCCL's config files. */
     static TopoEnv system() {
-        return name -> {
-            String v = System.getProperty(name);
-            return v != null ? v : System.getenv(name);
-        };
+        return name -> io.jccl.internal.param.ParamSources.current().raw(name);
     }
 
     /** A fixed map (for tests and tools). */

@@ -100,7 +100,7 @@ public final class Connections {
                     Transport t = selector.forPeer(n.peer);
                     send[n.channel][n.peer] = t.connectSend(n.peer, n.channel, info);
                     sends.add(n);
-                    Log.info(Subsys.INIT, rank, "Channel %02d : %d -> %d via %s", n.channel, rank, n.peer, t.name());
+                    Log.info(Subsys.INIT, rank, "Channel %02d/0 : %d -> %d via %s", n.channel, rank, n.peer, t.name());
                 }
             }
         }

@@ -84,6 +84,8 @@ public final class PerfMain implements Callable<Integer> {
     Path json;
     @Option(names = "--csv", description = "write a CSV report to FILE")
     Path csv;
+    @Option(names = "--plot", description = "write an SVG plot of bus bandwidth against size to FILE (a browser shows it)")
+    Path plot;
 
     private List<String> rawArgs = List.of();
     private Map<String, String> env = System.getenv();
@@ -112,7 +114,8 @@ public final class PerfMain implements Callable<Integer> {
                 new SizeSweep(SizeParser.parse(minBytes), SizeParser.parse(maxBytes), SizeParser.parse(stepBytes),
                         stepFactor),
                 iters, warmup, agg, check, cycles, blocking, PerfBackend.StatMode.fromCode(average), rootRank,
-                types, OpChoice.parse(op), timeoutSec, processes, threads, gpus, cudaGraph, target, json, csv, rawArgs);
+                types, OpChoice.parse(op), timeoutSec, processes, threads, gpus, cudaGraph, target, json, csv, plot,
+                rawArgs);
     }
 
     private static DataType parseType(String name) {

@@ -29,13 +29,14 @@ import java.util.List;
  * @param target      {@code --backend}: what is measured
  * @param jsonFile    where to write the JSON report, or null
  * @param csvFile     where to write the CSV report, or null
+ * @param plotFile    where to write the SVG plot of bus bandwidth against size, or null
  * @param args        the command line as given (for the JSON report)
  */
 public record PerfOptions(PerfCollective collective, SizeSweep sweep, int iters, int warmupIters, int aggIters,
                           int check, int cycles, int blocking, PerfBackend.StatMode statMode, int root,
                           List<DataType> types, List<OpChoice> ops, double timeoutSec, int processes, int threads,
                           int gpus, int graphLaunches, PerfTarget target, Path jsonFile, Path csvFile,
-                          List<String> args) {
+                          Path plotFile, List<String> args) {
 
     public PerfOptions {
         require(iters >= 1, "-n (iterations) must be at least 1, got " + iters);

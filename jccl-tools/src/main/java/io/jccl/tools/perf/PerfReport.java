@@ -16,6 +16,8 @@ public final class PerfReport {
     private final PerfOptions options;
     private JsonReport json;
     private final CsvReport csv;
+    private final java.util.List<ResultRecord> plotted = new java.util.ArrayList<>();
+    private String plotTitle;
     private final String collective;
     private final List<ResultRecord> records = new ArrayList<>();
     private long rowBytes;
@@ -33,9 +35,14 @@ public final class PerfReport {
 
     /** Prints everything up to the first row. */
     public void begin(ResultTable.RunHeader header, int nRanks, List<String> rankLines) {
+        plotTitle = header.programName() + " on " + nRanks + " rank" + (nRanks == 1 ? "" : "s") + " ("
+                + HostInfo.hostName() + "): bus bandwidth";
         if (options.jsonFile() != null) {
             out.println("# Writing JSON output to " + options.jsonFile());
             json = new JsonReport(options, header, nRanks, rankLines);
+        }
+        if (options.plotFile() != null) {
+            out.println("# Writing SVG plot to " + options.plotFile());
         }
         ResultTable.preamble(header).forEach(out::println);
         rankLines.forEach(out::println);
@@ -67,6 +74,9 @@ public final class PerfReport {
         if (csv != null) {
             csv.add(r);
         }
+        if (options.plotFile() != null) {
+            plotted.add(r);
+        }
     }
 
     /** Ends the current row. */
@@ -90,6 +100,10 @@ public final class PerfReport {
             }
             if (csv != null) {
                 csv.write(options.csvFile());
+            }
+            if (options.plotFile() != null) {
+                io.jccl.tools.plot.PlotMain.write(options.plotFile(), io.jccl.tools.plot.SvgPlot.render(plotTitle,
+                        PlotSeries.of(plotted)));
             }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write the perf report: " + e.getMessage()

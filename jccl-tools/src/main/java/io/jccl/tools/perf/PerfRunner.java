@@ -91,11 +91,10 @@ public final class PerfRunner {
      * 1000; the same on every rank because launchers pass the environment on.
      */
     static int jitWarmupCalls() {
-        String v = System.getProperty("JCCL_PERF_JIT_WARMUP", System.getenv("JCCL_PERF_JIT_WARMUP"));
         try {
-            return v == null || v.isBlank() ? 1000 : Math.max(0, Integer.parseInt(v.trim()));
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("JCCL_PERF_JIT_WARMUP must be a number of calls, got " + v);
+            return io.jccl.internal.param.ExternalParams.PERF_JIT_WARMUP.get();
+        } catch (io.jccl.JcclException e) {
+            throw new IllegalArgumentException(e.getMessage(), e);
         }
     }
 

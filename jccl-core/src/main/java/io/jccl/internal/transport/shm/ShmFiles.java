@@ -28,7 +28,7 @@ public final class ShmFiles {
     }
 
     public static Path dir() {
-        String d = System.getProperty("JCCL_SHM_DIR", System.getenv("JCCL_SHM_DIR"));
+        String d = io.jccl.internal.param.Params.SHM_DIR.raw();
         return Path.of(d == null || d.isBlank() ? "/dev/shm" : d);
     }
 

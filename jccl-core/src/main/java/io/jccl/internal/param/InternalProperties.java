@@ -1,0 +1,58 @@
+package io.jccl.internal.param;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+import static io.jccl.internal.param.ParamCategory.CUDA;
+import static io.jccl.internal.param.ParamCategory.INIT;
+
+/**
+ * JCCL's internal tuning knobs: Java system properties ({@code -Djccl.spins=0}) read directly by the code they
+ * steer, for experiments and measurements rather than for users. They are declared here so that
+ * {@code ./jccl params --all} and the documentation list them; they may change without notice.
+ *
+ * <p>Owned by: any thread (immutable).
+ */
+public final class InternalProperties {
+    private static final List<Param<?>> ALL = new ArrayList<>();
+
+    static {
+        add(Param.ofInt("jccl.spins", -1, INIT,
+                "onSpinWait iterations before a waiting thread yields; -1: 50, or 0 when the host is oversubscribed"));
+        add(Param.ofInt("jccl.yields", -1, INIT,
+                "Thread.yield iterations before a waiting thread sleeps; -1: 5000, or 200 when oversubscribed"));
+        add(Param.ofInt("jccl.proxySpins", -1, INIT,
+                "empty proxy polls before the proxy thread sleeps in its selector; -1: 2000, or 0 when oversubscribed"));
+        add(Param.ofBoolean("jccl.adaptiveSpin", false, INIT,
+                "adapt each wait's spin budget to how waits ended (doubling/halving)"));
+        add(Param.ofBoolean("jccl.futex.disable", false, INIT,
+                "never sleep on a futex in shared memory (park instead; wake-ups then rely on polling)"));
+        add(Param.ofBoolean("jccl.reduce.scalar", false, INIT,
+                "use the scalar reduction loops instead of the Vector API ones"));
+        add(Param.ofString("jccl.cuda.library", "libcuda.so.1", CUDA, "file name or path of the CUDA driver library"));
+        add(Param.ofChoice("jccl.cuda.launch", "module", List.of("module", "library"), CUDA,
+                "load kernels per context (module) or context-independently (library, cuLibraryLoadData)"));
+        add(Param.ofBoolean("jccl.cuda.critical", false, CUDA,
+                "mark driver downcalls critical (no thread state transition; for measurements)"));
+        add(Param.ofString("jccl.cuda.algorithm", "auto", CUDA,
+                "GpuClique allReduce kernel: auto, ll, push, oneshot, twoshot or ring"));
+        for (String f : List.of("llMaxBytes", "pushMaxBytes", "oneShotMaxBytes", "twoShotMaxBytes", "maxBlocks",
+                "ringChannels", "ringSlotBytes", "ringChunkSteps")) {
+            add(Param.ofString("jccl.cuda." + f, "", CUDA, "GpuClique option " + f
+                    + " (see CliqueOptions; unset: the measured default)"));
+        }
+        add(Param.ofString("jccl.nccl.library", "", CUDA, "path of libnccl.so.2 when JCCL_NCCL_LIBRARY is unset"));
+    }
+
+    private InternalProperties() {
+    }
+
+    private static void add(Param<?> p) {
+        ALL.add(p.property());
+    }
+
+    static List<Param<?>> all() {
+        return Collections.unmodifiableList(ALL);
+    }
+}

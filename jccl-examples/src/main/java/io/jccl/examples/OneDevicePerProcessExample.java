@@ -1,0 +1,75 @@
+package io.jccl.examples;
+
+import io.jccl.Communicator;
+import io.jccl.DataType;
+import io.jccl.RedOp;
+import io.jccl.cuda.CudaDevice;
+import io.jccl.cuda.DeviceBuffer;
+
+import java.io.PrintStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * NCCL's one-GPU-per-process example (examples/01_communicators/03_one_device_per_process_mpi), with
+ * {@code ./jccl run} in place of mpirun: each process takes GPU {@code LOCAL_RANK} (modulo the GPUs visible), puts
+ * {@code {rank, rank+1}} in device memory, sums it over all processes and prints what NCCL's example prints
+ * ({@code Device r correctly received sum: 6} on 4 ranks).
+ *
+ * <p>JCCL has no multi-process GPU communicator in this tree yet (jccl-cuda's {@code GpuClique} covers GPUs of
+ * one process), so the sum travels through host memory: device to host, host allReduce, host to device. The
+ * program's shape (device per local rank, device buffers in and out) stays the same when the GPU communicator
+ * arrives; only the staging goes.
+ *
+ * <pre>{@code ./jccl run -np 2 io.jccl.examples.OneDevicePerProcessExample}</pre>
+ */
+public final class OneDevicePerProcessExample {
+    private OneDevicePerProcessExample() {
+    }
+
+    public static void main(String[] args) {
+        if (!CudaDevice.isAvailable()) {
+            System.out.println("ERROR: No CUDA devices found on this system");
+            System.exit(1);
+        }
+        Examples.main("OneDevicePerProcessExample", OneDevicePerProcessExample::run);
+    }
+
+    /** The example on {@code comm}, on GPU {@code LOCAL_RANK}; returns true when both sums are right. */
+    public static boolean run(Communicator comm, PrintStream out) {
+        int rank = comm.rank();
+        int size = comm.size();
+        String lr = System.getenv("LOCAL_RANK");
+        int localRank = lr != null ? Integer.parseInt(lr.trim()) : rank;
+        CudaDevice device = CudaDevice.get(localRank % CudaDevice.count());
+        out.printf("Rank %d uses GPU %d: %s%n", rank, device.ordinal(), device.name());
+        try (Arena arena = Arena.ofConfined();
+             DeviceBuffer send = DeviceBuffer.allocate(device, 2 * Float.BYTES);
+             DeviceBuffer recv = DeviceBuffer.allocate(device, 2 * Float.BYTES)) {
+            MemorySegment host = arena.allocate(2 * Float.BYTES, 64);
+            host.setAtIndex(ValueLayout.JAVA_FLOAT, 0, rank);
+            host.setAtIndex(ValueLayout.JAVA_FLOAT, 1, rank + 1);
+            send.copyFrom(host);
+            MemorySegment staged = arena.allocate(2 * Float.BYTES, 64);
+            send.copyTo(staged);
+            comm.allReduce(staged, staged, 2, DataType.FLOAT32, RedOp.SUM);
+            recv.copyFrom(staged);
+            out.printf("Collective operation completed on rank %d%n", rank);
+            recv.copyTo(host);
+            float first = size * (size - 1) / 2f;
+            boolean ok = true;
+            float[] expected = {first, first + size};
+            for (int i = 0; i < 2; i++) {
+                float got = host.getAtIndex(ValueLayout.JAVA_FLOAT, i);
+                if (got == expected[i]) {
+                    out.printf("Device %d correctly received sum: %.0f%n", rank, got);
+                } else {
+                    out.printf("Device %d received incorrect result: %.0f (expected %.0f)%n", rank, got, expected[i]);
+                    ok = false;
+                }
+            }
+            return ok;
+        }
+    }
+}

@@ -1,0 +1,8 @@
+/**
+ * Runnable programs mirroring NCCL's documented examples, each started with {@code ./jccl run}: one rank per
+ * process ({@link io.jccl.examples.AllReduceExample}, {@link io.jccl.examples.BroadcastExample},
+ * {@link io.jccl.examples.RingExchangeExample}), several ranks as threads of one process
+ * ({@link io.jccl.examples.ThreadsExample}), and on NVIDIA GPUs ({@link io.jccl.examples.MultiDeviceExample},
+ * {@link io.jccl.examples.OneDevicePerProcessExample}).
+ */
+package io.jccl.examples;

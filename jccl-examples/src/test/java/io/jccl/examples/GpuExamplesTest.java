@@ -1,0 +1,58 @@
+package io.jccl.examples;
+
+import io.jccl.cuda.CudaDevice;
+import io.jccl.tools.run.JvmCommandLine;
+import io.jccl.tools.run.LaunchResult;
+import io.jccl.tools.run.LaunchSpec;
+import io.jccl.tools.run.LocalJob;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/** The GPU examples; skipped without an NVIDIA GPU (except the check of what they print without one). */
+@Tag("gpu")
+class GpuExamplesTest {
+
+    @Test
+    void multiDeviceExampleSumsOnEveryGpu() {
+        assumeTrue(CudaDevice.isAvailable(), "needs an NVIDIA GPU");
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        boolean ok = MultiDeviceExample.run(new PrintStream(bytes, true, StandardCharsets.UTF_8), 1 << 16, 0);
+        String out = bytes.toString(StandardCharsets.UTF_8);
+        assertThat(ok).as(out).isTrue();
+        int n = CudaDevice.count();
+        assertThat(out).contains("  GPU 0: ", "  Device 0 initialized with data value 0",
+                String.format("  Device %d correctly received sum: %d", n - 1, n * (n - 1) / 2));
+    }
+
+    @Test
+    void oneDevicePerProcessExampleRunsUnderTheLauncher() {
+        assumeTrue(CudaDevice.isAvailable(), "needs an NVIDIA GPU");
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        LaunchSpec spec = LaunchSpec.of(2, OneDevicePerProcessExample.class.getName(), List.of())
+                .withTimeout(Duration.ofSeconds(120));
+        LaunchResult r = new LocalJob(spec, JvmCommandLine.current(), new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(out, true, StandardCharsets.UTF_8)).run();
+        String text = out.toString(StandardCharsets.UTF_8);
+        assertThat(r.exitCode()).as(text).isZero();
+        assertThat(text.lines()).contains("[0] Device 0 correctly received sum: 1", "[1] Device 1 correctly received sum: 3");
+    }
+
+    @Test
+    void withoutAGpuTheExamplesSaySoLikeNcclsDo() {
+        assumeFalse(CudaDevice.isAvailable(), "a GPU is present");
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        assertThat(MultiDeviceExample.run(new PrintStream(bytes, true, StandardCharsets.UTF_8), 16, 0)).isFalse();
+        assertThat(bytes.toString(StandardCharsets.UTF_8)).isEqualTo("ERROR: No CUDA devices found on this system"
+                + System.lineSeparator());
+    }
+}
