@@ -306,6 +306,10 @@ public interface Communicator extends AutoCloseable, ArrayCollectives, BufferCol
      * Explains how this communicator would run {@code collective} on {@code bytes} per rank: every algorithm ×
      * protocol the cost model considered, its predicted time, the choice, and why any candidate was disabled
      * (NCCL_ALGO / NCCL_PROTO, a transport without that protocol, ...). Local: no communication.
+     *
+     * @param collective the operation to explain
+     * @param bytes      bytes per rank (for allGather and reduceScatter: one rank's block)
+     * @return a multi-line, human-readable explanation
      */
     String explain(Collective collective, long bytes);
 

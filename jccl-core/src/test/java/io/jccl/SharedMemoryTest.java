@@ -50,13 +50,16 @@ class SharedMemoryTest {
         assertThat(jcclFiles()).isZero();
     }
 
+    /** Files this JVM created (their names carry its pid), so leftovers of other processes do not count. */
     static long jcclFiles() throws IOException {
         Path dir = Path.of(System.getProperty("JCCL_SHM_DIR", "/dev/shm"));
         if (!Files.isDirectory(dir)) {
             return 0;
         }
         try (Stream<Path> s = Files.list(dir)) {
-            return s.filter(p -> p.getFileName().toString().startsWith("jccl-")).count();
+            String mine = "-" + ProcessHandle.current().pid() + "-";
+            return s.filter(p -> p.getFileName().toString().startsWith("jccl-")
+                    && p.getFileName().toString().contains(mine)).count();
         }
     }
 }

@@ -6,17 +6,17 @@ import io.jccl.RedOp;
 import io.jccl.cuda.CudaDevice;
 import io.jccl.cuda.CudaStream;
 import io.jccl.cuda.DeviceBuffer;
-import io.jccl.cuda.GpuClique;
+import io.jccl.cuda.GpuCommunicator;
 
 import java.io.PrintStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.time.Duration;
+import java.util.List;
 
 /**
  * NCCL's single-process, several-GPU example (examples/01_communicators/01_multiple_devices_single_process): one
- * process drives every visible GPU as one rank of a {@link GpuClique} (JCCL's ncclCommInitAll on GPUs), each GPU
+ * process drives every visible GPU as one rank ({@link GpuCommunicator#initAll}, NCCL's ncclCommInitAll), each GPU
  * starts with its rank in every element, and one allReduce on each GPU's stream sums them through NVLink/PCIe
  * peer memory. Output follows NCCL's example line for line.
  *
@@ -59,7 +59,8 @@ public final class MultiDeviceExample {
         DeviceBuffer[] recv = new DeviceBuffer[n];
         long bytes = (long) count * Float.BYTES;
         boolean ok = true;
-        try (GpuClique clique = GpuClique.open(devices); Arena arena = Arena.ofConfined()) {
+        List<GpuCommunicator> comms = GpuCommunicator.initAll(List.of(devices));
+        try (Arena arena = Arena.ofConfined()) {
             MemorySegment host = arena.allocate(bytes, 64);
             for (int g = 0; g < n; g++) {
                 streams[g] = CudaStream.create(devices[g]);
@@ -71,8 +72,17 @@ public final class MultiDeviceExample {
                 send[g].copyFrom(host);
                 out.printf("  Device %d initialized with data value %d%n", g, g);
             }
-            clique.allReduce(send, recv, count, DataType.FLOAT32, RedOp.SUM, streams);
-            clique.synchronize(streams, Duration.ofSeconds(60));
+            GpuCommunicator.groupStart();
+            try {
+                for (int g = 0; g < n; g++) {
+                    comms.get(g).allReduce(send[g], recv[g], count, DataType.FLOAT32, RedOp.SUM, streams[g]);
+                }
+            } finally {
+                GpuCommunicator.groupEnd();
+            }
+            for (int g = 0; g < n; g++) {
+                streams[g].synchronize();
+            }
             float expected = n * (n - 1) / 2f;
             for (int g = 0; g < n; g++) {
                 recv[g].copyTo(host);
@@ -92,6 +102,7 @@ public final class MultiDeviceExample {
                 }
             }
         } finally {
+            comms.forEach(MultiDeviceExample::close);
             for (int g = 0; g < n; g++) {
                 close(send[g]);
                 close(recv[g]);

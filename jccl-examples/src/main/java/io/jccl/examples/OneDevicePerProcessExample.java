@@ -1,10 +1,12 @@
 package io.jccl.examples;
 
-import io.jccl.Communicator;
 import io.jccl.DataType;
+import io.jccl.JcclException;
 import io.jccl.RedOp;
 import io.jccl.cuda.CudaDevice;
+import io.jccl.cuda.CudaStream;
 import io.jccl.cuda.DeviceBuffer;
+import io.jccl.cuda.GpuCommunicator;
 
 import java.io.PrintStream;
 import java.lang.foreign.Arena;
@@ -13,14 +15,10 @@ import java.lang.foreign.ValueLayout;
 
 /**
  * NCCL's one-GPU-per-process example (examples/01_communicators/03_one_device_per_process_mpi), with
- * {@code ./jccl run} in place of mpirun: each process takes GPU {@code LOCAL_RANK} (modulo the GPUs visible), puts
- * {@code {rank, rank+1}} in device memory, sums it over all processes and prints what NCCL's example prints
- * ({@code Device r correctly received sum: 6} on 4 ranks).
- *
- * <p>JCCL has no multi-process GPU communicator in this tree yet (jccl-cuda's {@code GpuClique} covers GPUs of
- * one process), so the sum travels through host memory: device to host, host allReduce, host to device. The
- * program's shape (device per local rank, device buffers in and out) stays the same when the GPU communicator
- * arrives; only the staging goes.
+ * {@code ./jccl run} in place of mpirun: each process takes GPU {@code LOCAL_RANK} (modulo the GPUs visible), joins a
+ * {@link GpuCommunicator} from the launcher's environment (peers' buffers are shared through CUDA IPC handles
+ * exchanged over the bootstrap), puts {@code {rank, rank+1}} in device memory, allReduces it on its stream and prints
+ * what NCCL's example prints ({@code Device r correctly received sum: 6} on 4 ranks).
  *
  * <pre>{@code ./jccl run -np 2 io.jccl.examples.OneDevicePerProcessExample}</pre>
  */
@@ -33,28 +31,36 @@ public final class OneDevicePerProcessExample {
             System.out.println("ERROR: No CUDA devices found on this system");
             System.exit(1);
         }
-        Examples.main("OneDevicePerProcessExample", OneDevicePerProcessExample::run);
+        String lr = System.getenv("LOCAL_RANK");
+        int localRank = lr != null ? Integer.parseInt(lr.trim()) : 0;
+        CudaDevice device = CudaDevice.get(localRank % CudaDevice.count());
+        boolean ok;
+        try (GpuCommunicator comm = GpuCommunicator.fromEnvironment(device)) {
+            ok = run(comm, System.out);
+        } catch (JcclException e) {
+            System.err.println("OneDevicePerProcessExample: " + e.getMessage());
+            ok = false;
+        }
+        System.out.flush();
+        System.exit(ok ? 0 : 1);
     }
 
-    /** The example on {@code comm}, on GPU {@code LOCAL_RANK}; returns true when both sums are right. */
-    public static boolean run(Communicator comm, PrintStream out) {
+    /** The example on {@code comm}; returns true when both sums are right. */
+    public static boolean run(GpuCommunicator comm, PrintStream out) {
         int rank = comm.rank();
         int size = comm.size();
-        String lr = System.getenv("LOCAL_RANK");
-        int localRank = lr != null ? Integer.parseInt(lr.trim()) : rank;
-        CudaDevice device = CudaDevice.get(localRank % CudaDevice.count());
+        CudaDevice device = comm.device();
         out.printf("Rank %d uses GPU %d: %s%n", rank, device.ordinal(), device.name());
         try (Arena arena = Arena.ofConfined();
+             CudaStream stream = CudaStream.create(device);
              DeviceBuffer send = DeviceBuffer.allocate(device, 2 * Float.BYTES);
              DeviceBuffer recv = DeviceBuffer.allocate(device, 2 * Float.BYTES)) {
             MemorySegment host = arena.allocate(2 * Float.BYTES, 64);
             host.setAtIndex(ValueLayout.JAVA_FLOAT, 0, rank);
             host.setAtIndex(ValueLayout.JAVA_FLOAT, 1, rank + 1);
             send.copyFrom(host);
-            MemorySegment staged = arena.allocate(2 * Float.BYTES, 64);
-            send.copyTo(staged);
-            comm.allReduce(staged, staged, 2, DataType.FLOAT32, RedOp.SUM);
-            recv.copyFrom(staged);
+            comm.allReduce(send, recv, 2, DataType.FLOAT32, RedOp.SUM, stream);
+            stream.synchronize();
             out.printf("Collective operation completed on rank %d%n", rank);
             recv.copyTo(host);
             float first = size * (size - 1) / 2f;

@@ -36,12 +36,13 @@ public final class InternalProperties {
         add(Param.ofBoolean("jccl.cuda.critical", false, CUDA,
                 "mark driver downcalls critical (no thread state transition; for measurements)"));
         add(Param.ofString("jccl.cuda.algorithm", "auto", CUDA,
-                "GpuClique allReduce kernel: auto, ll, push, oneshot, twoshot or ring"));
-        for (String f : List.of("llMaxBytes", "pushMaxBytes", "oneShotMaxBytes", "twoShotMaxBytes", "maxBlocks",
-                "ringChannels", "ringSlotBytes", "ringChunkSteps")) {
-            add(Param.ofString("jccl.cuda." + f, "", CUDA, "GpuClique option " + f
-                    + " (see CliqueOptions; unset: the measured default)"));
+                "GpuCommunicator allReduce kernel: auto, ll, push, oneshot, twoshot or ring"));
+        for (String f : List.of("llMaxBytes", "pushMaxBytes", "pushChunkBytes", "pullFromBytes", "oneShotMaxBytes",
+                "twoShotMaxBytes", "maxBlocks", "ringChannels", "ringSlotBytes", "ringChunkSteps")) {
+            add(Param.ofString("jccl.cuda." + f, "", CUDA, "GpuCommunicator option " + f
+                    + " (see GpuOptions; unset: the measured default)"));
         }
+        add(Param.ofString("jccl.cuda.cubinDir", "", CUDA, "directory of pre-assembled kernels (cubins); unset: JIT from the PTX"));
         add(Param.ofString("jccl.nccl.library", "", CUDA, "path of libnccl.so.2 when JCCL_NCCL_LIBRARY is unset"));
     }
 

@@ -109,12 +109,22 @@ public final class RankThreads {
         }
     }
 
+    /** Closes every rank from this thread inside one group, so each close's handshake with its peers can finish. */
     private void closeAll() {
-        for (PerfBackend b : backends) {
+        io.jccl.Jccl.groupStart();
+        try {
+            for (PerfBackend b : backends) {
+                try {
+                    b.close();
+                } catch (RuntimeException e) {
+                    err.println("jccl perf: closing rank " + b.rank() + ": " + Cli.describe(e));
+                }
+            }
+        } finally {
             try {
-                b.close();
+                io.jccl.Jccl.groupEnd();
             } catch (RuntimeException e) {
-                err.println("jccl perf: closing rank " + b.rank() + ": " + Cli.describe(e));
+                err.println("jccl perf: closing the ranks: " + Cli.describe(e));
             }
         }
     }
