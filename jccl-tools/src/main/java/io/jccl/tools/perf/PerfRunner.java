@@ -87,8 +87,9 @@ public final class PerfRunner {
 
     /**
      * Calls per warm-up size (sizes up to 1 MiB) before the first measurement, so the JIT has compiled the call path
-     * (nccl-tests' -w assumes compiled code; a JVM needs thousands of calls). {@code JCCL_PERF_JIT_WARMUP}, default
-     * 1000; the same on every rank because launchers pass the environment on.
+     * (nccl-tests' -w assumes compiled code; a JVM needs thousands of calls, C2 about 10,000). {@code
+     * JCCL_PERF_JIT_WARMUP}, default 1000, times 20 up to 4 KiB and times 2 up to 64 KiB (cheap sizes whose path
+     * the JIT needs longest to settle); the same on every rank because launchers pass the environment on.
      */
     static int jitWarmupCalls() {
         try {
@@ -114,8 +115,9 @@ public final class PerfRunner {
                 BufferLayout layout = BufferLayout.of(o.collective(), size, type.sizeBytes(), nRanks);
                 PerfBackend.PreparedCall call = backend.prepare(
                         CollectiveCall.of(o.collective(), layout, false, send, recv, type, redOp, root, rank));
+                int n = size <= (4 << 10) ? 20 * calls : size <= (64 << 10) ? 2 * calls : calls;
                 armed(() -> {
-                    for (int i = 0; i < calls; i++) {
+                    for (int i = 0; i < n; i++) {
                         call.launch();
                     }
                     backend.synchronize();
