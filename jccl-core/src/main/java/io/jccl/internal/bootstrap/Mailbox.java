@@ -23,6 +23,7 @@ final class Mailbox {
     private final boolean[] peerClosed;
     private final String[] peerCloseReason;
     private final int rank;
+    private boolean closed;
     private final Map<Integer, java.util.function.BiConsumer<Integer, byte[]>> listeners = new java.util.concurrent.ConcurrentHashMap<>();
 
     Mailbox(int rank, int nRanks) {
@@ -78,6 +79,17 @@ final class Mailbox {
         }
     }
 
+    /** This rank's bootstrap closed: every wait ends. */
+    void close() {
+        lock.lock();
+        try {
+            closed = true;
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     void wakeAll() {
         lock.lock();
         try {
@@ -87,9 +99,14 @@ final class Mailbox {
         }
     }
 
-    /** Takes the oldest message from {@code peer} with {@code tag}, waiting up to {@code timeoutNs}. */
+    /**
+     * Takes the oldest message from {@code peer} with {@code tag}, waiting up to {@code timeoutNs}. With a null
+     * {@code health} a broken communicator does not end the wait (shrink after a failure talks over it), but the
+     * peer's departure, this side's close and the deadline still do.
+     */
     byte[] take(int peer, int tag, long timeoutNs, CommHealth health, String what) {
         long deadline = System.nanoTime() + timeoutNs;
+        boolean noted = false;
         lock.lock();
         try {
             while (true) {
@@ -99,6 +116,10 @@ final class Mailbox {
                 }
                 if (health != null && health.isBroken()) {
                     throw health.brokenError("rank " + rank + " waiting for " + what + " from rank " + peer);
+                }
+                if (closed) {
+                    throw new JcclException(Result.ABORTED, "rank " + rank + " waiting for " + what + " from rank "
+                            + peer + ": this rank's communicator was closed or aborted");
                 }
                 if (peerClosed[peer]) {
                     throw new JcclException(Result.REMOTE_ERROR, "rank " + rank + " waiting for " + what + " from rank "
@@ -110,6 +131,10 @@ final class Mailbox {
                     throw new JcclException(Result.TIMEOUT, "rank " + rank + " waited "
                             + TimeUnit.NANOSECONDS.toMillis(timeoutNs) + " ms for " + what + " from rank " + peer
                             + " and got nothing; is rank " + peer + " stuck or calling something else?");
+                }
+                if (!noted && health != null) {
+                    noted = true;
+                    health.noteWait("rank " + rank + " waiting for " + what + " from rank " + peer);
                 }
                 changed.awaitNanos(Math.min(left, 100_000_000L));
             }

@@ -81,7 +81,7 @@ public final class CommFactory {
             }
             boolean allLocal = shape.nNodes() == 1 && id.rootAddress().getAddress().isLoopbackAddress();
             NetTransport net = anyNet ? new NetTransport(arena, proxy, health, NetInterfaces.choose(allLocal).address(),
-                    id.magic(), rank, timeoutNs, policy) : null;
+                    bootstrap.keys(), rank, timeoutNs, policy) : null;
             shm = new ShmTransport(arena, health, commId, rank, timeoutNs, policy);
             ShmTransport shmT = shm;
             Transport[] byPeer = new Transport[nRanks];

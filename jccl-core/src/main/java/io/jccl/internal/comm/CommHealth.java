@@ -10,8 +10,9 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * Whether a communicator is still usable: the first failure (a lost peer, a timeout, an abort) is recorded once,
  * every wait in every thread polls {@link #isBroken()}, and listeners (the proxy, the transports) are told so they
- * can release what they hold. Owned by: shared by all threads of one communicator. Mirrors: NCCL's abortFlag and
- * asyncResult.
+ * can release what they hold. It also keeps what status queries read: which peers were lost, whether the
+ * communicator was revoked, and the most recent wait that had to sleep (written once per slow wait, never per spin).
+ * Owned by: shared by all threads of one communicator. Mirrors: NCCL's abortFlag, revokedFlag and asyncResult.
  */
 public final class CommHealth {
     private final AtomicReference<JcclException> failure = new AtomicReference<>();
@@ -20,9 +21,73 @@ public final class CommHealth {
     private volatile boolean closing;
     private final java.util.concurrent.atomic.AtomicIntegerArray peerClosing;
     private volatile boolean anyPeerClosing;
+    private final java.util.concurrent.atomic.AtomicIntegerArray lost;
+    private volatile boolean revoked;
+    private volatile Object lastWait;
+    private volatile long lastWaitNs;
 
     public CommHealth(int nRanks) {
         this.peerClosing = new java.util.concurrent.atomic.AtomicIntegerArray(nRanks);
+        this.lost = new java.util.concurrent.atomic.AtomicIntegerArray(nRanks);
+    }
+
+    /**
+     * Notes that a wait for {@code what} is about to sleep (its spin phase is over); status queries show it. Called
+     * at most once per wait, so it costs nothing on fast paths; {@code what}'s text is built only when queried.
+     */
+    public void noteWait(Object what) {
+        lastWaitNs = System.nanoTime();
+        lastWait = what;
+    }
+
+    /** The most recent wait that slept, or null. */
+    public Object lastWait() {
+        return lastWait;
+    }
+
+    /** When {@link #lastWait()} began to sleep ({@link System#nanoTime()}). */
+    public long lastWaitNs() {
+        return lastWaitNs;
+    }
+
+    /** Records that {@code peer} is gone (killed, crashed, stopped answering, or left after a failure). */
+    public void peerLost(int peer) {
+        lost.set(peer, 1);
+    }
+
+    /** Ranks known to be gone, ascending. */
+    public int[] lostRanks() {
+        int n = 0;
+        for (int p = 0; p < lost.length(); p++) {
+            n += lost.get(p);
+        }
+        int[] r = new int[n];
+        for (int p = 0, i = 0; p < lost.length() && i < n; p++) {
+            if (lost.get(p) != 0) {
+                r[i++] = p;
+            }
+        }
+        return r;
+    }
+
+    /** True if {@code peer} is known to be gone. */
+    public boolean isLost(int peer) {
+        return lost.get(peer) != 0;
+    }
+
+    /**
+     * Revokes the communicator: in-flight and later operations fail, resources stay so it can still be shrunk, split
+     * or closed (NCCL's {@code ncclCommRevoke}).
+     */
+    public JcclException revoke(String why) {
+        JcclException e = fail(new JcclException(Result.ABORTED, why));
+        revoked = true;
+        return e;
+    }
+
+    /** True once {@link #revoke} was called. */
+    public boolean isRevoked() {
+        return revoked;
     }
 
     /** Records that {@code peer} started closing the communicator (it finished all its operations, or gave up). */
@@ -82,6 +147,10 @@ public final class CommHealth {
     /** Throws the recorded failure (as a new exception whose message says where it was seen) if there is one. */
     public void check(String where) {
         JcclException f = failure.get();
+        if (revoked && f != null) {
+            throw new JcclException(Result.INVALID_USAGE, where + ": communicator was revoked (" + f.getMessage()
+                    + "); only shrink, split, abort and close are allowed", f);
+        }
         if (f != null) {
             throw new JcclException(f.result(), where + ": communicator is broken: " + f.getMessage(), f);
         }
