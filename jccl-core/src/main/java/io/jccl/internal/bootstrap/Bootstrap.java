@@ -187,6 +187,15 @@ public final class Bootstrap implements AutoCloseable {
      * fails only when the peer cannot be reached.
      */
     public void sendAny(int peer, int tag, byte[] payload) {
+        checkPeer(peer);
+        Goodbye g;
+        synchronized (departed) {
+            g = departed[peer];
+        }
+        if (g != null) {
+            throw new JcclException(Result.REMOTE_ERROR, "rank " + rank + ": rank " + peer + " has left the communicator ("
+                    + (g.kind() == Departure.ORDERLY ? "it closed it" : g.reason()) + ")");
+        }
         send(peer, tag, payload, null);
     }
 
@@ -206,7 +215,12 @@ public final class Bootstrap implements AutoCloseable {
 
     /** Also delivers every message with {@code tag} to {@code listener} as it arrives (on a reader thread). */
     public void listen(int tag, java.util.function.BiConsumer<Integer, byte[]> listener) {
-        mailbox.listen(tag, listener);
+        mailbox.listen(tag, listener, false);
+    }
+
+    /** Delivers every message with {@code tag} to {@code listener} only (never queued: nobody {@link #recv}s it). */
+    public void consume(int tag, java.util.function.BiConsumer<Integer, byte[]> listener) {
+        mailbox.listen(tag, listener, true);
     }
 
     /**

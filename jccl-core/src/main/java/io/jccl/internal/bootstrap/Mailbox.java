@@ -25,6 +25,7 @@ final class Mailbox {
     private final int rank;
     private boolean closed;
     private final Map<Integer, java.util.function.BiConsumer<Integer, byte[]>> listeners = new java.util.concurrent.ConcurrentHashMap<>();
+    private final java.util.Set<Integer> consumed = new java.util.HashSet<>();
 
     Mailbox(int rank, int nRanks) {
         this.rank = rank;
@@ -32,16 +33,25 @@ final class Mailbox {
         this.peerCloseReason = new String[nRanks];
     }
 
-    /** Calls {@code l} (on the reader thread) for each message with {@code tag}, in addition to queueing it. */
-    void listen(int tag, java.util.function.BiConsumer<Integer, byte[]> l) {
+    /**
+     * Calls {@code l} (on the reader thread) for each message with {@code tag}: in addition to queueing it, or
+     * instead of queueing it when {@code consume} (periodic messages nobody takes, such as heartbeats).
+     */
+    void listen(int tag, java.util.function.BiConsumer<Integer, byte[]> l, boolean consume) {
         java.util.List<java.util.Map.Entry<Integer, byte[]>> early = new java.util.ArrayList<>();
         lock.lock();
         try {
             listeners.put(tag, l);
+            if (consume) {
+                consumed.add(tag);
+            }
             for (var e : queues.entrySet()) {
                 if ((int) (e.getKey() & 0xffffffffL) == tag) {
                     for (byte[] b : e.getValue()) {
                         early.add(java.util.Map.entry((int) (e.getKey() >>> 32), b));
+                    }
+                    if (consume) {
+                        e.getValue().clear();
                     }
                 }
             }
@@ -57,8 +67,10 @@ final class Mailbox {
         java.util.function.BiConsumer<Integer, byte[]> l;
         lock.lock();
         try {
-            queues.computeIfAbsent(key(peer, tag), k -> new ArrayDeque<>()).add(payload);
             l = listeners.get(tag);
+            if (l == null || !consumed.contains(tag)) {
+                queues.computeIfAbsent(key(peer, tag), k -> new ArrayDeque<>()).add(payload);
+            }
             changed.signalAll();
         } finally {
             lock.unlock();

@@ -26,12 +26,14 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 public final class HostCommunicator implements Communicator, GroupState.Launchable, GroupState.Closing {
     private final CommRuntime rt;
+    private final CommResilience res;
     private final AtomicLong seq = new AtomicLong();
     private final AtomicReference<Thread> user = new AtomicReference<>();
     private volatile boolean closed;
 
-    HostCommunicator(CommRuntime runtime) {
+    HostCommunicator(CommRuntime runtime, CommResilience resilience) {
         this.rt = runtime;
+        this.res = resilience;
     }
 
     @Override
@@ -187,12 +189,20 @@ public final class HostCommunicator implements Communicator, GroupState.Launchab
                 rt.validateOp(type, op);
             }
             long s = seq.incrementAndGet();
+            res.status().issued(s, c);
             if (c == Collective.ALL_REDUCE && future == null && rt.fastAllReduce(s, send, recv, count, type, op)) {
+                res.status().completed(s);
                 return;
             }
             CollArgs a = new CollArgs(c, s, orNull(send), orNull(recv), count, type, op, root, peer);
+            if (future != null) {
+                future.whenComplete((v, e) -> res.status().completed(s));
+            }
             if (!GroupState.record(this, a, future)) {
                 rt.launchNow(a, future);
+                if (future == null) {
+                    res.status().completed(s);
+                }
             }
         } finally {
             exit();
@@ -203,9 +213,47 @@ public final class HostCommunicator implements Communicator, GroupState.Launchab
     public io.jccl.internal.enqueue.GroupLauncher.Prepared prepare(List<GroupState.Recorded> calls) {
         enter(Collective.SEND_RECV);
         try {
-            return rt.prepare(calls);
+            long lastSync = 0;
+            for (GroupState.Recorded r : calls) {
+                if (r.future() == null) {
+                    lastSync = Math.max(lastSync, r.args().seq());
+                }
+            }
+            return new TrackedLaunch(rt.prepare(calls), lastSync);
         } finally {
             exit();
+        }
+    }
+
+    /** A group's launch on this communicator that marks its synchronous calls complete once awaited. */
+    private final class TrackedLaunch implements io.jccl.internal.enqueue.GroupLauncher.Prepared {
+        private final io.jccl.internal.enqueue.GroupLauncher.Prepared launch;
+        private final long lastSyncSeq;
+
+        TrackedLaunch(io.jccl.internal.enqueue.GroupLauncher.Prepared launch, long lastSyncSeq) {
+            this.launch = launch;
+            this.lastSyncSeq = lastSyncSeq;
+        }
+
+        @Override
+        public void connectSends() {
+            launch.connectSends();
+        }
+
+        @Override
+        public void finishConnections() {
+            launch.finishConnections();
+        }
+
+        @Override
+        public void submit(boolean mayInline) {
+            launch.submit(mayInline);
+        }
+
+        @Override
+        public void await() {
+            launch.await();
+            res.status().completed(lastSyncSeq);
         }
     }
 
@@ -238,6 +286,44 @@ public final class HostCommunicator implements Communicator, GroupState.Launchab
             return rt.allocate(bytes);
         } finally {
             exit();
+        }
+    }
+
+    @Override
+    public Communicator split(int color, int key) {
+        enter(Collective.BARRIER);
+        try {
+            checkOpen("split");
+            return res.split(color, key);
+        } finally {
+            exit();
+        }
+    }
+
+    @Override
+    public Communicator shrink(int... excludedRanks) {
+        enter(Collective.BARRIER);
+        try {
+            checkOpen("shrink");
+            return res.shrink(excludedRanks == null ? new int[0] : excludedRanks);
+        } finally {
+            exit();
+        }
+    }
+
+    @Override
+    public int[] lostRanks() {
+        return res.lostRanks();
+    }
+
+    @Override
+    public void revoke() {
+        res.revoke();
+    }
+
+    private void checkOpen(String what) {
+        if (closed) {
+            throw new JcclException(Result.INVALID_USAGE, "rank " + rank() + ": " + what + " on a closed communicator " + id());
         }
     }
 

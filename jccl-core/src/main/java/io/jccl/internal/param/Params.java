@@ -40,6 +40,14 @@ public final class Params {
             "largest allReduce (bytes per rank) done one-shot through shared memory on a single-host communicator; 0 disables");
     public static final Param<Integer> INLINE_MAX_BYTES = intParam("JCCL_INLINE_MAX_BYTES", 1 << 20,
             "largest operation the caller's thread runs itself when the communicator is idle");
+    public static final Param<Long> HEARTBEAT_MS = longParam("JCCL_HEARTBEAT_MS", 1000L,
+            "period of the heartbeats ranks send each other over the bootstrap connections (0: no heartbeats)");
+    public static final Param<Long> HEARTBEAT_TIMEOUT_MS = longParam("JCCL_HEARTBEAT_TIMEOUT_MS", 20_000L,
+            "a peer silent this long is declared lost (stopped, hung or unreachable); 0: never");
+    public static final Param<Integer> RAS_ENABLE = intParam("NCCL_RAS_ENABLE", 1,
+            "1: the process holding rank 0 of a communicator answers status queries (./jccl ras); 0: no status port");
+    public static final Param<String> RAS_ADDR = stringParam("NCCL_RAS_ADDR", "127.0.0.1:28028",
+            "host:port of the status port (an ephemeral port is used when it is taken)");
 
     private Params() {
     }
