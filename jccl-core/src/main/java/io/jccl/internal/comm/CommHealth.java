@@ -23,6 +23,7 @@ public final class CommHealth {
     private volatile boolean anyPeerClosing;
     private final java.util.concurrent.atomic.AtomicIntegerArray lost;
     private volatile boolean revoked;
+    private volatile JcclException diagnosis;
     private volatile Object lastWait;
     private volatile long lastWaitNs;
 
@@ -119,6 +120,33 @@ public final class CommHealth {
     /** The first failure, or null. */
     public JcclException failure() {
         return failure.get();
+    }
+
+    /**
+     * Records the diagnosis of a lost peer: the first failure if there was none, otherwise it replaces a symptom
+     * recorded first (a data connection that dropped, a peer's forwarded error, a timeout), so waits that throw from
+     * now on, later calls and {@link #failure()} name the lost rank. The first diagnosis wins; a local abort or a
+     * revocation is never replaced.
+     */
+    public void diagnose(JcclException rootCause) {
+        if (failure.get() == null) {
+            fail(rootCause);
+        }
+        JcclException cur = failure.get();
+        if (diagnosis != null || cur == rootCause || revoked || cur.result() == Result.ABORTED) {
+            if (diagnosis == null && cur == rootCause) {
+                diagnosis = rootCause;
+            }
+            return;
+        }
+        diagnosis = rootCause;
+        rootCause.addSuppressed(cur);
+        failure.set(rootCause);
+    }
+
+    /** The diagnosis of a lost peer, or null. */
+    public JcclException diagnosis() {
+        return diagnosis;
     }
 
     /** Records {@code e} if it is the first failure and tells the listeners; returns the failure in effect. */

@@ -1,13 +1,18 @@
 package io.jccl.internal.comm;
 
+import io.jccl.Collective;
 import io.jccl.Communicator;
 import io.jccl.Config;
+import io.jccl.JcclException;
+import io.jccl.Result;
 import io.jccl.internal.bootstrap.Bootstrap;
 import io.jccl.internal.param.Params;
 import io.jccl.internal.ras.OpStatus;
 import io.jccl.internal.ras.PeerMonitor;
 
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The fault-tolerance side of one communicator, kept apart from the data path: the operation status the calling
@@ -18,6 +23,8 @@ import java.time.Duration;
  * Mirrors: the RAS, revoke, split and shrink parts of NCCL's ncclComm.
  */
 final class CommResilience {
+    /** How long a failed operation waits for the diagnosis of a lost peer before reporting its symptom. */
+    static final long DIAGNOSIS_WAIT_MS = 300;
     private final CommHealth health;
     private final OpStatus status = new OpStatus();
     private final ChildComms children;
@@ -60,6 +67,28 @@ final class CommResilience {
     /** Stops in-flight work on this rank and tells the peers; resources stay until close. */
     void revoke() {
         health.revoke("communicator " + commId + " was revoked by rank " + rank);
+    }
+
+    /**
+     * The error operation {@code seq} throws: when {@code e} is the symptom of a lost peer (a dropped connection, a
+     * peer's forwarded error), waits up to {@link #DIAGNOSIS_WAIT_MS} for the monitor's diagnosis and reports that,
+     * naming the lost rank and the operation, with {@code e} as the cause. Only runs on failures.
+     */
+    JcclException explain(JcclException e, Collective c, long seq) {
+        if (seq <= 0 || (e.result() != Result.REMOTE_ERROR && e.result() != Result.TIMEOUT)
+                || !health.isBroken()) {
+            return e;
+        }
+        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(DIAGNOSIS_WAIT_MS);
+        while (health.diagnosis() == null && !health.isRevoked() && System.nanoTime() < until) {
+            LockSupport.parkNanos(2_000_000L);
+        }
+        JcclException d = health.diagnosis();
+        if (d == null || e.getMessage().contains(d.getMessage())) {
+            return e;
+        }
+        return new JcclException(d.result(), "rank " + rank + ": " + c.ncclName() + " (seq " + seq + ") failed: "
+                + d.getMessage(), e);
     }
 
     int[] lostRanks() {

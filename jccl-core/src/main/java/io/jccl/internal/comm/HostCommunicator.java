@@ -176,6 +176,7 @@ public final class HostCommunicator implements Communicator, GroupState.Launchab
     private void call(Collective c, MemorySegment send, MemorySegment recv, long count, DataType type, RedOp op,
                       int root, int peer, CompletableFuture<Void> future) {
         enter(c);
+        long s = 0;
         try {
             if (closed) {
                 throw new JcclException(Result.INVALID_USAGE, "rank " + rank() + ": " + c.ncclName()
@@ -188,7 +189,7 @@ public final class HostCommunicator implements Communicator, GroupState.Launchab
             if (c.reduces() && count > 0) {
                 rt.validateOp(type, op);
             }
-            long s = seq.incrementAndGet();
+            s = seq.incrementAndGet();
             res.status().issued(s, c);
             if (c == Collective.ALL_REDUCE && future == null && rt.fastAllReduce(s, send, recv, count, type, op)) {
                 res.status().completed(s);
@@ -196,7 +197,8 @@ public final class HostCommunicator implements Communicator, GroupState.Launchab
             }
             CollArgs a = new CollArgs(c, s, orNull(send), orNull(recv), count, type, op, root, peer);
             if (future != null) {
-                future.whenComplete((v, e) -> res.status().completed(s));
+                long issued = s;
+                future.whenComplete((v, e) -> res.status().completed(issued));
             }
             if (!GroupState.record(this, a, future)) {
                 rt.launchNow(a, future);
@@ -204,6 +206,8 @@ public final class HostCommunicator implements Communicator, GroupState.Launchab
                     res.status().completed(s);
                 }
             }
+        } catch (JcclException e) {
+            throw res.explain(e, c, s);
         } finally {
             exit();
         }
@@ -252,7 +256,11 @@ public final class HostCommunicator implements Communicator, GroupState.Launchab
 
         @Override
         public void await() {
-            launch.await();
+            try {
+                launch.await();
+            } catch (JcclException e) {
+                throw res.explain(e, Collective.SEND_RECV, lastSyncSeq);
+            }
             res.status().completed(lastSyncSeq);
         }
     }

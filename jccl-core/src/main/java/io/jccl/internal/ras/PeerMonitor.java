@@ -235,7 +235,7 @@ public final class PeerMonitor {
             }
             return;
         }
-        lose(n.rank(), Result.REMOTE_ERROR, "was declared lost by rank " + from + ": " + n.reason(), false);
+        lose(n.rank(), n.result(), "was declared lost by rank " + from + ": " + n.reason(), false);
     }
 
     private void departed(int peer, Departure kind, String reason) {
@@ -265,9 +265,9 @@ public final class PeerMonitor {
         health.peerLost(peer);
         String who = describe(peer);
         Log.warn(rank, "comm %s: %s %s", commId, who, why);
-        health.fail(new JcclException(result, who + " " + why + "; " + context()));
+        health.diagnose(new JcclException(result, who + " " + why + "; " + context()));
         if (tellOthers) {
-            byte[] msg = new LostNotice(peer, who + " " + why).encode();
+            byte[] msg = new LostNotice(peer, result, who + " " + why).encode();
             Thread.ofVirtual().name("jccl-lost-notice-r" + rank).start(() -> {
                 for (int p = 0; p < nRanks; p++) {
                     if (p != rank && p != peer && !health.isLost(p)) {

@@ -22,6 +22,7 @@ public final class RasMessages {
     static final int MAX_TEXT_CHARS = 400;
     private static final int VERSION = 1;
     private static final Collective[] COLLECTIVES = Collective.values();
+    private static final Result[] RESULTS = Result.values();
 
     private RasMessages() {
     }
@@ -76,13 +77,14 @@ public final class RasMessages {
 
     /**
      * "Rank {@code rank} is gone, because {@code reason}": sent by the rank that noticed to every other, so all
-     * survivors fail at once and agree on who is missing.
+     * survivors fail at once, with the same kind of error, and agree on who is missing.
      */
-    public record LostNotice(int rank, String reason) {
+    public record LostNotice(int rank, Result result, String reason) {
         public byte[] encode() {
             return write(d -> {
                 d.writeByte(VERSION);
                 d.writeInt(rank);
+                d.writeByte(result.ordinal());
                 d.writeUTF(shorten(reason));
             });
         }
@@ -93,12 +95,13 @@ public final class RasMessages {
                 DataInputStream d = in(b);
                 int v = d.readUnsignedByte();
                 int rank = d.readInt();
+                int result = d.readUnsignedByte();
                 String reason = d.readUTF();
-                if (v != VERSION || rank < 0 || rank >= nRanks || reason.length() > MAX_TEXT_CHARS + 3
-                        || d.available() != 0) {
+                if (v != VERSION || rank < 0 || rank >= nRanks || result >= RESULTS.length
+                        || reason.length() > MAX_TEXT_CHARS + 3 || d.available() != 0) {
                     throw bad("lost-rank notice", "field out of range");
                 }
-                return new LostNotice(rank, clean(reason));
+                return new LostNotice(rank, RESULTS[result], clean(reason));
             } catch (IOException e) {
                 throw bad("lost-rank notice", e.getMessage());
             }
