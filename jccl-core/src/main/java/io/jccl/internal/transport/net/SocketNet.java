@@ -28,6 +28,8 @@ import java.util.concurrent.TimeUnit;
 public final class SocketNet {
     private static final SecureRandom RANDOM = new SecureRandom();
     private static final int HELLO_BYTES = 4 + 4 + AuthKeys.MAC_BYTES;
+    /** How long a connection may take to send its hello before it is dropped (a silent client cannot stall accept). */
+    private static final int HELLO_TIMEOUT_MS = 2_000;
     private static final byte[] HELLO_LABEL = "net-hello".getBytes(java.nio.charset.StandardCharsets.UTF_8);
 
     private SocketNet() {
@@ -108,7 +110,7 @@ public final class SocketNet {
     }
 
     /** The hello a sender writes first: its rank, the channel and their MAC over the receiver's nonce. */
-    static byte[] hello(AuthKeys keys, long nonce, int rank, int channel) {
+    public static byte[] hello(AuthKeys keys, long nonce, int rank, int channel) {
         return ByteBuffer.allocate(HELLO_BYTES).putInt(rank).putInt(channel)
                 .put(keys.mac(AuthKeys.Purpose.NET, HELLO_LABEL, AuthKeys.bytes(nonce), AuthKeys.bytes(rank),
                         AuthKeys.bytes(channel))).array();
@@ -149,7 +151,7 @@ public final class SocketNet {
                 SocketChannel ch = s.getChannel();
                 try {
                     configure(ch);
-                    s.setSoTimeout((int) Math.max(1, Math.min(leftMs, 10_000)));
+                    s.setSoTimeout((int) Math.max(1, Math.min(leftMs, HELLO_TIMEOUT_MS)));
                     DataInputStream in = new DataInputStream(s.getInputStream());
                     byte[] hello = new byte[HELLO_BYTES];
                     in.readFully(hello);
