@@ -24,6 +24,7 @@ public final class CommHealth {
     private final java.util.concurrent.atomic.AtomicIntegerArray lost;
     private volatile boolean revoked;
     private volatile JcclException diagnosis;
+    private boolean diagnosisPrimary;
     private volatile Object lastWait;
     private volatile long lastWaitNs;
 
@@ -125,23 +126,32 @@ public final class CommHealth {
     /**
      * Records the diagnosis of a lost peer: the first failure if there was none, otherwise it replaces a symptom
      * recorded first (a data connection that dropped, a peer's forwarded error, a timeout), so waits that throw from
-     * now on, later calls and {@link #failure()} name the lost rank. The first diagnosis wins; a local abort or a
-     * revocation is never replaced.
+     * now on, later calls and {@link #failure()} name the lost rank. A {@code primary} diagnosis (this rank saw the
+     * peer die, go silent or vanish, or was told so) replaces a secondary one (a peer that left after a failure of
+     * its own); otherwise the first diagnosis wins. A local abort or a revocation is never replaced.
      */
-    public void diagnose(JcclException rootCause) {
+    public synchronized void diagnose(JcclException rootCause, boolean primary) {
         if (failure.get() == null) {
             fail(rootCause);
         }
         JcclException cur = failure.get();
-        if (diagnosis != null || cur == rootCause || revoked || cur.result() == Result.ABORTED) {
-            if (diagnosis == null && cur == rootCause) {
-                diagnosis = rootCause;
-            }
+        if (revoked || cur.result() == Result.ABORTED && cur != rootCause) {
             return;
         }
+        if (diagnosis != null && (diagnosisPrimary || !primary)) {
+            return;
+        }
+        if (cur != rootCause) {
+            rootCause.addSuppressed(cur);
+            failure.set(rootCause);
+        }
         diagnosis = rootCause;
-        rootCause.addSuppressed(cur);
-        failure.set(rootCause);
+        diagnosisPrimary = primary;
+    }
+
+    /** True when the diagnosis in effect comes from this rank's own observation (or a notice of one). */
+    public synchronized boolean isDiagnosisPrimary() {
+        return diagnosis != null && diagnosisPrimary;
     }
 
     /** The diagnosis of a lost peer, or null. */

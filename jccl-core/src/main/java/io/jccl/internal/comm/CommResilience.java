@@ -80,15 +80,16 @@ final class CommResilience {
             return e;
         }
         long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(DIAGNOSIS_WAIT_MS);
-        while (health.diagnosis() == null && !health.isRevoked() && System.nanoTime() < until) {
+        while (!health.isDiagnosisPrimary() && !health.isRevoked() && System.nanoTime() < until) {
             LockSupport.parkNanos(2_000_000L);
         }
         JcclException d = health.diagnosis();
         if (d == null || e.getMessage().contains(d.getMessage())) {
             return e;
         }
-        return new JcclException(d.result(), "rank " + rank + ": " + c.ncclName() + " (seq " + seq + ") failed: "
-                + d.getMessage(), e);
+        String m = d.getMessage().contains("(seq " + seq + ")") ? d.getMessage()
+                : "rank " + rank + ": " + c.ncclName() + " (seq " + seq + ") failed: " + d.getMessage();
+        return new JcclException(d.result(), m, e);
     }
 
     int[] lostRanks() {

@@ -244,7 +244,8 @@ public final class PeerMonitor {
         }
         switch (kind) {
             case ORDERLY -> health.peerClosing(peer);
-            case FAILED -> lose(peer, Result.REMOTE_ERROR, "left the communicator after a failure (" + reason + ")", false);
+            case FAILED -> lose(peer, Result.REMOTE_ERROR, "left the communicator after a failure (" + reason + ")", false,
+                    false);
             case VANISHED -> {
                 if (!health.isPeerClosing(peer)) {
                     lose(peer, Result.REMOTE_ERROR, "exited without closing the communicator: killed or crashed ("
@@ -256,16 +257,21 @@ public final class PeerMonitor {
 
     /**
      * Declares {@code peer} lost: records it, fails the communicator with an error naming it and this rank's
-     * current operation, and (when this rank noticed first-hand) tells every other rank.
+     * current operation, and (when this rank noticed first-hand) tells every other rank. A secondary loss (a peer
+     * that left after a failure of its own) never hides a primary one.
      */
     private void lose(int peer, Result result, String why, boolean tellOthers) {
+        lose(peer, result, why, tellOthers, true);
+    }
+
+    private void lose(int peer, Result result, String why, boolean tellOthers, boolean primary) {
         if (health.isClosing() || health.isLost(peer)) {
             return;
         }
         health.peerLost(peer);
         String who = describe(peer);
         Log.warn(rank, "comm %s: %s %s", commId, who, why);
-        health.diagnose(new JcclException(result, who + " " + why + "; " + context()));
+        health.diagnose(new JcclException(result, who + " " + why + "; " + context()), primary);
         if (tellOthers) {
             byte[] msg = new LostNotice(peer, result, who + " " + why).encode();
             Thread.ofVirtual().name("jccl-lost-notice-r" + rank).start(() -> {
