@@ -121,6 +121,35 @@ class SplitShrinkTest {
     }
 
     @Test
+    void inALargeCommunicatorEverySurvivorLearnsWhoLeftAndTheyShrink() {
+        int n = 18;                                         // more than the full-mesh watch limit
+        ThreadRanks.Outcome o = ThreadRanks.runCollect(n, CFG, comm -> {
+            checkedAllReduce(comm, 64);
+            if (comm.rank() == 9) {
+                comm.abort();
+                return;
+            }
+            assertThatThrownBy(() -> {
+                for (int i = 0; i < 10_000; i++) {
+                    checkedAllReduce(comm, 64);
+                }
+            }).isInstanceOf(JcclException.class);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (comm.lostRanks().length == 0 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertThat(comm.lostRanks()).as("rank %d", comm.rank()).containsExactly(9);
+            try (Communicator s = comm.shrink(comm.lostRanks())) {
+                assertThat(s.size()).isEqualTo(n - 1);
+                checkedAllReduce(s, 1000);
+            }
+        }, 120);
+        for (int r = 0; r < n; r++) {
+            assertThat(o.error(r)).as("rank %d", r).isNull();
+        }
+    }
+
+    @Test
     void survivorsThatDisagreeOnTheExcludedSetGetAClearError() {
         ThreadRanks.Outcome o = ThreadRanks.runCollect(4, CFG, comm -> {
             switch (comm.rank()) {

@@ -235,7 +235,7 @@ public final class PeerMonitor {
             }
             return;
         }
-        lose(n.rank(), n.result(), "was declared lost by rank " + from + ": " + n.reason(), false);
+        lose(n.rank(), n.result(), "was declared lost by rank " + from + ": " + n.reason(), false, n.primary());
     }
 
     private void departed(int peer, Departure kind, String reason) {
@@ -244,8 +244,10 @@ public final class PeerMonitor {
         }
         switch (kind) {
             case ORDERLY -> health.peerClosing(peer);
-            case FAILED -> lose(peer, Result.REMOTE_ERROR, "left the communicator after a failure (" + reason + ")", false,
-                    false);
+            // In a full mesh every rank got the goodbye itself; in a larger communicator rank 0 (connected to
+            // all) passes it on, so survivors agree on who left without a storm of notices.
+            case FAILED -> lose(peer, Result.REMOTE_ERROR, "left the communicator after a failure (" + reason + ")",
+                    nRanks > FULL_MESH_MAX && rank == 0, false);
             case VANISHED -> {
                 if (!health.isPeerClosing(peer)) {
                     lose(peer, Result.REMOTE_ERROR, "exited without closing the communicator: killed or crashed ("
@@ -273,7 +275,7 @@ public final class PeerMonitor {
         Log.warn(rank, "comm %s: %s %s", commId, who, why);
         health.diagnose(new JcclException(result, who + " " + why + "; " + context()), primary);
         if (tellOthers) {
-            byte[] msg = new LostNotice(peer, result, who + " " + why).encode();
+            byte[] msg = new LostNotice(peer, result, primary, who + " " + why).encode();
             Thread.ofVirtual().name("jccl-lost-notice-r" + rank).start(() -> {
                 for (int p = 0; p < nRanks; p++) {
                     if (p != rank && p != peer && !health.isLost(p)) {

@@ -77,14 +77,16 @@ public final class RasMessages {
 
     /**
      * "Rank {@code rank} is gone, because {@code reason}": sent by the rank that noticed to every other, so all
-     * survivors fail at once, with the same kind of error, and agree on who is missing.
+     * survivors fail at once, with the same kind of error, and agree on who is missing. {@code primary}: the sender
+     * saw the rank die or go silent (rather than leave after a failure of its own).
      */
-    public record LostNotice(int rank, Result result, String reason) {
+    public record LostNotice(int rank, Result result, boolean primary, String reason) {
         public byte[] encode() {
             return write(d -> {
                 d.writeByte(VERSION);
                 d.writeInt(rank);
                 d.writeByte(result.ordinal());
+                d.writeBoolean(primary);
                 d.writeUTF(shorten(reason));
             });
         }
@@ -96,12 +98,13 @@ public final class RasMessages {
                 int v = d.readUnsignedByte();
                 int rank = d.readInt();
                 int result = d.readUnsignedByte();
+                int primary = d.readUnsignedByte();
                 String reason = d.readUTF();
-                if (v != VERSION || rank < 0 || rank >= nRanks || result >= RESULTS.length
+                if (v != VERSION || rank < 0 || rank >= nRanks || result >= RESULTS.length || primary > 1
                         || reason.length() > MAX_TEXT_CHARS + 3 || d.available() != 0) {
                     throw bad("lost-rank notice", "field out of range");
                 }
-                return new LostNotice(rank, RESULTS[result], clean(reason));
+                return new LostNotice(rank, RESULTS[result], primary == 1, clean(reason));
             } catch (IOException e) {
                 throw bad("lost-rank notice", e.getMessage());
             }

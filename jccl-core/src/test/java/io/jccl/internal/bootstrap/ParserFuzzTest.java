@@ -111,7 +111,7 @@ class ParserFuzzTest {
         l.add(new Case("heartbeat", new RasMessages.PeerStatus(58, 57, Collective.ALL_REDUCE, 1200,
                 "rank 0 receiving from rank 3").encode(), false,
                 in -> throwsOnly(() -> RasMessages.PeerStatus.decode(in), Result.REMOTE_ERROR)));
-        l.add(new Case("lost notice", new RasMessages.LostNotice(3, Result.TIMEOUT, "silent").encode(), false,
+        l.add(new Case("lost notice", new RasMessages.LostNotice(3, Result.TIMEOUT, true, "silent").encode(), false,
                 in -> throwsOnly(() -> RasMessages.LostNotice.decode(in, 8), Result.REMOTE_ERROR)));
         l.add(new Case("status request", "status".getBytes(), false, in -> RasServer.Command.parse(in, in.length) != null));
         return l;
