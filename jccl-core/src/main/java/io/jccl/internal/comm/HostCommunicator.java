@@ -195,21 +195,24 @@ public final class HostCommunicator implements Communicator, GroupState.Launchab
                 res.status().completed(s);
                 return;
             }
-            CollArgs a = new CollArgs(c, s, orNull(send), orNull(recv), count, type, op, root, peer);
-            if (future != null) {
-                long issued = s;
-                future.whenComplete((v, e) -> res.status().completed(issued));
-            }
-            if (!GroupState.record(this, a, future)) {
-                rt.launchNow(a, future);
-                if (future == null) {
-                    res.status().completed(s);
-                }
-            }
+            launch(new CollArgs(c, s, orNull(send), orNull(recv), count, type, op, root, peer), future);
         } catch (JcclException e) {
             throw res.explain(e, c, s);
         } finally {
             exit();
+        }
+    }
+
+    /** The general path: records the call in the thread's group, or launches it now. */
+    private void launch(CollArgs a, CompletableFuture<Void> future) {
+        if (future != null) {
+            future.whenComplete((v, e) -> res.status().completed(a.seq()));
+        }
+        if (!GroupState.record(this, a, future)) {
+            rt.launchNow(a, future);
+            if (future == null) {
+                res.status().completed(a.seq());
+            }
         }
     }
 
