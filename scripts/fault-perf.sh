@@ -38,7 +38,8 @@ for ((run = 0; run < runs; run++)); do
     if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "RANK=$victim"; then pid=$p; fi
   done
   if [ -z "$pid" ]; then
-    echo "run $run: rank $victim not found (did the job start?)"; kill "$launcher" 2>/dev/null || true; wait "$launcher" || true
+    echo "run $run: rank $victim not found (did the job start?)"; sed 's/^/    /' "$out/err" | tail -5
+    kill "$launcher" 2>/dev/null || true; wait "$launcher" || true
     continue
   fi
   t0=$(date +%s%N)

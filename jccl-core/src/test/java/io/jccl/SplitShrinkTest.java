@@ -189,6 +189,36 @@ class SplitShrinkTest {
     }
 
     @Test
+    void abortReleasesASplitThatWaitsForAPeerQuickly() {
+        AtomicLong releasedMs = new AtomicLong(-1);
+        ThreadRanks.Outcome o = ThreadRanks.runCollect(2, Config.defaults().withTimeout(Duration.ofSeconds(60)), comm -> {
+            if (comm.rank() == 0) {
+                Thread.sleep(2000);                      // never calls split
+                return;
+            }
+            AtomicLong abortAt = new AtomicLong();
+            Thread aborter = Thread.ofPlatform().start(() -> {
+                try {
+                    Thread.sleep(300);
+                } catch (InterruptedException e) {
+                    return;
+                }
+                abortAt.set(System.nanoTime());
+                comm.abort();
+            });
+            try {
+                comm.split(0, 0);
+            } finally {
+                releasedMs.set(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - abortAt.get()));
+                aborter.join();
+            }
+        }, 60);
+        assertThat(o.error(1)).isInstanceOf(JcclException.class).hasMessageContaining("aborted");
+        System.out.println("abort released the waiting split after " + releasedMs.get() + " ms");
+        assertThat(releasedMs.get()).isBetween(0L, 1000L);
+    }
+
+    @Test
     void abortFromAnotherThreadReleasesABlockedAllReduceQuickly() {
         AtomicLong releasedMs = new AtomicLong(-1);
         CountDownLatch go = new CountDownLatch(1);

@@ -389,6 +389,7 @@ public final class Bootstrap implements AutoCloseable {
             return;
         }
         closed = true;
+        mailbox.close();
         CommHealth h = health;
         JcclException f = h == null ? null : h.failure();
         Goodbye g = f == null ? new Goodbye(Departure.ORDERLY, "closed")
@@ -402,7 +403,6 @@ public final class Bootstrap implements AutoCloseable {
         for (Socket s : inSockets) {
             PeerLinks.closeQuietly(s);
         }
-        mailbox.close();
     }
 
     /** The rank's side of the root handshake (see {@link Handshake}). */

@@ -24,7 +24,7 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class CommResilience {
     /** How long a failed operation waits for the diagnosis of a lost peer before reporting its symptom. */
-    static final long DIAGNOSIS_WAIT_MS = 300;
+    static final long DIAGNOSIS_WAIT_MS = 1000;
     private final CommHealth health;
     private final OpStatus status = new OpStatus();
     private final ChildComms children;
@@ -75,8 +75,12 @@ final class CommResilience {
      * naming the lost rank and the operation, with {@code e} as the cause. Only runs on failures.
      */
     JcclException explain(JcclException e, Collective c, long seq) {
-        if (seq <= 0 || (e.result() != Result.REMOTE_ERROR && e.result() != Result.TIMEOUT)
-                || !health.isBroken()) {
+        return seq <= 0 ? e : explain(e, c.ncclName() + " (seq " + seq + ")", "(seq " + seq + ")");
+    }
+
+    /** As above for an operation without a sequence number ({@code op} names it, e.g. "allocate"). */
+    JcclException explain(JcclException e, String op, String marker) {
+        if ((e.result() != Result.REMOTE_ERROR && e.result() != Result.TIMEOUT) || !health.isBroken()) {
             return e;
         }
         long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(DIAGNOSIS_WAIT_MS);
@@ -87,8 +91,8 @@ final class CommResilience {
         if (d == null || e.getMessage().contains(d.getMessage())) {
             return e;
         }
-        String m = d.getMessage().contains("(seq " + seq + ")") ? d.getMessage()
-                : "rank " + rank + ": " + c.ncclName() + " (seq " + seq + ") failed: " + d.getMessage();
+        String m = marker != null && d.getMessage().contains(marker) ? d.getMessage()
+                : "rank " + rank + ": " + op + " failed: " + d.getMessage();
         return new JcclException(d.result(), m, e);
     }
 

@@ -295,6 +295,8 @@ public final class HostCommunicator implements Communicator, GroupState.Launchab
             }
             rt.health().check("rank " + rank() + ": allocate");
             return rt.allocate(bytes);
+        } catch (JcclException e) {
+            throw res.explain(e, "allocate", null);
         } finally {
             exit();
         }

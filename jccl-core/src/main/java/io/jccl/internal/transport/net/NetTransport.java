@@ -61,7 +61,7 @@ public final class NetTransport implements Transport {
 
             @Override
             public RecvConn complete() {
-                SocketChannel ch = SocketNet.accept(l, keys, rank, peer, channel, timeoutNs);
+                SocketChannel ch = SocketNet.accept(l, keys, rank, peer, channel, timeoutNs, health);
                 ConnFifo fifo = ConnFifo.allocate(arena, stepBytes);
                 RecvConn conn = new RecvConn(fifo, proxy::wake, health, timeoutNs, policy, new ParkSleeper(), rank, peer, channel, NAME);
                 proxy.add(new NetRecvProxy(fifo, ch, conn.backoff(), health,
@@ -74,7 +74,7 @@ public final class NetTransport implements Transport {
     @Override
     public SendConn connectSend(int peer, int channel, byte[] recvInfo) {
         SocketNet.Handle h = SocketNet.Handle.fromBytes(recvInfo);
-        SocketChannel ch = SocketNet.connect(h, keys, rank, channel, timeoutNs);
+        SocketChannel ch = SocketNet.connect(h, keys, rank, channel, timeoutNs, health);
         ConnFifo fifo = ConnFifo.allocate(arena, h.stepBytes());
         SendConn conn = new SendConn(fifo, proxy::wake, health, timeoutNs, policy, new ParkSleeper(), rank, peer, channel, NAME);
         proxy.add(new NetSendProxy(fifo, ch, conn.backoff(), health,

@@ -3,6 +3,7 @@ package io.jccl.internal.transport.net;
 import io.jccl.JcclException;
 import io.jccl.Result;
 import io.jccl.internal.bootstrap.AuthKeys;
+import io.jccl.internal.comm.CommHealth;
 
 import java.io.DataInputStream;
 import java.io.IOException;
@@ -30,6 +31,8 @@ public final class SocketNet {
     private static final int HELLO_BYTES = 4 + 4 + AuthKeys.MAC_BYTES;
     /** How long a connection may take to send its hello before it is dropped (a silent client cannot stall accept). */
     private static final int HELLO_TIMEOUT_MS = 2_000;
+    /** Longest single blocking accept when the communicator's health is watched. */
+    private static final int ACCEPT_SLICE_MS = 100;
     private static final byte[] HELLO_LABEL = "net-hello".getBytes(java.nio.charset.StandardCharsets.UTF_8);
 
     private SocketNet() {
@@ -84,9 +87,18 @@ public final class SocketNet {
 
     /** Connects to a receiver and introduces itself; returns a non-blocking channel. */
     public static SocketChannel connect(Handle h, AuthKeys keys, int myRank, int channel, long timeoutNs) {
+        return connect(h, keys, myRank, channel, timeoutNs, null);
+    }
+
+    /** As above; a non-null {@code health} ends the attempts as soon as the communicator fails. */
+    public static SocketChannel connect(Handle h, AuthKeys keys, int myRank, int channel, long timeoutNs,
+                                        CommHealth health) {
         long deadline = System.nanoTime() + timeoutNs;
         IOException last = null;
         while (System.nanoTime() < deadline) {
+            if (health != null && health.isBroken()) {
+                throw health.brokenError("rank " + myRank + " connecting data channel " + channel + " to " + h.address());
+            }
             SocketChannel ch = null;
             try {
                 ch = SocketChannel.open();
@@ -133,15 +145,28 @@ public final class SocketNet {
 
     /** Accepts the one expected sender (checking its authenticated hello); returns a non-blocking channel. */
     public static SocketChannel accept(Listener l, AuthKeys keys, int myRank, int peer, int channel, long timeoutNs) {
+        return accept(l, keys, myRank, peer, channel, timeoutNs, null);
+    }
+
+    /**
+     * As above; a non-null {@code health} ends the wait as soon as the communicator fails (the wait is sliced so a
+     * lost peer is noticed within {@link #ACCEPT_SLICE_MS}).
+     */
+    public static SocketChannel accept(Listener l, AuthKeys keys, int myRank, int peer, int channel, long timeoutNs,
+                                       CommHealth health) {
         long deadline = System.nanoTime() + timeoutNs;
         try (ServerSocketChannel ss = l.server()) {
             while (true) {
+                if (health != null && health.isBroken()) {
+                    throw health.brokenError("rank " + myRank + " waiting for rank " + peer + " to connect data channel "
+                            + channel);
+                }
                 long leftMs = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
                 if (leftMs <= 0) {
                     throw new JcclException(Result.TIMEOUT, "rank " + myRank + ": rank " + peer + " did not connect its data "
                             + "channel " + channel + " within " + TimeUnit.NANOSECONDS.toMillis(timeoutNs) + " ms");
                 }
-                ss.socket().setSoTimeout((int) Math.min(leftMs, Integer.MAX_VALUE));
+                ss.socket().setSoTimeout((int) Math.min(leftMs, health == null ? Integer.MAX_VALUE : ACCEPT_SLICE_MS));
                 Socket s;
                 try {
                     s = ss.socket().accept();
