@@ -53,6 +53,7 @@ public final class CommFactory {
         Bootstrap bootstrap = Bootstrap.init(id, rank, nRanks, timeoutNs);
         CommHealth health = new CommHealth(nRanks);
         bootstrap.attach(health);
+        CommResilience resilience = CommResilience.watch(commId, cfg, timeoutNs, bootstrap, health);
         Arena arena = null;
         ProxyThread proxy = null;
         ShmTransport shm = null;
@@ -108,7 +109,7 @@ public final class CommFactory {
             Log.info(Subsys.INIT, rank, "comm %s rank %d nRanks %d nNodes %d localRanks %d nChannels %d - Init COMPLETE "
                     + "(%.1f ms)", commId, rank, nRanks, shape.nNodes(), shape.localRanks(), shape.nChannels(),
                     (System.nanoTime() - t0) / 1e6);
-            return new HostCommunicator(rt, CommResilience.start(commId, cfg, timeoutNs, bootstrap, health, peers, rank));
+            return new HostCommunicator(rt, resilience.ready(peers));
         } catch (RuntimeException e) {
             health.fail(e instanceof JcclException j ? j : new JcclException(Result.INTERNAL_ERROR, e.toString(), e));
             if (proxy != null) {

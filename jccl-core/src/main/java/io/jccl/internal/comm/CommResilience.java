@@ -26,30 +26,45 @@ final class CommResilience {
     /** How long a failed operation waits for the diagnosis of a lost peer before reporting its symptom. */
     static final long DIAGNOSIS_WAIT_MS = 1000;
     private final CommHealth health;
-    private final OpStatus status = new OpStatus();
-    private final ChildComms children;
+    private final OpStatus status;
+    private final PeerMonitor monitor;
+    private final Bootstrap bootstrap;
+    private final Config config;
+    private final long timeoutNs;
     private final String commId;
     private final int rank;
+    private ChildComms children;
 
-    private CommResilience(CommHealth health, ChildComms children, String commId, int rank) {
-        this.health = health;
-        this.children = children;
+    private CommResilience(String commId, Config config, long timeoutNs, Bootstrap bootstrap, CommHealth health) {
         this.commId = commId;
-        this.rank = rank;
+        this.config = config;
+        this.timeoutNs = timeoutNs;
+        this.bootstrap = bootstrap;
+        this.health = health;
+        this.rank = bootstrap.rank();
+        this.status = new OpStatus();
+        this.monitor = PeerMonitor.start(commId, config.commName(), bootstrap, health, status,
+                Params.HEARTBEAT_MS.get(), Params.HEARTBEAT_TIMEOUT_MS.get());
     }
 
-    /** Starts watching the peers of a communicator whose init just completed. */
-    static CommResilience start(String commId, Config config, long timeoutNs, Bootstrap bootstrap, CommHealth health,
-                                PeerInfo[] peers, int rank) {
-        Config childConfig = config.timeout() == null ? config.withTimeout(Duration.ofNanos(timeoutNs)) : config;
-        CommResilience r = new CommResilience(health, new ChildComms(bootstrap, childConfig), commId, rank);
+    /**
+     * Starts watching the peers as soon as the bootstrap network is up, so a rank that dies during the rest of init
+     * fails the init at once instead of at its timeout.
+     */
+    static CommResilience watch(String commId, Config config, long timeoutNs, Bootstrap bootstrap, CommHealth health) {
+        return new CommResilience(commId, config, timeoutNs, bootstrap, health);
+    }
+
+    /** Init completed: tells the monitor where every rank runs and enables split and shrink. */
+    CommResilience ready(PeerInfo[] peers) {
         PeerMonitor.Identity[] ids = new PeerMonitor.Identity[peers.length];
         for (PeerInfo p : peers) {
             ids[p.rank()] = new PeerMonitor.Identity(p.hostName(), p.pid(), p.hostHash() == peers[rank].hostHash());
         }
-        PeerMonitor.start(commId, config.commName(), bootstrap, health, r.status, ids, Params.HEARTBEAT_MS.get(),
-                Params.HEARTBEAT_TIMEOUT_MS.get());
-        return r;
+        monitor.identify(ids);
+        Config childConfig = config.timeout() == null ? config.withTimeout(Duration.ofNanos(timeoutNs)) : config;
+        this.children = new ChildComms(bootstrap, childConfig);
+        return this;
     }
 
     OpStatus status() {

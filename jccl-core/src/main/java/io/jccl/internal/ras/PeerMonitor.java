@@ -50,7 +50,7 @@ public final class PeerMonitor {
     private final Bootstrap bootstrap;
     private final CommHealth health;
     private final OpStatus status;
-    private final Identity[] peers;
+    private volatile Identity[] peers;
     private final long periodNs;
     private final long silenceLimitNs;
     private final int[] watched;
@@ -62,7 +62,7 @@ public final class PeerMonitor {
     private long seenIssuedSeq;
 
     private PeerMonitor(String commId, String commName, Bootstrap bootstrap, CommHealth health, OpStatus status,
-                        Identity[] peers, long periodMs, long silenceLimitMs) {
+                        long periodMs, long silenceLimitMs) {
         this.commId = commId;
         this.commName = commName;
         this.rank = bootstrap.rank();
@@ -70,7 +70,7 @@ public final class PeerMonitor {
         this.bootstrap = bootstrap;
         this.health = health;
         this.status = status;
-        this.peers = peers;
+        this.peers = new Identity[nRanks];
         this.periodNs = TimeUnit.MILLISECONDS.toNanos(periodMs);
         this.silenceLimitNs = TimeUnit.MILLISECONDS.toNanos(silenceLimitMs);
         this.watched = watchSet(rank, nRanks);
@@ -88,22 +88,28 @@ public final class PeerMonitor {
     }
 
     /**
-     * Starts watching the peers of a communicator that just finished its init. With {@code periodMs == 0} only
-     * connection events and notices are watched (no heartbeats, no silence limit).
+     * Starts watching the peers of a communicator as soon as its bootstrap network is up (so a rank that dies during
+     * the rest of init is noticed too). With {@code periodMs == 0} only connection events and notices are watched
+     * (no heartbeats, no silence limit, no status port). Peers are named by rank until {@link #identify} tells where
+     * they run.
      */
     public static PeerMonitor start(String commId, String commName, Bootstrap bootstrap, CommHealth health,
-                                    OpStatus status, Identity[] peers, long periodMs, long silenceLimitMs) {
-        PeerMonitor m = new PeerMonitor(commId, commName, bootstrap, health, status, peers, Math.max(0, periodMs),
+                                    OpStatus status, long periodMs, long silenceLimitMs) {
+        PeerMonitor m = new PeerMonitor(commId, commName, bootstrap, health, status, Math.max(0, periodMs),
                 periodMs > 0 ? Math.max(0, silenceLimitMs) : 0);
         bootstrap.consume(TAG_HEARTBEAT, m::heard);
         bootstrap.consume(TAG_LOST, m::notice);
         bootstrap.onDeparture(m::departed);
-        RasServer.register(m);
         if (m.nRanks > 1 && periodMs > 0) {
             Thread.ofVirtual().name("jccl-heartbeat-" + commId.substring(0, Math.min(8, commId.length())) + "-r"
                     + m.rank).start(m::run);
         }
         return m;
+    }
+
+    /** Where each rank runs (host, pid), once the peer infos are known; enables the process-liveness check. */
+    public void identify(Identity[] ids) {
+        this.peers = ids.clone();
     }
 
     /** The peers rank {@code r} sends heartbeats to and expects them from (a symmetric relation). */
@@ -134,6 +140,7 @@ public final class PeerMonitor {
 
     private void run() {
         long last = System.nanoTime();
+        RasServer.register(this);
         try {
             while (!bootstrap.isClosed()) {
                 long now = System.nanoTime();
@@ -183,7 +190,7 @@ public final class PeerMonitor {
                 lose(p, Result.TIMEOUT, String.format("sent no heartbeat for %.1f s (JCCL_HEARTBEAT_TIMEOUT_MS=%d): "
                         + "the process is stopped, hung, or its host is unreachable", silentNs / 1e9,
                         TimeUnit.NANOSECONDS.toMillis(silenceLimitNs)), true);
-            } else if (peers[p].sameHost() && peers[p].pid() != ProcessHandle.current().pid()
+            } else if (peers[p] != null && peers[p].sameHost() && peers[p].pid() != ProcessHandle.current().pid()
                     && !ProcessHandle.of(peers[p].pid()).map(ProcessHandle::isAlive).orElse(false)) {
                 lose(p, Result.REMOTE_ERROR, "exited without closing the communicator: its process is gone "
                         + "(killed or crashed)", true);
@@ -289,6 +296,9 @@ public final class PeerMonitor {
     /** "rank 2 (pid 1234 on host h)". */
     String describe(int peer) {
         Identity id = peers[peer];
+        if (id == null) {
+            return "rank " + peer + " (at " + bootstrap.address(peer) + ", during init)";
+        }
         return "rank " + peer + " (pid " + id.pid() + " on " + id.host() + ")";
     }
 
@@ -318,7 +328,8 @@ public final class PeerMonitor {
             } else {
                 state = s == null ? "alive (no status yet)" : "alive";
             }
-            rows[p] = new StatusReport.Row(p, peers[p].host(), peers[p].pid(), state, s);
+            Identity id = peers[p];
+            rows[p] = new StatusReport.Row(p, id == null ? "?" : id.host(), id == null ? -1 : id.pid(), state, s);
         }
         JcclException f = health.failure();
         return new StatusReport.Comm(commId, commName, rank, nRanks, f == null ? null : f.getMessage(), rows);
