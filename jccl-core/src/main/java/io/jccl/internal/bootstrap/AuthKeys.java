@@ -53,7 +53,8 @@ public final class AuthKeys {
 
     private AuthKeys(byte[] secret, long magic) {
         if (secret.length != 32) {
-            throw new JcclException(Result.INVALID_ARGUMENT, "a communicator secret has 32 bytes, got " + secret.length);
+            throw new JcclException(Result.INVALID_ARGUMENT, "a communicator secret has 32 bytes, got "
+                    + secret.length);
         }
         this.secret = secret.clone();
         this.magic = magic;

@@ -22,7 +22,8 @@ import java.util.concurrent.TimeUnit;
  * Socket setup for data connections (NCCL's internal {@code ncclNetSocket}: listen / connect / accept): a listener per
  * connection whose handle (address, port, random nonce, slot size) travels to the sender through the bootstrap; the
  * sender's first bytes are its rank, the channel and {@code HMAC(netKey, nonce, rank, channel)} (the handle's random
- * nonce is the challenge), so the receiver accepts only the expected peer of the same communicator. Connected channels are returned non-blocking with TCP_NODELAY, ready for the proxy thread.
+ * nonce is the challenge), so the receiver accepts only the expected peer of the same communicator. Connected
+ * channels are returned non-blocking with TCP_NODELAY, ready for the proxy thread.
  *
  * <p>Owned by: the thread setting up connections. Mirrors: transport/net_socket.cc listen/connect/accept.
  */
