@@ -34,7 +34,8 @@ for ((run = 0; run < runs; run++)); do
   done
   sleep "$((RANDOM % 4)).$((RANDOM % 10))"
   victim=$((RANDOM % np)) pid=""
-  for p in $(pgrep -f "io.jccl.tools.perf.PerfMain all_reduce -b" || true); do
+  ranks=$(pgrep -f "io.jccl.tools.perf.PerfMain all_reduce -b" || true)
+  for p in $ranks; do
     if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "RANK=$victim"; then pid=$p; fi
   done
   if [ -z "$pid" ]; then
@@ -55,6 +56,7 @@ for ((run = 0; run < runs; run++)); do
   fi
   set +e; wait "$launcher"; rc=$?; set -e
   ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+  for p in $ranks; do rm -f /dev/shm/jccl-*-"$p"-*; done   # what killed or stopped ranks could not clean up
   [ -z "$code" ] && code=$rc
   [ "$code" = 0 ] && zero_exit=$((zero_exit + 1))
   named=0 survivors=$((np - 1))

@@ -85,11 +85,35 @@ public final class ProcessRanks {
             for (Process p : procs) {
                 p.waitFor(10, TimeUnit.SECONDS);
             }
+            removeShmFilesOf(procs);
             for (Path log : logs) {
                 outs.add(Files.readString(log));
                 Files.deleteIfExists(log);
             }
             return new Result(codes, outs);
+        }
+    }
+
+    /**
+     * Removes the shared-memory files a killed rank could not clean up (JCCL names them
+     * {@code jccl-<comm>-<pid>-...}), so fault tests leave /dev/shm as they found it.
+     */
+    static void removeShmFilesOf(List<Process> procs) throws IOException {
+        Path dir = Path.of("/dev/shm");
+        if (!Files.isDirectory(dir)) {
+            return;
+        }
+        java.util.Set<String> pids = new java.util.HashSet<>();
+        for (Process p : procs) {
+            pids.add(Long.toString(p.pid()));
+        }
+        try (java.util.stream.Stream<Path> files = Files.list(dir)) {
+            for (Path f : files.toList()) {
+                String[] parts = f.getFileName().toString().split("-");
+                if (parts.length > 3 && parts[0].equals("jccl") && pids.contains(parts[2])) {
+                    Files.deleteIfExists(f);
+                }
+            }
         }
     }
 
