@@ -42,7 +42,7 @@ class RasStatusTest {
                 .containsPattern("\\n  1 .*alive .* 1 .*AllReduce seq 2")
                 .containsPattern("\\n  2 .*alive .* 1 ")
                 .contains("operation seq 2 is in flight; ranks [2] have not issued it yet")
-                .contains("waiting ranks wait for ranks [");
+                .contains("its waiting ranks wait for ranks [");
     }
 
     @Test

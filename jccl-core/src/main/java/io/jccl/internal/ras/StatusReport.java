@@ -78,14 +78,14 @@ public final class StatusReport {
             } else if (s.issuedSeq() < maxIssued) {
                 behind.add(r.rank());
             }
-            if (s != null && s.inFlight()) {
+            if (s != null && s.inFlight() && s.issuedSeq() == maxIssued) {
                 awaited.addAll(ranksNamed(s.waitingFor(), r.rank(), c.nRanks()));
             }
         }
         out.add("operation seq " + maxIssued + " is in flight"
                 + (behind.isEmpty() ? "" : "; ranks " + behind + " have not issued it yet")
                 + (unknown.isEmpty() ? "" : "; no status from ranks " + unknown)
-                + (awaited.isEmpty() ? "" : "; waiting ranks wait for ranks " + awaited));
+                + (awaited.isEmpty() ? "" : "; its waiting ranks wait for ranks " + awaited));
         return out;
     }
 

@@ -47,7 +47,7 @@ class WatchSetTest {
         };
         List<String> d = StatusReport.diagnose(new StatusReport.Comm("c", null, 0, 4, null, rows));
         assertThat(d).containsExactly("operation seq 9 is in flight; ranks [2] have not issued it yet; "
-                + "no status from ranks [3]; waiting ranks wait for ranks [2, 3]");
+                + "no status from ranks [3]; its waiting ranks wait for ranks [2, 3]");
         String text = StatusReport.format(1, "h", List.of(new StatusReport.Comm("c", "n", 0, 4, "boom", rows)));
         assertThat(text).contains("FAILED: boom").contains("AllReduce seq 9 (5000 ms)").contains("LOST");
     }
