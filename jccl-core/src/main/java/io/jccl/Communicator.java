@@ -32,6 +32,8 @@ import java.util.concurrent.CompletableFuture;
  * }</pre>
  */
 public interface Communicator extends AutoCloseable, ArrayCollectives, BufferCollectives {
+    /** The {@link #split} color of a rank that wants no new communicator (NCCL's {@code NCCL_SPLIT_NOCOLOR}). */
+    int SPLIT_NOCOLOR = -1;
 
     /**
      * Joins a communicator of {@code nRanks} ranks as {@code rank}, with default {@link Config} (NCCL's
@@ -327,6 +329,31 @@ public interface Communicator extends AutoCloseable, ArrayCollectives, BufferCol
      */
     MemorySegment allocate(long bytes);
 
+    // ---- new communicators from this one ------------------------------------------------------------------
+
+    /**
+     * Collective over every rank of this communicator (NCCL's {@code ncclCommSplit}): ranks that pass the same
+     * {@code color} form a new communicator, ranked by {@code key} and then by their rank here. A rank passing
+     * {@link #SPLIT_NOCOLOR} takes part but gets {@code null}. The new communicator has this one's configuration and
+     * is independent of it (closing either leaves the other working).
+     */
+    Communicator split(int color, int key);
+
+    /**
+     * Collective over the ranks that stay (NCCL's {@code ncclCommShrink}): every rank not in {@code excludedRanks}
+     * calls it with the same set, and they form a new communicator in their old rank order. It works after a failure:
+     * when a peer died, the survivors catch the error, call {@code shrink(comm.lostRanks())}, and continue on the
+     * result (then close or abort this one). Fails with {@link Result#INVALID_USAGE} when the survivors disagree on
+     * the excluded set.
+     */
+    Communicator shrink(int... excludedRanks);
+
+    /**
+     * The ranks this rank knows are gone (killed, crashed, stopped answering, or left after a failure), ascending;
+     * empty while every peer is fine. A rank that detects a loss tells the others, so survivors agree on it quickly.
+     */
+    int[] lostRanks();
+
     // ---- lifecycle ---------------------------------------------------------------------------------------
 
     /**
@@ -342,6 +369,14 @@ public interface Communicator extends AutoCloseable, ArrayCollectives, BufferCol
      * peers see the connection drop; resources are released (NCCL's {@code ncclCommAbort}).
      */
     void abort();
+
+    /**
+     * Stops in-flight work without releasing anything, from any thread (NCCL's {@code ncclCommRevoke}): blocked and
+     * later operations fail (later ones with {@link Result#INVALID_USAGE}), peers are told so their in-flight
+     * operations fail too, and the communicator can still be {@link #shrink shrunk}, {@link #split split}, aborted
+     * or closed.
+     */
+    void revoke();
 
     /**
      * Waits for every operation issued so far, then releases the communicator's threads, sockets and memory

@@ -3,6 +3,7 @@ package io.jccl.internal.bootstrap;
 import io.jccl.JcclException;
 import io.jccl.Result;
 import io.jccl.UniqueId;
+import io.jccl.internal.bootstrap.Goodbye.Departure;
 import io.jccl.internal.comm.CommHealth;
 import io.jccl.internal.debug.Log;
 import io.jccl.internal.debug.Subsys;
@@ -10,59 +11,69 @@ import io.jccl.internal.transport.net.NetInterfaces;
 
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
 /**
  * One rank's bootstrap network (NCCL's {@code bootstrapInit} and {@code bootstrapSend/Recv/AllGather}): a listening
- * socket, a hello to the root that returns the ring successor's address, a ring allGather of every rank's listen
- * address, and from then on tagged messages to any peer over one cached connection per direction. Every wait has a
- * deadline and notices a broken communicator.
+ * socket, an authenticated hello to the root that returns the ring successor's address, a ring allGather of every
+ * rank's listen address, and from then on tagged messages to any peer over one cached, authenticated connection per
+ * direction. Every wait has a deadline and notices a broken communicator. How each peer left (an orderly close, a
+ * failure it announced, or a connection that just ended) is reported to {@link #onDeparture} listeners.
  *
  * <p>Owned by: the communicator's threads (send/recv are thread-safe); one virtual reader thread per incoming
  * connection and one virtual accept thread. Mirrors: bootstrap.cc.
  */
 public final class Bootstrap implements AutoCloseable {
-    static final int TAG_PEER_HELLO = 0x4a43_4310;
     /** Tag of the address allGather during init. */
     private static final int TAG_RING_ADDR = 0x4a43_4311;
     /** Tag of {@link #allGather}. */
     public static final int TAG_ALLGATHER = 0x4a43_4312;
+    /** Incoming connections allowed to be in their handshake at once. */
+    private static final int MAX_PENDING = 256;
+
+    /** Told how a peer left, once per peer, on a reader thread. */
+    @FunctionalInterface
+    public interface DepartureListener {
+        void departed(int peer, Departure kind, String reason);
+    }
 
     private final int rank;
     private final int nRanks;
-    private final long magic;
+    private final AuthKeys keys;
     private final long timeoutNs;
     private final ServerSocket listen;
     private final Mailbox mailbox;
     private final InetSocketAddress[] peers;
-    private final Socket[] outSockets;
-    private final DataOutputStream[] outStreams;
+    private final PeerLinks links;
     private final List<Socket> inSockets = new CopyOnWriteArrayList<>();
+    private final Semaphore pending = new Semaphore(MAX_PENDING);
+    private final Goodbye[] departed;
+    private final List<DepartureListener> departureListeners = new CopyOnWriteArrayList<>();
     private volatile CommHealth health;
     private volatile boolean closed;
 
-    private Bootstrap(int rank, int nRanks, long magic, long timeoutNs, ServerSocket listen) {
+    private Bootstrap(int rank, int nRanks, AuthKeys keys, long timeoutNs, ServerSocket listen) {
         this.rank = rank;
         this.nRanks = nRanks;
-        this.magic = magic;
+        this.keys = keys;
         this.timeoutNs = timeoutNs;
         this.listen = listen;
         this.mailbox = new Mailbox(rank, nRanks);
         this.peers = new InetSocketAddress[nRanks];
-        this.outSockets = new Socket[nRanks];
-        this.outStreams = new DataOutputStream[nRanks];
+        this.links = new PeerLinks(rank, keys, peers);
+        this.departed = new Goodbye[nRanks];
     }
 
     /**
@@ -80,12 +91,12 @@ public final class Bootstrap implements AutoCloseable {
             throw new JcclException(Result.SYSTEM_ERROR, "rank " + rank + ": cannot open bootstrap listen socket on "
                     + ifa + ": " + e.getMessage(), e);
         }
-        Bootstrap b = new Bootstrap(rank, nRanks, id.magic(), timeoutNs, ss);
+        Bootstrap b = new Bootstrap(rank, nRanks, AuthKeys.of(id), timeoutNs, ss);
         Log.info(Subsys.BOOTSTRAP, rank, "Bootstrap: using %s, listening on port %d", ifa, ss.getLocalPort());
         Thread.ofVirtual().name("jccl-bootstrap-accept-r" + rank).start(b::acceptLoop);
         try {
             InetSocketAddress me = new InetSocketAddress(ifa.address(), ss.getLocalPort());
-            InetSocketAddress next = b.helloRoot(root, me);
+            InetSocketAddress next = new RootHelloClient(b.keys, rank, nRanks, timeoutNs).hello(root, me, b.links);
             b.peers[rank] = me;
             b.peers[(rank + 1) % nRanks] = next;
             b.ringGatherAddresses();
@@ -104,49 +115,39 @@ public final class Bootstrap implements AutoCloseable {
         return nRanks;
     }
 
+    /** The keys of this communicator (for data connections and child communicators). */
+    public AuthKeys keys() {
+        return keys;
+    }
+
+    /** Where {@code peer}'s bootstrap listens (known for every rank after init). */
+    public InetSocketAddress address(int peer) {
+        checkPeer(peer);
+        return peers[peer];
+    }
+
     /** Lets waits stop early when the communicator fails. */
     public void attach(CommHealth h) {
         this.health = h;
         h.onFailure(mailbox::wakeAll);
     }
 
-    private InetSocketAddress helloRoot(InetSocketAddress root, InetSocketAddress me) {
-        long deadline = System.nanoTime() + timeoutNs;
-        try (Socket s = connectWithRetry(root, deadline, "the bootstrap root")) {
-            ByteArrayOutputStream bos = new ByteArrayOutputStream();
-            DataOutputStream d = new DataOutputStream(bos);
-            d.writeLong(magic);
-            d.writeInt(rank);
-            d.writeInt(nRanks);
-            d.writeLong(TimeUnit.NANOSECONDS.toMillis(timeoutNs));
-            Frames.writeAddress(d, me);
-            DataOutputStream out = new DataOutputStream(new BufferedOutputStream(s.getOutputStream()));
-            Frames.write(out, BootstrapRoot.TAG_HELLO, bos.toByteArray());
-            // The root answers once every rank has joined, or with an error naming the missing ranks; wait a little
-            // longer than the root so its more precise message arrives first.
-            long waitMs = TimeUnit.NANOSECONDS.toMillis(timeoutNs) + TimeUnit.NANOSECONDS.toMillis(timeoutNs) / 10 + 1000;
-            s.setSoTimeout((int) Math.min(waitMs, Integer.MAX_VALUE));
-            DataInputStream in = new DataInputStream(new BufferedInputStream(s.getInputStream()));
-            Frames.Frame f;
-            try {
-                f = Frames.read(in);
-            } catch (java.net.SocketTimeoutException e) {
-                throw new JcclException(Result.TIMEOUT, "rank " + rank + " of " + nRanks + ": the bootstrap root at "
-                        + root + " did not answer within " + waitMs + " ms (not all ranks joined?)");
+    /** True once {@link #close()} began. */
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /** Calls {@code l} for every peer departure, including those that already happened. */
+    public void onDeparture(DepartureListener l) {
+        departureListeners.add(l);
+        for (int p = 0; p < nRanks; p++) {
+            Goodbye g;
+            synchronized (departed) {
+                g = departed[p];
             }
-            if (f.tag() == BootstrapRoot.TAG_ERROR) {
-                String msg = new String(f.payload(), StandardCharsets.UTF_8);
-                Result r = msg.contains("did not join") ? Result.TIMEOUT
-                        : msg.contains("magic") ? Result.INVALID_USAGE : Result.INVALID_ARGUMENT;
-                throw new JcclException(r, "rank " + rank + " of " + nRanks + ": " + msg);
+            if (g != null) {
+                l.departed(p, g.kind(), g.reason());
             }
-            if (f.tag() != BootstrapRoot.TAG_NEXT) {
-                throw new JcclException(Result.INTERNAL_ERROR, "rank " + rank + ": unexpected answer from the bootstrap root");
-            }
-            return Frames.readAddress(new DataInputStream(new ByteArrayInputStream(f.payload())));
-        } catch (IOException e) {
-            throw new JcclException(Result.REMOTE_ERROR, "rank " + rank + ": bootstrap root at " + root
-                    + " closed the connection: " + e.getMessage() + " (root process gone, or a wrong UniqueId?)", e);
         }
     }
 
@@ -161,37 +162,52 @@ public final class Bootstrap implements AutoCloseable {
             byte[] ip = peers[sendIdx].getAddress().getAddress();
             out.put((byte) ip.length).put(ip).putShort((short) peers[sendIdx].getPort());
             send(next, TAG_RING_ADDR, java.util.Arrays.copyOf(out.array(), out.position()));
-            ByteBuffer in = ByteBuffer.wrap(recv(prev, TAG_RING_ADDR, "bootstrap address allGather"));
-            int idx = in.getInt();
-            if (idx != recvIdx) {
-                throw new JcclException(Result.INTERNAL_ERROR, "bootstrap ring allGather out of order: got rank " + idx
-                        + " expected " + recvIdx);
-            }
-            byte[] rip = new byte[in.get()];
-            in.get(rip);
+            byte[] got = recv(prev, TAG_RING_ADDR, "bootstrap address allGather");
             try {
-                peers[idx] = new InetSocketAddress(java.net.InetAddress.getByAddress(rip), in.getShort() & 0xffff);
-            } catch (java.net.UnknownHostException e) {
-                throw new JcclException(Result.INTERNAL_ERROR, "bad address in bootstrap allGather", e);
+                DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(got));
+                int idx = in.readInt();
+                if (idx != recvIdx) {
+                    throw new JcclException(Result.INTERNAL_ERROR, "bootstrap ring allGather out of order: got rank "
+                            + idx + " expected " + recvIdx);
+                }
+                peers[idx] = Frames.readAddress(in);
+            } catch (IOException e) {
+                throw new JcclException(Result.INTERNAL_ERROR, "bad address in bootstrap allGather from rank " + prev, e);
             }
         }
     }
 
     /** Sends a tagged message to {@code peer} (asynchronous to the peer: it is queued there until received). */
     public void send(int peer, int tag, byte[] payload) {
+        send(peer, tag, payload, health);
+    }
+
+    /**
+     * Sends even when the communicator is broken (shrink and split talk over a failed communicator's bootstrap);
+     * fails only when the peer cannot be reached.
+     */
+    public void sendAny(int peer, int tag, byte[] payload) {
         checkPeer(peer);
-        DataOutputStream out;
-        synchronized (outStreams) {
-            out = outStreams[peer];
-            if (out == null) {
-                out = openPeer(peer);
-            }
+        Goodbye g;
+        synchronized (departed) {
+            g = departed[peer];
         }
+        if (g != null) {
+            throw new JcclException(Result.REMOTE_ERROR, "rank " + rank + ": rank " + peer + " has left the communicator ("
+                    + (g.kind() == Departure.ORDERLY ? "it closed it" : g.reason()) + ")");
+        }
+        send(peer, tag, payload, null);
+    }
+
+    private void send(int peer, int tag, byte[] payload, CommHealth h) {
+        checkPeer(peer);
+        DataOutputStream out = links.get(peer, System.nanoTime() + timeoutNs, h);
         try {
             synchronized (out) {
                 Frames.write(out, tag, payload);
             }
         } catch (IOException e) {
+            links.drop(peer, out);
             throw new JcclException(Result.REMOTE_ERROR, "rank " + rank + ": bootstrap send to rank " + peer
                     + " failed: " + e.getMessage() + " (rank " + peer + " exited or failed?)", e);
         }
@@ -199,35 +215,33 @@ public final class Bootstrap implements AutoCloseable {
 
     /** Also delivers every message with {@code tag} to {@code listener} as it arrives (on a reader thread). */
     public void listen(int tag, java.util.function.BiConsumer<Integer, byte[]> listener) {
-        mailbox.listen(tag, listener);
+        mailbox.listen(tag, listener, false);
+    }
+
+    /** Delivers every message with {@code tag} to {@code listener} only (never queued: nobody {@link #recv}s it). */
+    public void consume(int tag, java.util.function.BiConsumer<Integer, byte[]> listener) {
+        mailbox.listen(tag, listener, true);
     }
 
     /**
-     * Best-effort send that never waits long: used to tell peers about a failure. Returns false if the peer could not
-     * be reached within {@code timeoutMs}.
+     * Best-effort send that never waits long: used for failure notices and heartbeats. Returns false if the peer
+     * could not be reached within {@code timeoutMs}.
      */
     public boolean trySend(int peer, int tag, byte[] payload, long timeoutMs) {
-        if (closed) {
+        if (closed || peer < 0 || peer >= nRanks) {
+            return false;
+        }
+        DataOutputStream out = links.tryGet(peer, timeoutMs);
+        if (out == null) {
             return false;
         }
         try {
-            DataOutputStream out;
-            synchronized (outStreams) {
-                out = outStreams[peer];
-                if (out == null) {
-                    Socket s = new Socket();
-                    s.connect(peers[peer], (int) timeoutMs);
-                    out = new DataOutputStream(new BufferedOutputStream(s.getOutputStream(), 1 << 16));
-                    Frames.write(out, TAG_PEER_HELLO, ByteBuffer.allocate(12).putLong(magic).putInt(rank).array());
-                    outSockets[peer] = s;
-                    outStreams[peer] = out;
-                }
-            }
             synchronized (out) {
                 Frames.write(out, tag, payload);
             }
             return true;
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException e) {
+            links.drop(peer, out);
             return false;
         }
     }
@@ -236,6 +250,12 @@ public final class Bootstrap implements AutoCloseable {
     public byte[] recv(int peer, int tag, String what) {
         checkPeer(peer);
         return mailbox.take(peer, tag, timeoutNs, health, what);
+    }
+
+    /** As {@link #recv}, but a broken communicator does not end the wait (the peer leaving or the deadline do). */
+    public byte[] recvAny(int peer, int tag, String what) {
+        checkPeer(peer);
+        return mailbox.take(peer, tag, timeoutNs, null, what);
     }
 
     /** Every rank's {@code mine}, indexed by rank (a ring allGather, n-1 steps). */
@@ -258,52 +278,16 @@ public final class Bootstrap implements AutoCloseable {
         allGather(new byte[0]);
     }
 
-    private DataOutputStream openPeer(int peer) {
-        Socket s = connectWithRetry(peers[peer], System.nanoTime() + timeoutNs, "rank " + peer);
-        try {
-            DataOutputStream out = new DataOutputStream(new BufferedOutputStream(s.getOutputStream(), 1 << 16));
-            ByteBuffer hello = ByteBuffer.allocate(12).putLong(magic).putInt(rank);
-            Frames.write(out, TAG_PEER_HELLO, hello.array());
-            outSockets[peer] = s;
-            outStreams[peer] = out;
-            return out;
-        } catch (IOException e) {
-            throw new JcclException(Result.REMOTE_ERROR, "rank " + rank + ": cannot talk to rank " + peer + ": " + e.getMessage(), e);
-        }
-    }
-
-    private Socket connectWithRetry(InetSocketAddress to, long deadlineNs, String who) {
-        long backoffMs = 10;
-        IOException last = null;
-        while (System.nanoTime() < deadlineNs) {
-            if (health != null && health.isBroken()) {
-                throw health.brokenError("rank " + rank + " connecting to " + who);
-            }
-            Socket s = new Socket();
-            try {
-                s.setTcpNoDelay(true);
-                long left = TimeUnit.NANOSECONDS.toMillis(deadlineNs - System.nanoTime());
-                s.connect(to, (int) Math.max(1, Math.min(left, 10_000)));
-                return s;
-            } catch (IOException e) {
-                last = e;
-                try {
-                    s.close();
-                    Thread.sleep(backoffMs);
-                } catch (IOException | InterruptedException ignored) {
-                    // retry until the deadline
-                }
-                backoffMs = Math.min(backoffMs * 2, 500);
-            }
-        }
-        throw new JcclException(Result.TIMEOUT, "rank " + rank + ": could not connect to " + who + " at " + to
-                + " before the deadline: " + (last == null ? "timeout" : last.getMessage()));
-    }
-
     private void acceptLoop() {
         while (!closed) {
             try {
                 Socket s = listen.accept();
+                if (!pending.tryAcquire()) {
+                    Log.warn(rank, "bootstrap: %d handshakes in progress; dropped a connection from %s", MAX_PENDING,
+                            s.getRemoteSocketAddress());
+                    PeerLinks.closeQuietly(s);
+                    continue;
+                }
                 inSockets.add(s);
                 Thread.ofVirtual().name("jccl-bootstrap-reader-r" + rank).start(() -> readLoop(s));
             } catch (IOException e) {
@@ -315,32 +299,76 @@ public final class Bootstrap implements AutoCloseable {
         }
     }
 
+    /** Authenticates an incoming connection, then queues its frames until it ends. */
     private void readLoop(Socket s) {
         int from = -1;
+        boolean released = false;
         try {
             s.setTcpNoDelay(true);
-            s.setSoTimeout((int) Math.min(TimeUnit.NANOSECONDS.toMillis(timeoutNs), Integer.MAX_VALUE));
+            s.setSoTimeout(BootstrapRoot.HANDSHAKE_MS);
             DataInputStream in = new DataInputStream(new BufferedInputStream(s.getInputStream(), 1 << 16));
-            Frames.Frame hello = Frames.read(in);
-            ByteBuffer h = ByteBuffer.wrap(hello.payload());
-            if (hello.tag() != TAG_PEER_HELLO || hello.payload().length != 12 || h.getLong() != magic) {
-                Log.warn(rank, "bootstrap: dropped a connection from %s with a wrong hello/magic", s.getRemoteSocketAddress());
+            DataOutputStream out = new DataOutputStream(new BufferedOutputStream(s.getOutputStream(), 1024));
+            byte[] challenge = AuthKeys.nonce();
+            Frames.write(out, Handshake.TAG_PEER_CHALLENGE, challenge);
+            Frames.Frame hello = Frames.read(in, Handshake.MAX_HANDSHAKE_BYTES);
+            Handshake.PeerHello h;
+            try {
+                if (hello.tag() != Handshake.TAG_PEER_HELLO) {
+                    throw new Handshake.Rejected("not a JCCL peer hello");
+                }
+                h = Handshake.openPeerHello(keys, challenge, hello.payload(), rank, nRanks);
+            } catch (Handshake.Rejected e) {
+                Log.warn(rank, "bootstrap: rejected a connection from %s: %s", s.getRemoteSocketAddress(), e.getMessage());
+                Frames.write(out, Handshake.TAG_PEER_REJECT, e.getMessage().getBytes(StandardCharsets.UTF_8));
                 s.close();
                 return;
             }
-            from = h.getInt();
-            if (from < 0 || from >= nRanks) {
-                s.close();
-                return;
-            }
+            Frames.write(out, Handshake.TAG_PEER_OK, Handshake.signPeerOk(keys, h.nonce(), challenge));
+            from = h.from();
             s.setSoTimeout(0);
+            pending.release();
+            released = true;
             while (true) {
                 Frames.Frame f = Frames.read(in);
-                mailbox.put(from, f.tag(), f.payload());
+                if (f.tag() == Goodbye.TAG) {
+                    Goodbye g = Goodbye.decode(f.payload());
+                    depart(from, g);
+                } else {
+                    mailbox.put(from, f.tag(), f.payload());
+                }
             }
+        } catch (SocketTimeoutException e) {
+            Log.warn(rank, "bootstrap: dropped %s: no hello within %d ms", s.getRemoteSocketAddress(),
+                    BootstrapRoot.HANDSHAKE_MS);
+            PeerLinks.closeQuietly(s);
         } catch (IOException e) {
-            if (from >= 0) {
-                mailbox.peerClosed(from, closed ? "closed" : Frames.isEof(e) ? "connection closed" : e.getMessage());
+            PeerLinks.closeQuietly(s);
+            if (from >= 0 && !closed) {
+                depart(from, new Goodbye(Departure.VANISHED, "its connection ended without a goodbye ("
+                        + (Frames.isEof(e) ? "end of stream" : e.getMessage()) + ")"));
+            }
+        } finally {
+            inSockets.remove(s);
+            if (!released) {
+                pending.release();
+            }
+        }
+    }
+
+    /** Records how {@code peer} left (the first report wins) and tells waits and listeners. */
+    private void depart(int peer, Goodbye g) {
+        synchronized (departed) {
+            if (departed[peer] != null) {
+                return;
+            }
+            departed[peer] = g;
+        }
+        mailbox.peerClosed(peer, g.kind() == Departure.ORDERLY ? "it closed the communicator" : g.reason());
+        for (DepartureListener l : departureListeners) {
+            try {
+                l.departed(peer, g.kind(), g.reason());
+            } catch (RuntimeException e) {
+                Log.warn(rank, "bootstrap: departure listener failed: %s", e);
             }
         }
     }
@@ -351,32 +379,82 @@ public final class Bootstrap implements AutoCloseable {
         }
     }
 
+    /**
+     * Tells every connected peer goodbye (an orderly close, or the failure in effect), then closes every socket.
+     * Waits end with an error. Idempotent.
+     */
     @Override
     public void close() {
+        if (closed) {
+            return;
+        }
         closed = true;
+        mailbox.close();
+        CommHealth h = health;
+        JcclException f = h == null ? null : h.failure();
+        Goodbye g = f == null ? new Goodbye(Departure.ORDERLY, "closed")
+                : new Goodbye(Departure.FAILED, "rank " + rank + " left after a failure: " + f.getMessage());
+        links.closeAll(g, 200);
         try {
             listen.close();
         } catch (IOException ignored) {
             // closing
         }
-        synchronized (outStreams) {
-            for (Socket s : outSockets) {
-                closeQuietly(s);
-            }
-        }
         for (Socket s : inSockets) {
-            closeQuietly(s);
+            PeerLinks.closeQuietly(s);
         }
-        mailbox.wakeAll();
     }
 
-    private static void closeQuietly(Socket s) {
-        if (s != null) {
-            try {
-                s.close();
-            } catch (IOException ignored) {
-                // closing
+    /** The rank's side of the root handshake (see {@link Handshake}). */
+    private record RootHelloClient(AuthKeys keys, int rank, int nRanks, long timeoutNs) {
+        InetSocketAddress hello(InetSocketAddress root, InetSocketAddress me, PeerLinks links) {
+            long deadline = System.nanoTime() + timeoutNs;
+            try (Socket s = links.connect(root, deadline, "the bootstrap root", null)) {
+                s.setSoTimeout(BootstrapRoot.HANDSHAKE_MS * 2);
+                DataInputStream in = new DataInputStream(new BufferedInputStream(s.getInputStream(), 4096));
+                DataOutputStream out = new DataOutputStream(new BufferedOutputStream(s.getOutputStream(), 1024));
+                Frames.Frame c = Frames.read(in, Handshake.MAX_HANDSHAKE_BYTES);
+                if (c.tag() == Handshake.TAG_ERROR) {
+                    throw rootError(Handshake.reason(c.payload()));
+                }
+                if (c.tag() != Handshake.TAG_CHALLENGE || c.payload().length != AuthKeys.NONCE_BYTES) {
+                    throw new JcclException(Result.INVALID_USAGE, "rank " + rank + ": " + root
+                            + " is not a JCCL bootstrap root (wrong JCCL_COMM_ID / MASTER_PORT?)");
+                }
+                byte[] nonce = AuthKeys.nonce();
+                long timeoutMs = TimeUnit.NANOSECONDS.toMillis(timeoutNs);
+                Frames.write(out, Handshake.TAG_HELLO, Handshake.signRootHello(keys, c.payload(),
+                        new Handshake.RootHello(keys.magic(), rank, nRanks, timeoutMs, me, nonce)));
+                // The root answers once every rank has joined, or with an error naming the missing ranks; wait a
+                // little longer than the root so its more precise message arrives first.
+                long waitMs = timeoutMs + timeoutMs / 10 + 1000;
+                s.setSoTimeout((int) Math.min(waitMs, Integer.MAX_VALUE));
+                Frames.Frame f;
+                try {
+                    f = Frames.read(in, Handshake.MAX_HANDSHAKE_BYTES * 8);
+                } catch (SocketTimeoutException e) {
+                    throw new JcclException(Result.TIMEOUT, "rank " + rank + " of " + nRanks + ": the bootstrap root at "
+                            + root + " did not answer within " + waitMs + " ms (not all ranks joined?)");
+                }
+                if (f.tag() == Handshake.TAG_ERROR) {
+                    throw rootError(Handshake.reason(f.payload()));
+                }
+                if (f.tag() != Handshake.TAG_NEXT) {
+                    throw new JcclException(Result.INTERNAL_ERROR, "rank " + rank + ": unexpected answer from the bootstrap root");
+                }
+                return Handshake.openNext(keys, nonce, f.payload());
+            } catch (Handshake.Rejected e) {
+                throw new JcclException(Result.INVALID_USAGE, "rank " + rank + " of " + nRanks + ": " + e.getMessage());
+            } catch (IOException e) {
+                throw new JcclException(Result.REMOTE_ERROR, "rank " + rank + ": bootstrap root at " + root
+                        + " closed the connection: " + e.getMessage() + " (root process gone, or a wrong UniqueId?)", e);
             }
+        }
+
+        private JcclException rootError(String msg) {
+            Result r = msg.contains("did not join") ? Result.TIMEOUT
+                    : msg.contains("another communicator") ? Result.INVALID_USAGE : Result.INVALID_ARGUMENT;
+            return new JcclException(r, "rank " + rank + " of " + nRanks + ": " + msg);
         }
     }
 }

@@ -10,10 +10,10 @@ import io.jccl.internal.transport.net.NetInterfaces;
 
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -22,30 +22,40 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;
+import java.util.concurrent.Semaphore;
 
 /**
- * The bootstrap root (NCCL's {@code bootstrapRoot}): a daemon thread that accepts every rank's hello (its listen
- * address, authenticated by the handle's magic), and once all {@code nRanks} have arrived tells each rank the address
- * of its ring successor. Connections with a wrong magic are answered with a rejection and dropped; ranks that do not
- * arrive within the deadline (counted from the first arrival) are named in an error sent to those that did.
+ * The bootstrap root (NCCL's {@code bootstrapRoot}): accepts every rank's authenticated hello (see {@link Handshake})
+ * and, once all {@code nRanks} have arrived, tells each rank the address of its ring successor. Each connection is
+ * served on its own virtual thread with a short read deadline, so a garbage, oversized or silent client is dropped
+ * without delaying anyone else; at most {@link #MAX_PENDING} handshakes run at once. Ranks that do not arrive within
+ * the deadline (counted from the first arrival) are named in an error sent to those that did.
  *
- * <p>Owned by: its own thread "jccl-bootstrap-root". Mirrors: bootstrap.cc bootstrapRoot / bootstrapCreateRoot.
+ * <p>Owned by: its accept thread "jccl-bootstrap-root" plus one virtual thread per connection; the gathering state is
+ * guarded by {@code this}. Mirrors: bootstrap.cc bootstrapRoot / bootstrapCreateRoot.
  */
 public final class BootstrapRoot implements Runnable {
-    static final int TAG_HELLO = 0x4a43_4301;
-    static final int TAG_NEXT = 0x4a43_4302;
-    static final int TAG_ERROR = 0x4a43_4303;
     /** How long a root waits for its first rank before giving up silently. */
     private static final long IDLE_LIMIT_MS = 3_600_000L;
+    /** How long a connection may take to complete its handshake. */
+    static final int HANDSHAKE_MS = 5_000;
+    /** Handshakes in progress at once; more connections are closed at once. */
+    static final int MAX_PENDING = 1024;
 
     private final ServerSocket server;
-    private final long magic;
-    private final long timeoutMs;
+    private final AuthKeys keys;
+    private final long defaultTimeoutMs;
+    private final Semaphore pending = new Semaphore(MAX_PENDING);
+    private final List<Arrival> arrived = new ArrayList<>();
+    private Arrival[] byRank;
+    private int nRanks = -1;
+    private long deadlineMs;
+    private volatile boolean finished;
 
-    private BootstrapRoot(ServerSocket server, long magic, long timeoutMs) {
+    private BootstrapRoot(ServerSocket server, AuthKeys keys, long timeoutMs) {
         this.server = server;
-        this.magic = magic;
-        this.timeoutMs = timeoutMs;
+        this.keys = keys;
+        this.defaultTimeoutMs = timeoutMs;
     }
 
     /** Creates a new handle and starts its root on the chosen interface (an ephemeral port). */
@@ -55,17 +65,28 @@ public final class BootstrapRoot implements Runnable {
         UniqueId id = UniqueId.create(new InetSocketAddress(ifa.address(), ss.getLocalPort()));
         Log.info(Subsys.BOOTSTRAP, -1, "Bootstrap root listening on %s:%d (%s)", ifa.address().getHostAddress(),
                 ss.getLocalPort(), ifa.ifName());
-        start(ss, id.magic());
+        start(ss, AuthKeys.of(id));
+        return id;
+    }
+
+    /**
+     * Starts a root on {@code bind} (port 0: an ephemeral one) for a communicator whose handle is made of
+     * {@code magic} and {@code secret} and the returned address (split and shrink: the new rank 0 does this).
+     */
+    public static UniqueId startNew(InetAddress bind, long magic, byte[] secret) {
+        ServerSocket ss = listen(new InetSocketAddress(bind, 0));
+        UniqueId id = UniqueId.create(new InetSocketAddress(bind, ss.getLocalPort()), magic, secret);
+        start(ss, AuthKeys.of(id));
         return id;
     }
 
     /** Starts a root for an existing handle, listening on {@code bind} (launch-by-environment: rank 0 does this). */
-    public static void startAt(InetSocketAddress bind, long magic) {
-        start(listen(bind), magic);
+    public static void startAt(InetSocketAddress bind, UniqueId id) {
+        start(listen(bind), AuthKeys.of(id));
     }
 
-    private static void start(ServerSocket ss, long magic) {
-        Thread t = new Thread(new BootstrapRoot(ss, magic, Params.TIMEOUT_MS.get()), "jccl-bootstrap-root");
+    private static void start(ServerSocket ss, AuthKeys keys) {
+        Thread t = new Thread(new BootstrapRoot(ss, keys, Params.TIMEOUT_MS.get()), "jccl-bootstrap-root");
         t.setDaemon(true);
         t.start();
     }
@@ -83,119 +104,139 @@ public final class BootstrapRoot implements Runnable {
     }
 
     /** A rank that has said hello and waits for its successor's address. */
-    private record Arrival(int rank, InetSocketAddress listen, Socket socket, DataOutputStream out, long timeoutMs) {
+    private record Arrival(Handshake.RootHello hello, Socket socket, DataOutputStream out) {
     }
 
     @Override
     public void run() {
-        List<Arrival> arrived = new ArrayList<>();
-        Arrival[] byRank = null;
-        int nRanks = -1;
-        long deadline = System.currentTimeMillis() + IDLE_LIMIT_MS;
+        long idleUntil = System.currentTimeMillis() + IDLE_LIMIT_MS;
         try (server) {
-            while (nRanks < 0 || arrived.size() < nRanks) {
-                long left = deadline - System.currentTimeMillis();
-                if (left <= 0) {
-                    if (nRanks > 0) {
-                        failAll(arrived, missingMessage(byRank, nRanks));
+            while (!finished) {
+                long now = System.currentTimeMillis();
+                long deadline;
+                synchronized (this) {
+                    deadline = nRanks < 0 ? idleUntil : deadlineMs;
+                    if (now >= deadline && !finished) {
+                        if (nRanks > 0) {
+                            failAll(missingMessage());
+                        }
+                        finished = true;
+                        return;
                     }
-                    return;
                 }
-                server.setSoTimeout((int) Math.min(left, Integer.MAX_VALUE));
+                server.setSoTimeout((int) Math.max(1, Math.min(250, deadline - now)));
                 Socket s;
                 try {
                     s = server.accept();
                 } catch (SocketTimeoutException e) {
                     continue;
                 }
-                Arrival a = readHello(s, (int) Math.min(Math.max(left, 1), 10_000));
-                if (a == null) {
+                if (!pending.tryAcquire()) {
+                    Log.warn(-1, "bootstrap root: %d handshakes in progress; dropped a connection from %s",
+                            MAX_PENDING, s.getRemoteSocketAddress());
+                    closeQuietly(s);
                     continue;
                 }
-                int claimedN = a.rank >>> 16;
-                int rank = a.rank & 0xffff;
-                a = new Arrival(rank, a.listen, a.socket, a.out, a.timeoutMs);
-                if (nRanks < 0) {
-                    nRanks = claimedN;
-                    byRank = new Arrival[nRanks];
-                    deadline = System.currentTimeMillis() + (a.timeoutMs > 0 ? a.timeoutMs : timeoutMs);
-                }
-                String problem = claimedN != nRanks ? "rank " + rank + " says the communicator has " + claimedN
-                        + " ranks but rank " + arrived.getFirst().rank + " said " + nRanks
-                        : rank >= nRanks ? "rank " + rank + " is out of range for " + nRanks + " ranks"
-                        : byRank[rank] != null ? "rank " + rank + " joined twice (two processes started with the same rank?)"
-                        : null;
-                if (problem != null) {
-                    arrived.add(a);
-                    failAll(arrived, "bootstrap root: " + problem);
-                    return;
-                }
-                byRank[rank] = a;
-                arrived.add(a);
+                Thread.ofVirtual().name("jccl-bootstrap-root-conn").start(() -> {
+                    try {
+                        handshake(s);
+                    } finally {
+                        pending.release();
+                    }
+                });
             }
-            for (int r = 0; r < nRanks; r++) {
-                Arrival next = byRank[(r + 1) % nRanks];
-                ByteArrayOutputStream bos = new ByteArrayOutputStream();
-                DataOutputStream d = new DataOutputStream(bos);
-                Frames.writeAddress(d, next.listen);
-                send(byRank[r], TAG_NEXT, bos.toByteArray());
-            }
-            Log.info(Subsys.BOOTSTRAP, -1, "Bootstrap root: all %d ranks joined", nRanks);
         } catch (IOException e) {
-            failAll(arrived, "bootstrap root failed: " + e.getMessage());
-        } finally {
-            for (Arrival a : arrived) {
-                closeQuietly(a.socket);
+            if (!finished) {
+                synchronized (this) {
+                    finished = true;
+                    failAll("bootstrap root failed: " + e.getMessage());
+                }
             }
         }
     }
 
-    /** Reads and checks a hello; on a wrong magic or garbage answers with an error and returns null. */
-    private Arrival readHello(Socket s, int timeoutMs) {
+    /** Serves one connection: challenge, authenticated hello, registration. Never throws. */
+    private void handshake(Socket s) {
+        DataOutputStream out = null;
         try {
-            s.setSoTimeout(timeoutMs);
+            s.setSoTimeout(HANDSHAKE_MS);
             s.setTcpNoDelay(true);
-            DataInputStream in = new DataInputStream(new BufferedInputStream(s.getInputStream()));
-            DataOutputStream out = new DataOutputStream(new BufferedOutputStream(s.getOutputStream()));
-            Frames.Frame f = Frames.read(in);
-            DataInputStream p = new DataInputStream(new java.io.ByteArrayInputStream(f.payload()));
-            if (f.tag() != TAG_HELLO || f.payload().length < 24) {
-                reject(s, out, "not a JCCL bootstrap hello");
-                return null;
+            DataInputStream in = new DataInputStream(new BufferedInputStream(s.getInputStream(), 1024));
+            out = new DataOutputStream(new BufferedOutputStream(s.getOutputStream(), 1024));
+            byte[] challenge = AuthKeys.nonce();
+            Frames.write(out, Handshake.TAG_CHALLENGE, challenge);
+            Frames.Frame f = Frames.read(in, Handshake.MAX_HANDSHAKE_BYTES);
+            if (f.tag() != Handshake.TAG_HELLO) {
+                throw new Handshake.Rejected("not a JCCL bootstrap hello (tag " + Integer.toHexString(f.tag()) + ")");
             }
-            long m = p.readLong();
-            if (m != magic) {
-                reject(s, out, "wrong magic: this rank's UniqueId belongs to another communicator");
-                return null;
-            }
-            int rank = p.readInt();
-            int nRanks = p.readInt();
-            long rankTimeoutMs = p.readLong();
-            if (rank < 0 || nRanks <= 0 || rank > 0xffff || nRanks > 0xffff) {
-                reject(s, out, "bad rank " + rank + " / nRanks " + nRanks);
-                return null;
-            }
-            InetSocketAddress listen = Frames.readAddress(p);
+            Handshake.RootHello h = Handshake.openRootHello(keys, challenge, f.payload());
             s.setSoTimeout(0);
-            return new Arrival((nRanks << 16) | rank, listen, s, out, rankTimeoutMs);
+            register(new Arrival(h, s, out));
+        } catch (Handshake.Rejected e) {
+            reject(s, out, e.getMessage());
+        } catch (SocketTimeoutException e) {
+            Log.warn(-1, "bootstrap root: dropped %s: no hello within %d ms", s.getRemoteSocketAddress(), HANDSHAKE_MS);
+            closeQuietly(s);
         } catch (IOException e) {
             Log.warn(-1, "bootstrap root: dropped connection from %s: %s", s.getRemoteSocketAddress(), e.getMessage());
             closeQuietly(s);
-            return null;
         }
     }
 
-    private static void reject(Socket s, DataOutputStream out, String why) {
+    private synchronized void register(Arrival a) {
+        Handshake.RootHello h = a.hello();
+        if (finished) {
+            reject(a.socket(), a.out(), "this communicator's bootstrap already "
+                    + (byRank != null && arrived.size() == nRanks ? "completed" : "failed") + "; rank " + h.rank()
+                    + " came too late");
+            return;
+        }
+        if (nRanks < 0) {
+            nRanks = h.nRanks();
+            byRank = new Arrival[nRanks];
+            deadlineMs = System.currentTimeMillis() + (h.timeoutMs() > 0 ? h.timeoutMs() : defaultTimeoutMs);
+        }
+        String problem = h.nRanks() != nRanks ? "rank " + h.rank() + " says the communicator has " + h.nRanks()
+                + " ranks but rank " + arrived.getFirst().hello().rank() + " said " + nRanks
+                : byRank[h.rank()] != null ? "rank " + h.rank() + " joined twice (two processes started with the same rank?)"
+                : null;
+        arrived.add(a);
+        if (problem != null) {
+            finished = true;
+            failAll("bootstrap root: " + problem);
+            return;
+        }
+        byRank[h.rank()] = a;
+        if (arrived.size() < nRanks) {
+            return;
+        }
+        finished = true;
+        for (int r = 0; r < nRanks; r++) {
+            Arrival me = byRank[r];
+            Arrival next = byRank[(r + 1) % nRanks];
+            try {
+                Frames.write(me.out(), Handshake.TAG_NEXT, Handshake.signNext(keys, me.hello().nonce(), next.hello().listen()));
+            } catch (IOException e) {
+                Log.warn(-1, "bootstrap root: rank %d left before its answer: %s", r, e.getMessage());
+            }
+        }
+        Log.info(Subsys.BOOTSTRAP, -1, "Bootstrap root: all %d ranks joined", nRanks);
+        closeAll();
+    }
+
+    private void reject(Socket s, DataOutputStream out, String why) {
         Log.warn(-1, "bootstrap root: rejected connection from %s: %s", s.getRemoteSocketAddress(), why);
-        try {
-            Frames.write(out, TAG_ERROR, why.getBytes(StandardCharsets.UTF_8));
-        } catch (IOException ignored) {
-            // the peer is gone already
+        if (out != null) {
+            try {
+                Frames.write(out, Handshake.TAG_ERROR, why.getBytes(StandardCharsets.UTF_8));
+            } catch (IOException ignored) {
+                // the peer is gone already
+            }
         }
         closeQuietly(s);
     }
 
-    private static String missingMessage(Arrival[] byRank, int nRanks) {
+    private String missingMessage() {
         TreeSet<Integer> missing = new TreeSet<>();
         for (int r = 0; r < nRanks; r++) {
             if (byRank[r] == null) {
@@ -206,19 +247,28 @@ public final class BootstrapRoot implements Runnable {
                 + Params.TIMEOUT_MS.name() + ")";
     }
 
-    private static void failAll(List<Arrival> arrived, String message) {
+    /** Tells every rank that arrived why the communicator cannot be formed, then closes everything. */
+    private void failAll(String message) {
         Log.warn(-1, "%s", message);
         for (Arrival a : arrived) {
             try {
-                send(a, TAG_ERROR, message.getBytes(StandardCharsets.UTF_8));
+                Frames.write(a.out(), Handshake.TAG_ERROR, message.getBytes(StandardCharsets.UTF_8));
             } catch (IOException ignored) {
                 // that rank is gone; nothing more to tell it
             }
         }
+        closeAll();
     }
 
-    private static void send(Arrival a, int tag, byte[] payload) throws IOException {
-        Frames.write(a.out, tag, payload);
+    private void closeAll() {
+        for (Arrival a : arrived) {
+            closeQuietly(a.socket());
+        }
+        try {
+            server.close();
+        } catch (IOException ignored) {
+            // stops the accept loop
+        }
     }
 
     private static void closeQuietly(Socket s) {

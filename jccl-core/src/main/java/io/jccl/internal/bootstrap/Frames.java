@@ -13,7 +13,7 @@ import java.net.UnknownHostException;
 
 /**
  * Length-prefixed frames on a bootstrap socket: {@code [int tag][int length][bytes]}, with a size limit so garbage
- * cannot make a reader allocate gigabytes. Owned by: the thread doing the I/O. Mirrors: bootstrap.cc's socket framing.
+ * cannot make a reader allocate gigabytes (a small one during handshakes, 16 MiB once the peer is authenticated). Owned by: the thread doing the I/O. Mirrors: bootstrap.cc's socket framing.
  */
 final class Frames {
     /** Largest bootstrap payload accepted (16 MiB). */
@@ -34,10 +34,18 @@ final class Frames {
     }
 
     static Frame read(DataInputStream in) throws IOException {
+        return read(in, MAX_PAYLOAD);
+    }
+
+    /**
+     * Reads one frame whose payload may not exceed {@code maxBytes} (handshakes use a few hundred bytes, so a peer that
+     * is not yet authenticated cannot make this side allocate more than that).
+     */
+    static Frame read(DataInputStream in, int maxBytes) throws IOException {
         int tag = in.readInt();
         int len = in.readInt();
-        if (len < 0 || len > MAX_PAYLOAD) {
-            throw new IOException("bad bootstrap frame: length " + len + " (limit " + MAX_PAYLOAD + ")");
+        if (len < 0 || len > maxBytes) {
+            throw new IOException("bad bootstrap frame: length " + len + " (limit " + maxBytes + ")");
         }
         byte[] b = new byte[len];
         in.readFully(b);

@@ -23,7 +23,9 @@ final class Mailbox {
     private final boolean[] peerClosed;
     private final String[] peerCloseReason;
     private final int rank;
+    private boolean closed;
     private final Map<Integer, java.util.function.BiConsumer<Integer, byte[]>> listeners = new java.util.concurrent.ConcurrentHashMap<>();
+    private final java.util.Set<Integer> consumed = new java.util.HashSet<>();
 
     Mailbox(int rank, int nRanks) {
         this.rank = rank;
@@ -31,16 +33,25 @@ final class Mailbox {
         this.peerCloseReason = new String[nRanks];
     }
 
-    /** Calls {@code l} (on the reader thread) for each message with {@code tag}, in addition to queueing it. */
-    void listen(int tag, java.util.function.BiConsumer<Integer, byte[]> l) {
+    /**
+     * Calls {@code l} (on the reader thread) for each message with {@code tag}: in addition to queueing it, or
+     * instead of queueing it when {@code consume} (periodic messages nobody takes, such as heartbeats).
+     */
+    void listen(int tag, java.util.function.BiConsumer<Integer, byte[]> l, boolean consume) {
         java.util.List<java.util.Map.Entry<Integer, byte[]>> early = new java.util.ArrayList<>();
         lock.lock();
         try {
             listeners.put(tag, l);
+            if (consume) {
+                consumed.add(tag);
+            }
             for (var e : queues.entrySet()) {
                 if ((int) (e.getKey() & 0xffffffffL) == tag) {
                     for (byte[] b : e.getValue()) {
                         early.add(java.util.Map.entry((int) (e.getKey() >>> 32), b));
+                    }
+                    if (consume) {
+                        e.getValue().clear();
                     }
                 }
             }
@@ -56,8 +67,10 @@ final class Mailbox {
         java.util.function.BiConsumer<Integer, byte[]> l;
         lock.lock();
         try {
-            queues.computeIfAbsent(key(peer, tag), k -> new ArrayDeque<>()).add(payload);
             l = listeners.get(tag);
+            if (l == null || !consumed.contains(tag)) {
+                queues.computeIfAbsent(key(peer, tag), k -> new ArrayDeque<>()).add(payload);
+            }
             changed.signalAll();
         } finally {
             lock.unlock();
@@ -78,6 +91,17 @@ final class Mailbox {
         }
     }
 
+    /** This rank's bootstrap closed: every wait ends. */
+    void close() {
+        lock.lock();
+        try {
+            closed = true;
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     void wakeAll() {
         lock.lock();
         try {
@@ -87,9 +111,14 @@ final class Mailbox {
         }
     }
 
-    /** Takes the oldest message from {@code peer} with {@code tag}, waiting up to {@code timeoutNs}. */
+    /**
+     * Takes the oldest message from {@code peer} with {@code tag}, waiting up to {@code timeoutNs}. With a null
+     * {@code health} a broken communicator does not end the wait (shrink after a failure talks over it), but the
+     * peer's departure, this side's close and the deadline still do.
+     */
     byte[] take(int peer, int tag, long timeoutNs, CommHealth health, String what) {
         long deadline = System.nanoTime() + timeoutNs;
+        boolean noted = false;
         lock.lock();
         try {
             while (true) {
@@ -99,6 +128,10 @@ final class Mailbox {
                 }
                 if (health != null && health.isBroken()) {
                     throw health.brokenError("rank " + rank + " waiting for " + what + " from rank " + peer);
+                }
+                if (closed) {
+                    throw new JcclException(Result.ABORTED, "rank " + rank + " waiting for " + what + " from rank "
+                            + peer + ": this rank's communicator was closed or aborted");
                 }
                 if (peerClosed[peer]) {
                     throw new JcclException(Result.REMOTE_ERROR, "rank " + rank + " waiting for " + what + " from rank "
@@ -110,6 +143,10 @@ final class Mailbox {
                     throw new JcclException(Result.TIMEOUT, "rank " + rank + " waited "
                             + TimeUnit.NANOSECONDS.toMillis(timeoutNs) + " ms for " + what + " from rank " + peer
                             + " and got nothing; is rank " + peer + " stuck or calling something else?");
+                }
+                if (!noted && health != null) {
+                    noted = true;
+                    health.noteWait("rank " + rank + " waiting for " + what + " from rank " + peer);
                 }
                 changed.awaitNanos(Math.min(left, 100_000_000L));
             }

@@ -59,6 +59,7 @@ public final class CommFactory {
         trace.phase(InitPhase.BOOTSTRAP);
         CommHealth health = new CommHealth(nRanks);
         bootstrap.attach(health);
+        CommResilience resilience = CommResilience.watch(commId, cfg, timeoutNs, bootstrap, health);
         Arena arena = null;
         ProxyThread proxy = null;
         ShmTransport shm = null;
@@ -88,7 +89,7 @@ public final class CommFactory {
             }
             boolean allLocal = shape.nNodes() == 1 && id.rootAddress().getAddress().isLoopbackAddress();
             NetTransport net = anyNet ? new NetTransport(arena, proxy, health, NetInterfaces.choose(allLocal).address(),
-                    id.magic(), rank, timeoutNs, policy) : null;
+                    bootstrap.keys(), rank, timeoutNs, policy) : null;
             shm = new ShmTransport(arena, health, commId, rank, timeoutNs, policy);
             ShmTransport shmT = shm;
             Transport[] byPeer = new Transport[nRanks];
@@ -122,7 +123,7 @@ public final class CommFactory {
             Log.info(Subsys.INIT, rank, "comm %s rank %d nRanks %d nNodes %d localRanks %d nChannels %d - Init COMPLETE "
                     + "(%.1f ms)", commId, rank, nRanks, shape.nNodes(), shape.localRanks(), shape.nChannels(),
                     (System.nanoTime() - t0) / 1e6);
-            return new HostCommunicator(rt);
+            return new HostCommunicator(rt, resilience.ready(peers));
         } catch (RuntimeException e) {
             health.fail(e instanceof JcclException j ? j : new JcclException(Result.INTERNAL_ERROR, e.toString(), e));
             if (proxy != null) {

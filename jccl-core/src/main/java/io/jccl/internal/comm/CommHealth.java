@@ -10,8 +10,9 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * Whether a communicator is still usable: the first failure (a lost peer, a timeout, an abort) is recorded once,
  * every wait in every thread polls {@link #isBroken()}, and listeners (the proxy, the transports) are told so they
- * can release what they hold. Owned by: shared by all threads of one communicator. Mirrors: NCCL's abortFlag and
- * asyncResult.
+ * can release what they hold. It also keeps what status queries read: which peers were lost, whether the
+ * communicator was revoked, and the most recent wait that had to sleep (written once per slow wait, never per spin).
+ * Owned by: shared by all threads of one communicator. Mirrors: NCCL's abortFlag, revokedFlag and asyncResult.
  */
 public final class CommHealth {
     private final AtomicReference<JcclException> failure = new AtomicReference<>();
@@ -20,9 +21,75 @@ public final class CommHealth {
     private volatile boolean closing;
     private final java.util.concurrent.atomic.AtomicIntegerArray peerClosing;
     private volatile boolean anyPeerClosing;
+    private final java.util.concurrent.atomic.AtomicIntegerArray lost;
+    private volatile boolean revoked;
+    private volatile JcclException diagnosis;
+    private boolean diagnosisPrimary;
+    private volatile Object lastWait;
+    private volatile long lastWaitNs;
 
     public CommHealth(int nRanks) {
         this.peerClosing = new java.util.concurrent.atomic.AtomicIntegerArray(nRanks);
+        this.lost = new java.util.concurrent.atomic.AtomicIntegerArray(nRanks);
+    }
+
+    /**
+     * Notes that a wait for {@code what} is about to sleep (its spin phase is over); status queries show it. Called
+     * at most once per wait, so it costs nothing on fast paths; {@code what}'s text is built only when queried.
+     */
+    public void noteWait(Object what) {
+        lastWaitNs = System.nanoTime();
+        lastWait = what;
+    }
+
+    /** The most recent wait that slept, or null. */
+    public Object lastWait() {
+        return lastWait;
+    }
+
+    /** When {@link #lastWait()} began to sleep ({@link System#nanoTime()}). */
+    public long lastWaitNs() {
+        return lastWaitNs;
+    }
+
+    /** Records that {@code peer} is gone (killed, crashed, stopped answering, or left after a failure). */
+    public void peerLost(int peer) {
+        lost.set(peer, 1);
+    }
+
+    /** Ranks known to be gone, ascending. */
+    public int[] lostRanks() {
+        int n = 0;
+        for (int p = 0; p < lost.length(); p++) {
+            n += lost.get(p);
+        }
+        int[] r = new int[n];
+        for (int p = 0, i = 0; p < lost.length() && i < n; p++) {
+            if (lost.get(p) != 0) {
+                r[i++] = p;
+            }
+        }
+        return r;
+    }
+
+    /** True if {@code peer} is known to be gone. */
+    public boolean isLost(int peer) {
+        return lost.get(peer) != 0;
+    }
+
+    /**
+     * Revokes the communicator: in-flight and later operations fail, resources stay so it can still be shrunk, split
+     * or closed (NCCL's {@code ncclCommRevoke}).
+     */
+    public JcclException revoke(String why) {
+        JcclException e = fail(new JcclException(Result.ABORTED, why));
+        revoked = true;
+        return e;
+    }
+
+    /** True once {@link #revoke} was called. */
+    public boolean isRevoked() {
+        return revoked;
     }
 
     /** Records that {@code peer} started closing the communicator (it finished all its operations, or gave up). */
@@ -56,6 +123,42 @@ public final class CommHealth {
         return failure.get();
     }
 
+    /**
+     * Records the diagnosis of a lost peer: the first failure if there was none, otherwise it replaces a symptom
+     * recorded first (a data connection that dropped, a peer's forwarded error, a timeout), so waits that throw from
+     * now on, later calls and {@link #failure()} name the lost rank. A {@code primary} diagnosis (this rank saw the
+     * peer die, go silent or vanish, or was told so) replaces a secondary one (a peer that left after a failure of
+     * its own); otherwise the first diagnosis wins. A local abort or a revocation is never replaced.
+     */
+    public synchronized void diagnose(JcclException rootCause, boolean primary) {
+        if (failure.get() == null) {
+            fail(rootCause);
+        }
+        JcclException cur = failure.get();
+        if (revoked || cur.result() == Result.ABORTED && cur != rootCause) {
+            return;
+        }
+        if (diagnosis != null && (diagnosisPrimary || !primary)) {
+            return;
+        }
+        if (cur != rootCause) {
+            rootCause.addSuppressed(cur);
+            failure.set(rootCause);
+        }
+        diagnosis = rootCause;
+        diagnosisPrimary = primary;
+    }
+
+    /** True when the diagnosis in effect comes from this rank's own observation (or a notice of one). */
+    public synchronized boolean isDiagnosisPrimary() {
+        return diagnosis != null && diagnosisPrimary;
+    }
+
+    /** The diagnosis of a lost peer, or null. */
+    public JcclException diagnosis() {
+        return diagnosis;
+    }
+
     /** Records {@code e} if it is the first failure and tells the listeners; returns the failure in effect. */
     public JcclException fail(JcclException e) {
         if (failure.compareAndSet(null, e)) {
@@ -82,6 +185,10 @@ public final class CommHealth {
     /** Throws the recorded failure (as a new exception whose message says where it was seen) if there is one. */
     public void check(String where) {
         JcclException f = failure.get();
+        if (revoked && f != null) {
+            throw new JcclException(Result.INVALID_USAGE, where + ": communicator was revoked (" + f.getMessage()
+                    + "); only shrink, split, abort and close are allowed", f);
+        }
         if (f != null) {
             throw new JcclException(f.result(), where + ": communicator is broken: " + f.getMessage(), f);
         }

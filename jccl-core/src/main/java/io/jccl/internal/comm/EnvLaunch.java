@@ -45,7 +45,7 @@ final class EnvLaunch {
         Log.info(Subsys.BOOTSTRAP, p.rank(), "environment launch (%s): rank %d of %d, root %s", p.source(), p.rank(),
                 p.size(), p.rootHostPort());
         if (p.rank() == 0) {
-            BootstrapRoot.startAt(new InetSocketAddress(root.getPort()), magic);
+            BootstrapRoot.startAt(new InetSocketAddress(root.getPort()), id);
         }
         return CommFactory.init(id, p.size(), p.rank(), config);
     }

@@ -27,13 +27,15 @@ import java.util.concurrent.atomic.AtomicReference;
 public final class HostCommunicator implements Communicator, GroupState.Launchable, GroupState.Closing {
     private final CommRuntime rt;
     private final io.jccl.internal.profile.CommProbe probe;
+    private final CommResilience res;
     private final AtomicLong seq = new AtomicLong();
     private final AtomicReference<Thread> user = new AtomicReference<>();
     private volatile boolean closed;
 
-    HostCommunicator(CommRuntime runtime) {
+    HostCommunicator(CommRuntime runtime, CommResilience resilience) {
         this.rt = runtime;
         this.probe = runtime.probe();
+        this.res = resilience;
     }
 
     @Override
@@ -176,6 +178,7 @@ public final class HostCommunicator implements Communicator, GroupState.Launchab
     private void call(Collective c, MemorySegment send, MemorySegment recv, long count, DataType type, RedOp op,
                       int root, int peer, CompletableFuture<Void> future) {
         enter(c);
+        long s = 0;
         try {
             if (closed) {
                 throw new JcclException(Result.INVALID_USAGE, "rank " + rank() + ": " + c.ncclName()
@@ -188,19 +191,18 @@ public final class HostCommunicator implements Communicator, GroupState.Launchab
             if (c.reduces() && count > 0) {
                 rt.validateOp(type, op);
             }
-            long s = seq.incrementAndGet();
+            s = seq.incrementAndGet();
+            res.status().issued(s, c);
             probe.begin(c, s, count, type, op, root, peer, send, recv);
             if (c == Collective.ALL_REDUCE && future == null && rt.fastAllReduce(s, send, recv, count, type, op)) {
+                res.status().completed(s);
                 probe.end(null);
                 return;
             }
-            CollArgs a = new CollArgs(c, s, orNull(send), orNull(recv), count, type, op, root, peer);
-            if (!GroupState.record(this, a, future)) {
-                rt.launchNow(a, future);
-                probe.launched(future);
-            } else {
-                probe.recorded(future);
-            }
+            launch(new CollArgs(c, s, orNull(send), orNull(recv), count, type, op, root, peer), future);
+        } catch (JcclException e) {
+            probe.failed(e);
+            throw res.explain(e, c, s);
         } catch (RuntimeException e) {
             probe.failed(e);
             throw e;
@@ -209,13 +211,68 @@ public final class HostCommunicator implements Communicator, GroupState.Launchab
         }
     }
 
+    /** The general path: records the call in the thread's group, or launches it now. */
+    private void launch(CollArgs a, CompletableFuture<Void> future) {
+        if (future != null) {
+            future.whenComplete((v, e) -> res.status().completed(a.seq()));
+        }
+        if (!GroupState.record(this, a, future)) {
+            rt.launchNow(a, future);
+            if (future == null) {
+                res.status().completed(a.seq());
+            }
+        }
+    }
+
     @Override
     public io.jccl.internal.enqueue.GroupLauncher.Prepared prepare(List<GroupState.Recorded> calls) {
         enter(Collective.SEND_RECV);
         try {
-            return probe.group(rt.prepare(calls));
+            long lastSync = 0;
+            for (GroupState.Recorded r : calls) {
+                if (r.future() == null) {
+                    lastSync = Math.max(lastSync, r.args().seq());
+                }
+            }
+            return new TrackedLaunch(probe.group(rt.prepare(calls)), lastSync);
         } finally {
             exit();
+        }
+    }
+
+    /** A group's launch on this communicator that marks its synchronous calls complete once awaited. */
+    private final class TrackedLaunch implements io.jccl.internal.enqueue.GroupLauncher.Prepared {
+        private final io.jccl.internal.enqueue.GroupLauncher.Prepared launch;
+        private final long lastSyncSeq;
+
+        TrackedLaunch(io.jccl.internal.enqueue.GroupLauncher.Prepared launch, long lastSyncSeq) {
+            this.launch = launch;
+            this.lastSyncSeq = lastSyncSeq;
+        }
+
+        @Override
+        public void connectSends() {
+            launch.connectSends();
+        }
+
+        @Override
+        public void finishConnections() {
+            launch.finishConnections();
+        }
+
+        @Override
+        public void submit(boolean mayInline) {
+            launch.submit(mayInline);
+        }
+
+        @Override
+        public void await() {
+            try {
+                launch.await();
+            } catch (JcclException e) {
+                throw res.explain(e, Collective.SEND_RECV, lastSyncSeq);
+            }
+            res.status().completed(lastSyncSeq);
         }
     }
 
@@ -251,8 +308,48 @@ public final class HostCommunicator implements Communicator, GroupState.Launchab
             }
             rt.health().check("rank " + rank() + ": allocate");
             return rt.allocate(bytes);
+        } catch (JcclException e) {
+            throw res.explain(e, "allocate", null);
         } finally {
             exit();
+        }
+    }
+
+    @Override
+    public Communicator split(int color, int key) {
+        enter(Collective.BARRIER);
+        try {
+            checkOpen("split");
+            return res.split(color, key);
+        } finally {
+            exit();
+        }
+    }
+
+    @Override
+    public Communicator shrink(int... excludedRanks) {
+        enter(Collective.BARRIER);
+        try {
+            checkOpen("shrink");
+            return res.shrink(excludedRanks == null ? new int[0] : excludedRanks);
+        } finally {
+            exit();
+        }
+    }
+
+    @Override
+    public int[] lostRanks() {
+        return res.lostRanks();
+    }
+
+    @Override
+    public void revoke() {
+        res.revoke();
+    }
+
+    private void checkOpen(String what) {
+        if (closed) {
+            throw new JcclException(Result.INVALID_USAGE, "rank " + rank() + ": " + what + " on a closed communicator " + id());
         }
     }
 

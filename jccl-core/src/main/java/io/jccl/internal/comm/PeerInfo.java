@@ -59,8 +59,13 @@ public record PeerInfo(int rank, long hostHash, long pidHash, String hostName, l
     public static PeerInfo decode(byte[] b) {
         try {
             DataInputStream d = new DataInputStream(new ByteArrayInputStream(b));
-            return new PeerInfo(d.readInt(), d.readLong(), d.readLong(), d.readUTF(), d.readLong(), d.readUTF(),
+            PeerInfo p = new PeerInfo(d.readInt(), d.readLong(), d.readLong(), d.readUTF(), d.readLong(), d.readUTF(),
                     d.readInt(), d.readInt(), d.readInt(), d.readInt(), d.readInt());
+            if (d.available() != 0 || p.rank < 0 || p.pid < 0 || p.cores < 0 || p.minChannels < 0 || p.maxChannels < 0
+                    || p.stepBytes <= 0 || p.p2pStepBytes <= 0) {
+                throw new IOException("field out of range or trailing bytes");
+            }
+            return p;
         } catch (IOException e) {
             throw new JcclException(Result.INTERNAL_ERROR, "corrupt peer info from bootstrap", e);
         }

@@ -90,6 +90,18 @@ public final class Params {
             "profiler plugins (io.jccl.Profiler found by ServiceLoader) to enable: comma list of class names, simple "
                     + "or qualified; 'none' disables them; unset enables every one found"));
 
+    // ---- failure detection and status ----------------------------------------------------------------------
+    public static final Param<Long> HEARTBEAT_MS = add(Param.ofLong("JCCL_HEARTBEAT_MS", 1000L, INIT,
+            "period of the heartbeats ranks send each other over the bootstrap connections (0: no heartbeats)")
+            .range(0, Long.MAX_VALUE));
+    public static final Param<Long> HEARTBEAT_TIMEOUT_MS = add(Param.ofLong("JCCL_HEARTBEAT_TIMEOUT_MS", 20_000L, INIT,
+            "a peer silent this long is declared lost (stopped, hung or unreachable); 0: never").range(0, Long.MAX_VALUE));
+    public static final Param<Integer> RAS_ENABLE = add(Param.ofInt("NCCL_RAS_ENABLE", 1, PROFILE,
+            "1: the process holding rank 0 of a communicator answers status queries (./jccl ras); 0: no status port")
+            .range(0, 1));
+    public static final Param<String> RAS_ADDR = add(Param.ofString("NCCL_RAS_ADDR", "127.0.0.1:28028", PROFILE,
+            "host:port of the status port (an ephemeral port is used when it is taken)"));
+
     private Params() {
     }
 

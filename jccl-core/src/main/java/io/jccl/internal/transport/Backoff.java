@@ -78,6 +78,7 @@ public final class Backoff {
         if (i == spins) {
             startNs = System.nanoTime();
             parkNs = 1_000;
+            health.noteWait(what);
         }
         if (health.isBroken()) {
             throw health.brokenError(String.valueOf(what));

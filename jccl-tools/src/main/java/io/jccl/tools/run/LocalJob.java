@@ -10,16 +10,21 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Runs a {@link LaunchSpec}: starts one JVM per rank with its {@link RankEnvironment}, copies their output with
- * rank labels, and supervises them. When a rank exits non-zero (or the timeout passes) it says which rank failed and
- * with which code, then stops the others: {@code destroy()} (SIGTERM) first, {@code destroyForcibly()} (SIGKILL)
- * after {@link #GRACE_NS}. A JVM shutdown hook (Ctrl-C on the launcher) stops all children the same way.
+ * rank labels, and supervises them. Rank 0's process answers status queries on a free port ({@code NCCL_RAS_ADDR},
+ * announced on stderr for {@code ./jccl ras}). When a rank exits non-zero (or the timeout passes) it says which rank
+ * failed and with which code, gives the others {@link #REPORT_GRACE_NS} to notice the loss and report it (JCCL
+ * names the lost rank in their errors), then stops them: {@code destroy()} (SIGTERM) first,
+ * {@code destroyForcibly()} (SIGKILL) after {@link #GRACE_NS}. A JVM shutdown hook (Ctrl-C on the launcher) stops all children the same way.
  * Owned by the thread that calls {@link #run}; the pumps run on their own daemon threads. Plays the part of
  * mpirun/torchrun's process supervision.
  */
 public final class LocalJob {
     /** How long stopped ranks get to exit on SIGTERM before they are killed. */
     static final long GRACE_NS = TimeUnit.SECONDS.toNanos(2);
+    /** How long the other ranks get, after one failed, to report the failure and exit on their own. */
+    static final long REPORT_GRACE_NS = TimeUnit.SECONDS.toNanos(3);
     private static final long PUMP_DRAIN_MS = 5_000;
+    private static final String RAS_ADDR = "NCCL_RAS_ADDR";
 
     private final LaunchSpec spec;
     private final JvmCommandLine jvm;
@@ -70,9 +75,17 @@ public final class LocalJob {
 
     private void startAll(RankEnvironment env) {
         List<String> cmd = jvm.command(spec.mainClass(), spec.args());
+        String ras = System.getenv(RAS_ADDR) != null ? null : RankEnvironment.LOOPBACK + ":" + RankEnvironment.freePort();
+        if (ras != null && !spec.extraEnv().containsKey(RAS_ADDR)) {
+            err.println("jccl run: " + spec.nRanks() + " rank(s); job status: ./jccl ras --port "
+                    + ras.substring(ras.lastIndexOf(':') + 1));
+        }
         for (int rank = 0; rank < spec.nRanks(); rank++) {
             ProcessBuilder pb = new ProcessBuilder(cmd);
             env.applyTo(pb.environment(), rank);
+            if (ras != null) {
+                pb.environment().put(RAS_ADDR, ras);
+            }
             pb.environment().putAll(spec.extraEnv());
             Process p;
             try {
@@ -109,12 +122,13 @@ public final class LocalJob {
         long start = System.nanoTime();
         long deadline = spec.timeout() == null ? Long.MAX_VALUE : start + spec.timeout().toNanos();
         long killAt = Long.MAX_VALUE;
+        long stopAt = Long.MAX_VALUE;
         int failedRank = -1;
         boolean timedOut = false;
         int remaining = n;
         while (remaining > 0) {
             long now = System.nanoTime();
-            long wakeAt = Math.min(timedOut || failedRank >= 0 ? Long.MAX_VALUE : deadline, killAt);
+            long wakeAt = Math.min(Math.min(timedOut || failedRank >= 0 ? Long.MAX_VALUE : deadline, killAt), stopAt);
             Integer rank = poll(wakeAt - now);
             if (rank != null) {
                 remaining--;
@@ -123,12 +137,15 @@ public final class LocalJob {
                     failedRank = rank;
                     err.println("jccl run: rank " + rank + " exited with code " + codes[rank]
                             + (remaining > 0 ? "; stopping the other " + remaining + " rank(s)" : ""));
-                    killAt = stopAll();
+                    stopAt = remaining > 0 ? System.nanoTime() + REPORT_GRACE_NS : Long.MAX_VALUE;
                 }
                 continue;
             }
             now = System.nanoTime();
-            if (now >= killAt) {
+            if (now >= stopAt) {
+                stopAt = Long.MAX_VALUE;
+                killAt = stopAll();
+            } else if (now >= killAt) {
                 killAll();
                 killAt = Long.MAX_VALUE;
             } else if (now >= deadline && failedRank < 0 && !timedOut) {

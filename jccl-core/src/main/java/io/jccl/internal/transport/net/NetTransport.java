@@ -1,5 +1,6 @@
 package io.jccl.internal.transport.net;
 
+import io.jccl.internal.bootstrap.AuthKeys;
 import io.jccl.internal.comm.CommHealth;
 import io.jccl.internal.proxy.ProxyThread;
 import io.jccl.internal.transport.ConnFifo;
@@ -27,19 +28,19 @@ public final class NetTransport implements Transport {
     private final ProxyThread proxy;
     private final CommHealth health;
     private final InetAddress ifAddress;
-    private final long magic;
+    private final AuthKeys keys;
     private final int rank;
     private final long timeoutNs;
     private final IdlePolicy policy;
 
-    public NetTransport(Arena arena, ProxyThread proxy, CommHealth health, InetAddress ifAddress, long magic, int rank,
+    public NetTransport(Arena arena, ProxyThread proxy, CommHealth health, InetAddress ifAddress, AuthKeys keys, int rank,
                         long timeoutNs, IdlePolicy policy) {
         this.policy = policy;
         this.arena = arena;
         this.proxy = proxy;
         this.health = health;
         this.ifAddress = ifAddress;
-        this.magic = magic;
+        this.keys = keys;
         this.rank = rank;
         this.timeoutNs = timeoutNs;
     }
@@ -60,7 +61,7 @@ public final class NetTransport implements Transport {
 
             @Override
             public RecvConn complete() {
-                SocketChannel ch = SocketNet.accept(l, magic, rank, peer, channel, timeoutNs);
+                SocketChannel ch = SocketNet.accept(l, keys, rank, peer, channel, timeoutNs, health);
                 ConnFifo fifo = ConnFifo.allocate(arena, stepBytes);
                 RecvConn conn = new RecvConn(fifo, proxy::wake, health, timeoutNs, policy, new ParkSleeper(), rank, peer, channel, NAME);
                 proxy.add(new NetRecvProxy(fifo, ch, conn.backoff(), health,
@@ -73,7 +74,7 @@ public final class NetTransport implements Transport {
     @Override
     public SendConn connectSend(int peer, int channel, byte[] recvInfo) {
         SocketNet.Handle h = SocketNet.Handle.fromBytes(recvInfo);
-        SocketChannel ch = SocketNet.connect(h, magic, rank, channel, timeoutNs);
+        SocketChannel ch = SocketNet.connect(h, keys, rank, channel, timeoutNs, health);
         ConnFifo fifo = ConnFifo.allocate(arena, h.stepBytes());
         SendConn conn = new SendConn(fifo, proxy::wake, health, timeoutNs, policy, new ParkSleeper(), rank, peer, channel, NAME);
         proxy.add(new NetSendProxy(fifo, ch, conn.backoff(), health,

@@ -2,6 +2,8 @@ package io.jccl.internal.transport.net;
 
 import io.jccl.JcclException;
 import io.jccl.Result;
+import io.jccl.internal.bootstrap.AuthKeys;
+import io.jccl.internal.comm.CommHealth;
 
 import java.io.DataInputStream;
 import java.io.IOException;
@@ -19,14 +21,20 @@ import java.util.concurrent.TimeUnit;
 /**
  * Socket setup for data connections (NCCL's internal {@code ncclNetSocket}: listen / connect / accept): a listener per
  * connection whose handle (address, port, random nonce, slot size) travels to the sender through the bootstrap; the
- * sender's first bytes repeat the communicator magic, the nonce and its rank so the receiver accepts only the
- * expected peer. Connected channels are returned non-blocking with TCP_NODELAY, ready for the proxy thread.
+ * sender's first bytes are its rank, the channel and {@code HMAC(netKey, nonce, rank, channel)} (the handle's random
+ * nonce is the challenge), so the receiver accepts only the expected peer of the same communicator. Connected
+ * channels are returned non-blocking with TCP_NODELAY, ready for the proxy thread.
  *
  * <p>Owned by: the thread setting up connections. Mirrors: transport/net_socket.cc listen/connect/accept.
  */
 public final class SocketNet {
     private static final SecureRandom RANDOM = new SecureRandom();
-    private static final int HELLO_BYTES = 8 + 8 + 4 + 4;
+    private static final int HELLO_BYTES = 4 + 4 + AuthKeys.MAC_BYTES;
+    /** How long a connection may take to send its hello before it is dropped (a silent client cannot stall accept). */
+    private static final int HELLO_TIMEOUT_MS = 2_000;
+    /** Longest single blocking accept when the communicator's health is watched. */
+    private static final int ACCEPT_SLICE_MS = 100;
+    private static final byte[] HELLO_LABEL = "net-hello".getBytes(java.nio.charset.StandardCharsets.UTF_8);
 
     private SocketNet() {
     }
@@ -43,10 +51,19 @@ public final class SocketNet {
         public static Handle fromBytes(byte[] bytes) {
             try {
                 ByteBuffer b = ByteBuffer.wrap(bytes);
-                byte[] ip = new byte[b.get()];
+                int len = b.get();
+                if (len != 4 && len != 16) {
+                    throw new IOException("address length " + len);
+                }
+                byte[] ip = new byte[len];
                 b.get(ip);
                 int port = b.getShort() & 0xffff;
-                return new Handle(new InetSocketAddress(InetAddress.getByAddress(ip), port), b.getLong(), b.getInt());
+                Handle h = new Handle(new InetSocketAddress(InetAddress.getByAddress(ip), port), b.getLong(), b.getInt());
+                if (b.hasRemaining() || port == 0 || h.stepBytes() <= 0) {
+                    throw new IOException("port " + port + ", slot size " + h.stepBytes() + ", " + b.remaining()
+                            + " trailing bytes");
+                }
+                return h;
             } catch (IOException | RuntimeException e) {
                 throw new JcclException(Result.INTERNAL_ERROR, "corrupt net connection handle", e);
             }
@@ -70,18 +87,26 @@ public final class SocketNet {
     }
 
     /** Connects to a receiver and introduces itself; returns a non-blocking channel. */
-    public static SocketChannel connect(Handle h, long magic, int myRank, int channel, long timeoutNs) {
+    public static SocketChannel connect(Handle h, AuthKeys keys, int myRank, int channel, long timeoutNs) {
+        return connect(h, keys, myRank, channel, timeoutNs, null);
+    }
+
+    /** As above; a non-null {@code health} ends the attempts as soon as the communicator fails. */
+    public static SocketChannel connect(Handle h, AuthKeys keys, int myRank, int channel, long timeoutNs,
+                                        CommHealth health) {
         long deadline = System.nanoTime() + timeoutNs;
         IOException last = null;
         while (System.nanoTime() < deadline) {
+            if (health != null && health.isBroken()) {
+                throw health.brokenError("rank " + myRank + " connecting data channel " + channel + " to " + h.address());
+            }
             SocketChannel ch = null;
             try {
                 ch = SocketChannel.open();
                 configure(ch);
                 Socket s = ch.socket();
                 s.connect(h.address(), (int) Math.max(1, Math.min(TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()), 10_000)));
-                ByteBuffer hello = ByteBuffer.allocate(HELLO_BYTES).putLong(magic).putLong(h.nonce()).putInt(myRank).putInt(channel);
-                hello.flip();
+                ByteBuffer hello = ByteBuffer.wrap(hello(keys, h.nonce(), myRank, channel));
                 while (hello.hasRemaining()) {
                     ch.write(hello);
                 }
@@ -97,17 +122,52 @@ public final class SocketNet {
                 + h.address() + ": " + (last == null ? "timeout" : last.getMessage()));
     }
 
-    /** Accepts the one expected sender (checking magic, nonce, rank and channel); returns a non-blocking channel. */
-    public static SocketChannel accept(Listener l, long magic, int myRank, int peer, int channel, long timeoutNs) {
+    /** The hello a sender writes first: its rank, the channel and their MAC over the receiver's nonce. */
+    public static byte[] hello(AuthKeys keys, long nonce, int rank, int channel) {
+        return ByteBuffer.allocate(HELLO_BYTES).putInt(rank).putInt(channel)
+                .put(keys.mac(AuthKeys.Purpose.NET, HELLO_LABEL, AuthKeys.bytes(nonce), AuthKeys.bytes(rank),
+                        AuthKeys.bytes(channel))).array();
+    }
+
+    /** True if {@code hello} comes from rank {@code peer} for {@code channel} of this communicator, for this listener. */
+    public static boolean checkHello(AuthKeys keys, long nonce, int peer, int channel, byte[] hello) {
+        if (hello == null || hello.length != HELLO_BYTES) {
+            return false;
+        }
+        ByteBuffer b = ByteBuffer.wrap(hello);
+        if (b.getInt() != peer || b.getInt() != channel) {
+            return false;
+        }
+        byte[] mac = new byte[AuthKeys.MAC_BYTES];
+        b.get(mac);
+        return keys.verify(AuthKeys.Purpose.NET, mac, HELLO_LABEL, AuthKeys.bytes(nonce), AuthKeys.bytes(peer),
+                AuthKeys.bytes(channel));
+    }
+
+    /** Accepts the one expected sender (checking its authenticated hello); returns a non-blocking channel. */
+    public static SocketChannel accept(Listener l, AuthKeys keys, int myRank, int peer, int channel, long timeoutNs) {
+        return accept(l, keys, myRank, peer, channel, timeoutNs, null);
+    }
+
+    /**
+     * As above; a non-null {@code health} ends the wait as soon as the communicator fails (the wait is sliced so a
+     * lost peer is noticed within {@link #ACCEPT_SLICE_MS}).
+     */
+    public static SocketChannel accept(Listener l, AuthKeys keys, int myRank, int peer, int channel, long timeoutNs,
+                                       CommHealth health) {
         long deadline = System.nanoTime() + timeoutNs;
         try (ServerSocketChannel ss = l.server()) {
             while (true) {
+                if (health != null && health.isBroken()) {
+                    throw health.brokenError("rank " + myRank + " waiting for rank " + peer + " to connect data channel "
+                            + channel);
+                }
                 long leftMs = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
                 if (leftMs <= 0) {
                     throw new JcclException(Result.TIMEOUT, "rank " + myRank + ": rank " + peer + " did not connect its data "
                             + "channel " + channel + " within " + TimeUnit.NANOSECONDS.toMillis(timeoutNs) + " ms");
                 }
-                ss.socket().setSoTimeout((int) Math.min(leftMs, Integer.MAX_VALUE));
+                ss.socket().setSoTimeout((int) Math.min(leftMs, health == null ? Integer.MAX_VALUE : ACCEPT_SLICE_MS));
                 Socket s;
                 try {
                     s = ss.socket().accept();
@@ -117,13 +177,13 @@ public final class SocketNet {
                 SocketChannel ch = s.getChannel();
                 try {
                     configure(ch);
-                    s.setSoTimeout((int) Math.max(1, Math.min(leftMs, 10_000)));
+                    s.setSoTimeout((int) Math.max(1, Math.min(leftMs, HELLO_TIMEOUT_MS)));
                     DataInputStream in = new DataInputStream(s.getInputStream());
-                    long m = in.readLong();
-                    long nonce = in.readLong();
-                    int from = in.readInt();
-                    int ch2 = in.readInt();
-                    if (m != magic || nonce != l.handle().nonce() || from != peer || ch2 != channel) {
+                    byte[] hello = new byte[HELLO_BYTES];
+                    in.readFully(hello);
+                    if (!checkHello(keys, l.handle().nonce(), peer, channel, hello)) {
+                        io.jccl.internal.debug.Log.warn(myRank, "data channel %d: dropped a connection from %s that is "
+                                + "not rank %d of this communicator", channel, s.getRemoteSocketAddress(), peer);
                         closeQuietly(ch);
                         continue;
                     }

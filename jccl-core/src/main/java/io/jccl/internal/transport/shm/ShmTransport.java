@@ -98,18 +98,9 @@ public final class ShmTransport implements Transport {
 
     @Override
     public SendConn connectSend(int peer, int channel, byte[] recvInfo) {
-        String name;
-        int stepBytes;
-        try {
-            DataInputStream d = new DataInputStream(new ByteArrayInputStream(recvInfo));
-            name = d.readUTF();
-            stepBytes = d.readInt();
-        } catch (IOException e) {
-            throw new JcclException(Result.INTERNAL_ERROR, "corrupt shm connection info from rank " + peer, e);
-        }
-        if (!name.startsWith(ShmFiles.PREFIX) || name.contains("/")) {
-            throw new JcclException(Result.REMOTE_ERROR, "rank " + peer + " offered a bad shm file name");
-        }
+        Info info = Info.decode(recvInfo, peer);
+        String name = info.name();
+        int stepBytes = info.stepBytes();
         MemorySegment m = ShmFiles.attach(name, fileBytes(stepBytes), arena);
         ConnFifo fifo = new ConnFifo(m.asSlice(0, ConnFifo.CTRL_BYTES), m.asSlice(DATA_OFF, simpleBytes(stepBytes)), stepBytes);
         LONG.setRelease(fifo.ctrl(), ConnFifo.ATTACHED_OFF, 1L);
@@ -164,6 +155,32 @@ public final class ShmTransport implements Transport {
             ShmFiles.unlink(n);
         }
         unattached.clear();
+    }
+
+    /** What a receiver offers: its FIFO file's name and slot size. */
+    public record Info(String name, int stepBytes) {
+        /** Parses and checks an offer from {@code peer}: a file under our prefix, a sane slot size, nothing more. */
+        public static Info decode(byte[] b, int peer) {
+            String name;
+            int stepBytes;
+            try {
+                DataInputStream d = new DataInputStream(new ByteArrayInputStream(b));
+                name = d.readUTF();
+                stepBytes = d.readInt();
+                if (d.available() != 0) {
+                    throw new IOException(d.available() + " trailing bytes");
+                }
+            } catch (IOException e) {
+                throw new JcclException(Result.INTERNAL_ERROR, "corrupt shm connection info from rank " + peer, e);
+            }
+            if (!name.startsWith(ShmFiles.PREFIX) || name.contains("/") || name.contains("\0") || name.length() > 200) {
+                throw new JcclException(Result.REMOTE_ERROR, "rank " + peer + " offered a bad shm file name");
+            }
+            if (stepBytes <= 0 || stepBytes > (1 << 30)) {
+                throw new JcclException(Result.REMOTE_ERROR, "rank " + peer + " offered a bad shm slot size " + stepBytes);
+            }
+            return new Info(name, stepBytes);
+        }
     }
 
     private static byte[] encode(String name, int stepBytes) {
