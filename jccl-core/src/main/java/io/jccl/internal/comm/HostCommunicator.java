@@ -218,9 +218,12 @@ public final class HostCommunicator implements Communicator, GroupState.Launchab
         }
         if (!GroupState.record(this, a, future)) {
             rt.launchNow(a, future);
+            probe.launched(future);
             if (future == null) {
                 res.status().completed(a.seq());
             }
+        } else {
+            probe.recorded(future);
         }
     }
 

@@ -84,7 +84,7 @@ public final class CommProbe {
         }
         int ch = resolver.channels(c, algo, bytes);
         current = new Pending(new Profiler.Operation(commId, rank, nRanks, seq, c, count, type, root, peer,
-                algo.name(), protocol.ncclName(), ch, bytes), jfr, profilers);
+                algo.name(), protocol.name(), ch, bytes), jfr, profilers);
     }
 
     /** The call ran to completion on this thread (or threw: {@code error}). */
@@ -196,7 +196,7 @@ public final class CommProbe {
                 c.reduces() ? op : "none", root, peer, commId, nRanks);
         int ch = resolver.channels(c, algo, bytes);
         Log.info(Subsys.TUNING, rank, "%s: %d Bytes -> Algo %s proto %s channel{Lo..Hi}={%d..%d}", c.ncclName(), bytes,
-                algo, protocol.ncclName().toUpperCase(java.util.Locale.ROOT), 0, Math.max(0, ch - 1));
+                algo, protocol.name(), 0, Math.max(0, ch - 1));
     }
 
     private static String address(MemorySegment s) {
