@@ -50,7 +50,8 @@ class JcclScriptTest {
 
     @Test
     void saysWhereItLookedWhenNoJdkIsFound() throws Exception {
-        Result r = run(Map.of("JAVA_HOME", "/nonexistent-jdk", "JCCL_JDK_SEARCH", "/nonexistent-dir/*"), "perf");
+        Result r = run(Map.of("JAVA_HOME", "/nonexistent-jdk", "JCCL_JDK_SEARCH", "/nonexistent-dir/*", "JCCL_NO_PREBUILT", "1"),
+                "perf");
         assertThat(r.code()).isEqualTo(1);
         assertThat(r.out()).contains("no JDK 25 or newer found").contains("/nonexistent-jdk")
                 .contains("/nonexistent-dir/*").contains("apt-get install temurin-25-jdk").contains("JAVA_HOME");
