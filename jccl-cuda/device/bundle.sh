@@ -19,8 +19,7 @@ rm -rf "$dst" && mkdir -p "$dst/lib" "$dst/cubin" "$dst/test"
 cp "$src"/jccl-tools/target/jccl-tools-*-SNAPSHOT.jar "$dst/lib/"
 cp "$src"/jccl-tools/target/lib/*.jar "$dst/lib/"
 "$JAVA_HOME/bin/jar" cf "$dst/test/jccl-cuda-tests.jar" -C "$src/jccl-cuda/target/test-classes" .
-for a in org.junit.platform:junit-platform-console-standalone:1.14.1 org.assertj:assertj-core:3.27.7 \
-         net.bytebuddy:byte-buddy:1.18.3; do
+for a in org.junit.platform:junit-platform-console-standalone:1.14.1 org.assertj:assertj-core:3.27.7; do
   (cd /tmp && mvn -q dependency:copy -Dartifact="$a" -DoutputDirectory="$dst/test" >/dev/null)
 done
 ls "$src"/jccl-cuda/src/main/resources/io/jccl/cuda/kernels/*.ptx \
