@@ -14,7 +14,7 @@ while [ $# -gt 0 ]; do
     -f) factor=$2; shift 2 ;;
     -n) iters=$2; shift 2 ;;
     -w) warm=$2; shift 2 ;;
-    --registered) extra+=(--registered); shift ;;
+    --registered) extra+=(-R 1); shift ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done

@@ -25,6 +25,7 @@ public final class HostBackend implements PerfBackend {
     private final Communicator comm;
     private final int deviceIndex;
     private final Arena arena = Arena.ofShared();
+    private final boolean registered;
     private final MemorySegment statD = arena.allocate(ValueLayout.JAVA_DOUBLE);
     private final MemorySegment statL = arena.allocate(ValueLayout.JAVA_LONG);
 
@@ -32,8 +33,17 @@ public final class HostBackend implements PerfBackend {
      * @param deviceIndex the index shown in the rank line (the local rank)
      */
     public HostBackend(Communicator comm, int deviceIndex) {
+        this(comm, deviceIndex, false);
+    }
+
+    /**
+     * @param registered allocate the buffers with {@link Communicator#allocate} (shared memory every same-host rank
+     *                   maps: nccl-tests' {@code -R}); the allocation is collective, which perf's start-up is
+     */
+    public HostBackend(Communicator comm, int deviceIndex, boolean registered) {
         this.comm = comm;
         this.deviceIndex = deviceIndex;
+        this.registered = registered;
     }
 
     @Override
@@ -63,7 +73,7 @@ public final class HostBackend implements PerfBackend {
 
     @Override
     public PerfBuffer allocate(long sizeBytes) {
-        MemorySegment seg = arena.allocate(Math.max(sizeBytes, 1), 4096);
+        MemorySegment seg = registered ? comm.allocate(Math.max(sizeBytes, 1)) : arena.allocate(Math.max(sizeBytes, 1), 4096);
         return new PerfBuffer() {
             @Override
             public long sizeBytes() {

@@ -78,6 +78,9 @@ public final class PerfMain implements Callable<Integer> {
     int gpus;
     @Option(names = {"-G", "--cudagraph"}, defaultValue = "0", description = "capture the -n iterations into a CUDA graph and time N launches of it")
     int cudaGraph;
+    @Option(names = {"-R", "--local_register"}, defaultValue = "0",
+            description = "1: buffers from Communicator.allocate (registered, shared memory on one host)")
+    int register;
     @Option(names = "--backend", description = "host (host memory), jccl (GPUs), nccl (libnccl.so.2 on the same GPU buffers) or both; default host, or jccl with -g > 1 or -G")
     String backend;
     @Option(names = {"-J", "--json", "--output_file"}, description = "write a JSON report to FILE")
@@ -150,13 +153,13 @@ public final class PerfMain implements Callable<Integer> {
         }
         if (fromEnv) {
             Communicator comm = Communicator.fromEnvironment(Config.defaults().withName("perf"));
-            PerfBackend backend = new HostBackend(comm, EnvironmentRanks.localIndex(env));
+            PerfBackend backend = new HostBackend(comm, EnvironmentRanks.localIndex(env), register != 0);
             return new RankThreads(o, List.of(backend), out, err, minBw).run();
         }
         List<Communicator> comms = Communicator.initAll(o.threads(), Config.defaults().withName("perf"));
         List<PerfBackend> backends = new ArrayList<>();
         for (int i = 0; i < comms.size(); i++) {
-            backends.add(new HostBackend(comms.get(i), i));
+            backends.add(new HostBackend(comms.get(i), i, register != 0));
         }
         return new RankThreads(o, backends, out, err, minBw).run();
     }
