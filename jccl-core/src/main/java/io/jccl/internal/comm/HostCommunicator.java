@@ -177,7 +177,7 @@ public final class HostCommunicator implements Communicator, GroupState.Launchab
 
     private void call(Collective c, MemorySegment send, MemorySegment recv, long count, DataType type, RedOp op,
                       int root, int peer, CompletableFuture<Void> future) {
-        enter(c);
+        boolean claimed = enter(c);
         long s = 0;
         try {
             if (closed) {
@@ -195,7 +195,7 @@ public final class HostCommunicator implements Communicator, GroupState.Launchab
             res.status().issued(s, c);
             probe.begin(c, s, count, type, op, root, peer, send, recv);
             if (c == Collective.ALL_REDUCE && future == null && rt.fastAllReduce(s, send, recv, count, type, op)) {
-                res.status().completed(s);
+                res.status().completedInline(s);
                 probe.end(null);
                 return;
             }
@@ -207,7 +207,7 @@ public final class HostCommunicator implements Communicator, GroupState.Launchab
             probe.failed(e);
             throw e;
         } finally {
-            exit();
+            exit(claimed);
         }
     }
 
@@ -229,7 +229,7 @@ public final class HostCommunicator implements Communicator, GroupState.Launchab
 
     @Override
     public io.jccl.internal.enqueue.GroupLauncher.Prepared prepare(List<GroupState.Recorded> calls) {
-        enter(Collective.SEND_RECV);
+        boolean claimed = enter(Collective.SEND_RECV);
         try {
             long lastSync = 0;
             for (GroupState.Recorded r : calls) {
@@ -239,7 +239,7 @@ public final class HostCommunicator implements Communicator, GroupState.Launchab
             }
             return new TrackedLaunch(probe.group(rt.prepare(calls)), lastSync);
         } finally {
-            exit();
+            exit(claimed);
         }
     }
 
@@ -283,7 +283,8 @@ public final class HostCommunicator implements Communicator, GroupState.Launchab
         return s == null ? MemorySegment.NULL : s;
     }
 
-    private void enter(Collective c) {
+    /** Claims the communicator for this thread; true if this call claimed it (false: already this thread's). */
+    private boolean enter(Collective c) {
         Thread me = Thread.currentThread();
         Thread prev = user.compareAndExchange(null, me);
         if (prev != null && prev != me) {
@@ -291,10 +292,14 @@ public final class HostCommunicator implements Communicator, GroupState.Launchab
                     + me.getName() + " while thread " + prev.getName() + " is using communicator " + id()
                     + "; a communicator must be driven by one thread at a time");
         }
+        return prev == null;
     }
 
-    private void exit() {
-        user.compareAndSet(Thread.currentThread(), null);
+    /** Releases the claim taken by {@link #enter} (a release store: only the owner writes it here). */
+    private void exit(boolean claimed) {
+        if (claimed) {
+            user.setRelease(null);
+        }
     }
 
     @Override
@@ -304,7 +309,7 @@ public final class HostCommunicator implements Communicator, GroupState.Launchab
 
     @Override
     public MemorySegment allocate(long bytes) {
-        enter(Collective.BARRIER);
+        boolean claimed = enter(Collective.BARRIER);
         try {
             if (closed) {
                 throw new JcclException(Result.INVALID_USAGE, "rank " + rank() + ": allocate on a closed communicator");
@@ -314,29 +319,29 @@ public final class HostCommunicator implements Communicator, GroupState.Launchab
         } catch (JcclException e) {
             throw res.explain(e, "allocate", null);
         } finally {
-            exit();
+            exit(claimed);
         }
     }
 
     @Override
     public Communicator split(int color, int key) {
-        enter(Collective.BARRIER);
+        boolean claimed = enter(Collective.BARRIER);
         try {
             checkOpen("split");
             return res.split(color, key);
         } finally {
-            exit();
+            exit(claimed);
         }
     }
 
     @Override
     public Communicator shrink(int... excludedRanks) {
-        enter(Collective.BARRIER);
+        boolean claimed = enter(Collective.BARRIER);
         try {
             checkOpen("shrink");
             return res.shrink(excludedRanks == null ? new int[0] : excludedRanks);
         } finally {
-            exit();
+            exit(claimed);
         }
     }
 

@@ -71,11 +71,11 @@ public final class HostExecutor {
         if (w.nChannels() != 1 || w.bytes() > inlineMaxBytes || !idle()) {
             return false;
         }
-        inlineRunning.incrementAndGet();
+        inlineRunning.lazySet(inlineRunning.getPlain() + 1);
         try {
             workers[0].runInlineOrThrow(w);
         } finally {
-            inlineRunning.decrementAndGet();
+            inlineRunning.lazySet(inlineRunning.getPlain() - 1);
         }
         return true;
     }

@@ -14,6 +14,20 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class OpStatus {
     private static final Collective[] COLLECTIVES = Collective.values();
+    private static final java.lang.invoke.VarHandle ISSUED_SEQ;
+    private static final java.lang.invoke.VarHandle ISSUED_COLL;
+
+    static {
+        try {
+            java.lang.invoke.MethodHandles.Lookup l = java.lang.invoke.MethodHandles.lookup();
+            ISSUED_SEQ = l.findVarHandle(OpStatus.class, "issuedSeq", long.class);
+            ISSUED_COLL = l.findVarHandle(OpStatus.class, "issuedColl", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    // written with release stores by the issuing thread, read with volatile (acquire) loads by status queries
     private volatile long issuedSeq;
     private volatile int issuedColl = -1;
     private final AtomicLong completedSeq = new AtomicLong();
@@ -33,8 +47,16 @@ public final class OpStatus {
 
     /** Operation {@code seq} of kind {@code c} was issued by this rank. */
     public void issued(long seq, Collective c) {
-        issuedColl = c.ordinal();
-        issuedSeq = seq;
+        ISSUED_COLL.setRelease(this, c.ordinal());
+        ISSUED_SEQ.setRelease(this, seq);
+    }
+
+    /**
+     * Operation {@code seq} completed on the issuing thread with nothing else in flight (the inline path): a release
+     * store instead of the compare-and-set loop other completions need.
+     */
+    public void completedInline(long seq) {
+        completedSeq.lazySet(seq);
     }
 
     /** Operation {@code seq} (and so every earlier one) completed on this rank. */

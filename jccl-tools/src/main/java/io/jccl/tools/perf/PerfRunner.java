@@ -88,8 +88,9 @@ public final class PerfRunner {
     /**
      * Calls per warm-up size (sizes up to 1 MiB) before the first measurement, so the JIT has compiled the call path
      * (nccl-tests' -w assumes compiled code; a JVM needs thousands of calls, C2 about 10,000). {@code
-     * JCCL_PERF_JIT_WARMUP}, default 1000, times 20 up to 4 KiB and times 2 up to 64 KiB (cheap sizes whose path
-     * the JIT needs longest to settle); the same on every rank because launchers pass the environment on.
+     * JCCL_PERF_JIT_WARMUP}, default 1000, times 100 for a first size up to 4 KiB, times 20 for other sizes up to 4 KiB
+     * and times 2 up to 64 KiB (cheap sizes whose path the JIT needs longest to settle: measured, C2 reaches its
+     * steady state after about 100,000 small calls); the same on every rank because launchers pass the environment on.
      */
     static int jitWarmupCalls() {
         try {
@@ -115,7 +116,8 @@ public final class PerfRunner {
                 BufferLayout layout = BufferLayout.of(o.collective(), size, type.sizeBytes(), nRanks);
                 PerfBackend.PreparedCall call = backend.prepare(
                         CollectiveCall.of(o.collective(), layout, false, send, recv, type, redOp, root, rank));
-                int n = size <= (4 << 10) ? 20 * calls : size <= (64 << 10) ? 2 * calls : calls;
+                int n = size == o.sweep().warmupSizes().getFirst() && size <= (4 << 10) ? 100 * calls
+                        : size <= (4 << 10) ? 20 * calls : size <= (64 << 10) ? 2 * calls : calls;
                 armed(() -> {
                     for (int i = 0; i < n; i++) {
                         call.launch();
