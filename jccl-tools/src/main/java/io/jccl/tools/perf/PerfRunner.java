@@ -88,9 +88,8 @@ public final class PerfRunner {
     /**
      * Calls per warm-up size (sizes up to 1 MiB) before the first measurement, so the JIT has compiled the call path
      * (nccl-tests' -w assumes compiled code; a JVM needs thousands of calls, C2 about 10,000). {@code
-     * JCCL_PERF_JIT_WARMUP}, default 1000, times 100 for a first size up to 4 KiB, times 20 for other sizes up to 4 KiB
-     * and times 2 up to 64 KiB (cheap sizes whose path the JIT needs longest to settle: measured, C2 reaches its
-     * steady state after about 100,000 small calls); the same on every rank because launchers pass the environment on.
+     * JCCL_PERF_JIT_WARMUP}, default 1000 (times 10 up to 4 KiB) per round, rounds repeated until the time per call
+     * stops improving (measured: C2 settles the small-message path after 100,000 to 300,000 calls); the same on every rank because launchers pass the environment on.
      */
     static int jitWarmupCalls() {
         try {
@@ -101,6 +100,28 @@ public final class PerfRunner {
     }
 
     private boolean jitWarmedUp;
+    private boolean smallWarmedUp;
+
+    /**
+     * At least {@code minRounds} rounds of {@code perRound} calls, then more until the time per call stops improving
+     * (three rounds in a row within 5% of the best), 60 rounds at most (measured: the small-message path needs
+     * 100,000 to 200,000 calls before C2 settles): how long the JIT needs differs by machine and load, so the warm-up watches it settle. The
+     * decision uses the slowest rank's time, so every rank runs the same number of rounds.
+     */
+    private void jitWarmup(PerfBackend.PreparedCall call, int perRound, int minRounds) {
+        double best = Double.MAX_VALUE;
+        int flat = 0;
+        for (int round = 0; round < 60 && (round < minRounds || flat < 3); round++) {
+            long t0 = System.nanoTime();
+            for (int i = 0; i < perRound; i++) {
+                call.launch();
+            }
+            backend.synchronize();
+            double t = backend.reduceStat((System.nanoTime() - t0) / (double) perRound, PerfBackend.StatMode.MAX);
+            flat = t < best * 0.95 ? 0 : flat + 1;
+            best = Math.min(best, t);
+        }
+    }
 
     private void timeTest(DataType type, OpChoice op, int root) {
         RedOp redOp = op == null ? RedOp.SUM : op.redOp(rank);
@@ -116,14 +137,9 @@ public final class PerfRunner {
                 BufferLayout layout = BufferLayout.of(o.collective(), size, type.sizeBytes(), nRanks);
                 PerfBackend.PreparedCall call = backend.prepare(
                         CollectiveCall.of(o.collective(), layout, false, send, recv, type, redOp, root, rank));
-                int n = size == o.sweep().warmupSizes().getFirst() && size <= (4 << 10) ? 100 * calls
-                        : size <= (4 << 10) ? 20 * calls : size <= (64 << 10) ? 2 * calls : calls;
-                armed(() -> {
-                    for (int i = 0; i < n; i++) {
-                        call.launch();
-                    }
-                    backend.synchronize();
-                });
+                boolean small = size <= (4 << 10);
+                armed(() -> jitWarmup(call, small ? 10 * calls : calls, small && !smallWarmedUp ? 30 : 2));
+                smallWarmedUp |= small;
             }
             backend.barrier();
         }
@@ -158,6 +174,15 @@ public final class PerfRunner {
         CollectiveCall cc = CollectiveCall.of(o.collective(), layout, inPlace, send, recv, type, redOp, root, rank);
         PerfBackend.PreparedCall call = backend.prepare(cc);
         backend.barrier();
+        int calls = jitWarmupCalls();
+        long bytes = layout.paramCount() * (long) layout.eltSize();
+        if (calls > 0 && bytes <= (1 << 20) && o.target() == PerfTarget.HOST) {
+            // the barrier and checks between measurements take paths the timed loop did not, and the JIT answers
+            // with deoptimisations it needs thousands of calls to recover from: settle this exact call first
+            int perRound = (int) Math.max(50, Math.min(5 * calls, (1L << 22) / Math.max(1, bytes)));
+            armed(() -> jitWarmup(call, perRound, bytes <= (4 << 10) ? 6 : 2));
+            backend.barrier();
+        }
         double seconds = timeIterations(call);
         seconds = backend.reduceStat(seconds, o.statMode());
         BandwidthModel.Bandwidth bw = BandwidthModel.of(o.collective(), layout.paramCount(), layout.eltSize(),
