@@ -110,6 +110,9 @@ public final class CommFactory {
             conns.connect(needs);
             trace.phase(InitPhase.CONNECT);
             long oneShotMax = Params.ONESHOT_MAX_BYTES.get();
+            if (oneShotMax < 0) {
+                oneShotMax = Math.max(16L << 10, (256L << 10) / Math.max(1, nRanks - 1));
+            }
             ShmPeerArea area = shmOk && shape.nNodes() == 1 && nRanks >= 2 && nRanks <= 512 && oneShotMax > 0
                     ? ShmPeerArea.create(bootstrap, commId, oneShotMax, health, timeoutNs, policy, arena) : null;
             trace.phase(InitPhase.SHARED_MEMORY);

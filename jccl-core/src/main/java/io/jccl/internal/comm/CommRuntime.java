@@ -151,7 +151,7 @@ public final class CommRuntime {
                 .append(", ").append(shape.nNodes()).append(" host(s), ").append(shape.nChannels()).append(" channel(s)\n");
         if (coll == io.jccl.Collective.ALL_REDUCE && planner.oneShot(bytes)) {
             b.append("AllReduce of ").append(bytes).append(" bytes runs one-shot through shared memory (<= ")
-                    .append(io.jccl.internal.param.Params.ONESHOT_MAX_BYTES.get()).append(" bytes, JCCL_ONESHOT_MAX_BYTES)")
+                    .append(planner.oneShotMaxBytes()).append(" bytes, JCCL_ONESHOT_MAX_BYTES)")
                     .append("; registered buffers (allocate) take the single-copy path above that.\n");
         }
         if (!Tuner.tuned(coll)) {

@@ -180,6 +180,11 @@ public final class Planner {
                 Collective.ALL_REDUCE, bytes);
     }
 
+    /** Largest allReduce run one-shot (0 when this communicator has no shared area). */
+    public long oneShotMaxBytes() {
+        return area == null ? 0 : area.maxBytes();
+    }
+
     /** True when an allReduce of {@code bytes} per rank runs one-shot (the same on every rank). */
     public boolean oneShot(long bytes) {
         return area != null && bytes <= area.maxBytes();

@@ -52,9 +52,10 @@ public final class Params {
             "minimum number of channels (0: automatic)").range(0, 64));
     public static final Param<Integer> MAX_NCHANNELS = add(Param.ofInt("NCCL_MAX_NCHANNELS", 0, INIT,
             "maximum number of channels (0: automatic)").range(0, 64));
-    public static final Param<Long> ONESHOT_MAX_BYTES = add(Param.ofLong("JCCL_ONESHOT_MAX_BYTES", 64L << 10, INIT,
+    public static final Param<Long> ONESHOT_MAX_BYTES = add(Param.ofLong("JCCL_ONESHOT_MAX_BYTES", -1L, INIT,
             "largest allReduce (bytes per rank) done one-shot through shared memory on a single-host communicator; "
-                    + "0 disables").range(0, 1L << 30));
+                    + "0 disables; -1: 256 KiB / (ranks - 1), at least 16 KiB (each rank reads every peer's data)")
+            .range(-1, 1L << 30));
     public static final Param<Integer> INLINE_MAX_BYTES = add(Param.ofInt("JCCL_INLINE_MAX_BYTES", 1 << 20, INIT,
             "largest operation the caller's thread runs itself when the communicator is idle").range(0, Integer.MAX_VALUE));
 

@@ -10,8 +10,8 @@ import io.jccl.internal.topology.TopoEnv;
  * <ul>
  *   <li>base latency per operation (enqueue, wake the channel workers): LL 1.0, LL128 1.5, Simple 2.0 µs;</li>
  *   <li>shared memory, per hop: LL 0.5 µs (a flagged 16-byte line crosses a cache line), LL128 0.8, Simple 1.5 µs (a
- *   head/tail credit round trip); per channel: LL 2, LL128 5, Simple 6 GB/s (one core copying into shared pages and
- *   reducing; LL carries 8 data bytes per 16);</li>
+ *   head/tail credit round trip); per channel: LL 0.6, LL128 1.5, Simple 3.5 GB/s (measured with ./jccl perf, 2 ranks
+ *   on a 2-core Xeon VM: packing flagged lines costs the line protocols more in Java than their extra bytes);</li>
  *   <li>sockets, per hop: LL 15, LL128 15, Simple 20 µs (TCP round trip through the proxy thread); per channel: LL 0.5,
  *   LL128 1.2, Simple 1.5 GB/s (loopback or one NIC stream).</li>
  * </ul>
@@ -32,7 +32,7 @@ public record HostModelParams(double[] baseLatUs, double[] shmLatUs, double[] sh
 
     public static HostModelParams defaults() {
         return new HostModelParams(new double[] {1.0, 1.5, 2.0}, new double[] {0.5, 0.8, 1.5},
-                new double[] {2.0, 5.0, 6.0}, new double[] {15.0, 15.0, 20.0}, new double[] {0.5, 1.2, 1.5},
+                new double[] {0.6, 1.5, 3.5}, new double[] {15.0, 15.0, 20.0}, new double[] {0.5, 1.2, 1.5},
                 java.util.EnumSet.allOf(Protocol.class));
     }
 

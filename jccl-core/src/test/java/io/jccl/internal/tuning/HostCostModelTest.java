@@ -30,20 +30,21 @@ class HostCostModelTest {
     void singleHostFormulas() {
         HostCostModel m = new HostCostModel(host(4, 1, 2), HostModelParams.defaults(), AlgoProtoFilter.none());
         ModelTable t = m.table();
-        // Ring AllReduce, 4 ranks: 6 steps of shm hops: Simple 2.0 + 6 x 1.5 = 11.0 us; 6 GB/s x 2 ch x 4/6 = 8 GB/s.
+        // Ring AllReduce, 4 ranks: 6 steps of shm hops: Simple 2.0 + 6 x 1.5 = 11.0 us; 3.5 GB/s x 2 ch x 4/6 = 4.67 GB/s.
         assertThat(t.latUs(AR, Algorithm.RING, Protocol.SIMPLE)).isCloseTo(11.0, within(1e-9));
-        assertThat(t.bwGBps(AR, Algorithm.RING, Protocol.SIMPLE)).isCloseTo(8.0, within(1e-9));
+        assertThat(t.bwGBps(AR, Algorithm.RING, Protocol.SIMPLE)).isCloseTo(3.5 * 2 * 4 / 6, within(1e-9));
         // LL: 1.0 + 6 x 0.5 = 4.0 us; 2 x 2 x 4/6.
         assertThat(t.latUs(AR, Algorithm.RING, Protocol.LL)).isCloseTo(4.0, within(1e-9));
-        // Tree: 2.0 + 2 x (3 x 1.5 + 0) = 11.0; 6 x 2 / 2 = 6 GB/s.
+        // Tree: 2.0 + 2 x (3 x 1.5 + 0) = 11.0; 3.5 x 2 / 2 = 3.5 GB/s.
         assertThat(t.latUs(AR, Algorithm.TREE, Protocol.SIMPLE)).isCloseTo(11.0, within(1e-9));
-        assertThat(t.bwGBps(AR, Algorithm.TREE, Protocol.SIMPLE)).isCloseTo(6.0, within(1e-9));
-        // AllGather ring: 3 steps: 2.0 + 4.5; bw 12 x 4/3 = 16.
+        assertThat(t.bwGBps(AR, Algorithm.TREE, Protocol.SIMPLE)).isCloseTo(3.5, within(1e-9));
+        // AllGather ring: 3 steps: 2.0 + 4.5; bw 7 x 4/3.
         assertThat(t.latUs(AG, Algorithm.RING, Protocol.SIMPLE)).isCloseTo(6.5, within(1e-9));
-        assertThat(t.bwGBps(AG, Algorithm.RING, Protocol.SIMPLE)).isCloseTo(16.0, within(1e-9));
+        assertThat(t.bwGBps(AG, Algorithm.RING, Protocol.SIMPLE)).isCloseTo(7.0 * 4 / 3, within(1e-9));
         assertThat(t.disabledReason(AR, Algorithm.NVLS, Protocol.SIMPLE)).contains("GPU-only");
         // time = lat + bytes / (1000 x bw)
-        assertThat(m.timeUs(AR, Algorithm.RING, Protocol.SIMPLE, 8_000_000, 1)).isCloseTo(11.0 + 1000.0, within(1e-9));
+        assertThat(m.timeUs(AR, Algorithm.RING, Protocol.SIMPLE, 8_000_000, 1))
+                .isCloseTo(11.0 + 8_000_000 / (1000 * (3.5 * 2 * 4 / 6)), within(1e-6));
         assertThat(m.channels(Algorithm.RING, Protocol.SIMPLE, 1 << 20, 2).nChannels()).isEqualTo(2);
         assertThat(m.channels(Algorithm.RING, Protocol.SIMPLE, 40 << 10, 2).nChannels()).isEqualTo(1);
     }
