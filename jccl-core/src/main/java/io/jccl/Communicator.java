@@ -336,6 +336,10 @@ public interface Communicator extends AutoCloseable, ArrayCollectives, BufferCol
      * {@code color} form a new communicator, ranked by {@code key} and then by their rank here. A rank passing
      * {@link #SPLIT_NOCOLOR} takes part but gets {@code null}. The new communicator has this one's configuration and
      * is independent of it (closing either leaves the other working).
+     *
+     * @param color the group this rank joins, or {@link #SPLIT_NOCOLOR}
+     * @param key the order of this rank in its new communicator (ties broken by the rank here)
+     * @return the new communicator, or {@code null} for {@link #SPLIT_NOCOLOR}
      */
     Communicator split(int color, int key);
 
@@ -345,12 +349,17 @@ public interface Communicator extends AutoCloseable, ArrayCollectives, BufferCol
      * when a peer died, the survivors catch the error, call {@code shrink(comm.lostRanks())}, and continue on the
      * result (then close or abort this one). Fails with {@link Result#INVALID_USAGE} when the survivors disagree on
      * the excluded set.
+     *
+     * @param excludedRanks the ranks of this communicator that do not take part
+     * @return the new communicator of the remaining ranks
      */
     Communicator shrink(int... excludedRanks);
 
     /**
      * The ranks this rank knows are gone (killed, crashed, stopped answering, or left after a failure), ascending;
      * empty while every peer is fine. A rank that detects a loss tells the others, so survivors agree on it quickly.
+     *
+     * @return the lost ranks, ascending (a fresh array)
      */
     int[] lostRanks();
 
