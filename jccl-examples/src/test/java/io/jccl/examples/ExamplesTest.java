@@ -36,6 +36,15 @@ class ExamplesTest {
     }
 
     @Test
+    void splitGivesEachParityItsOwnCommunicator() throws Exception {
+        InProcessRanks.Outcome o = InProcessRanks.run(5, SplitExample::run);
+        assertThat(o.results()).containsOnly(true);
+        assertThat(o.output()).contains(
+                "World rank 4 is rank 2 of 3 in the even communicator: sum 6, world sum 10 (correct)",
+                "World rank 1 is rank 0 of 2 in the odd communicator: sum 4, world sum 10 (correct)");
+    }
+
+    @Test
     void threadsExampleDrivesEveryRankFromItsOwnThread() {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         assertThat(ThreadsExample.run(3, new PrintStream(bytes, true, StandardCharsets.UTF_8))).isTrue();
