@@ -27,6 +27,7 @@ import java.util.concurrent.locks.LockSupport;
 public final class ProxyThread implements Runnable {
     /** Park while a connection can only be polled (helper threads, plugins without sockets). */
     private static final long POLL_PARK_NS = 20_000;
+    private static final java.util.function.Consumer<SelectionKey> IGNORE_KEY = k -> { };
     private final CommHealth health;
     private final int rank;
     private final int spins;
@@ -148,11 +149,10 @@ public final class ProxyThread implements Runnable {
                 }
             }
             try {
-                selector.select(100);
+                selector.select(IGNORE_KEY, 100); // keys need no handling; no selected-key set entries allocated
             } catch (IOException e) {
                 Log.warn(rank, "proxy selector failed: %s", e.getMessage());
             }
-            selector.selectedKeys().clear();
         }
         sleeping = false;
     }

@@ -27,6 +27,8 @@ final class SocketComm implements NetPlugin.SendComm, NetPlugin.RecvComm, Pollab
     static final int MAX_REQUESTS = 16;
     /** Smallest chunk worth a socket of its own, NCCL's MIN_CHUNKSIZE. */
     static final int MIN_CHUNK_BYTES = 64 << 10;
+    /** Inline payloads up to this size are copied behind the header and leave in one write (one syscall). */
+    static final int COPY_MAX_BYTES = 16 << 10;
 
     final boolean sending;
     private final String peer;
@@ -36,6 +38,8 @@ final class SocketComm implements NetPlugin.SendComm, NetPlugin.RecvComm, Pollab
     private final SelectableChannel[] channels;
     private final SocketRequest[] pool = new SocketRequest[MAX_REQUESTS];
     private final ByteBuffer header = ByteBuffer.allocateDirect(8).order(ByteOrder.BIG_ENDIAN);
+    private final ByteBuffer out;
+    /** The payload part in flight on the control socket (its [1]; a one-slot holder). */
     private final ByteBuffer[] pair = new ByteBuffer[2];
     private long posted;
     private long ctrlDone;
@@ -47,6 +51,7 @@ final class SocketComm implements NetPlugin.SendComm, NetPlugin.RecvComm, Pollab
     SocketComm(boolean sending, SocketChannel ctrl, SocketChannel[] data, int nThreads, String peer) throws IOException {
         this.sending = sending;
         this.peer = peer;
+        this.out = sending ? ByteBuffer.allocateDirect(8 + COPY_MAX_BYTES).order(ByteOrder.BIG_ENDIAN) : null;
         this.ctrl = ctrl;
         this.lanes = new DataLane[data.length];
         this.channels = new SelectableChannel[1 + data.length];
@@ -71,7 +76,6 @@ final class SocketComm implements NetPlugin.SendComm, NetPlugin.RecvComm, Pollab
         for (SocketHelper h : helpers) {
             h.start();
         }
-        pair[0] = header;
     }
 
     int dataSocks() {
@@ -157,14 +161,32 @@ final class SocketComm implements NetPlugin.SendComm, NetPlugin.RecvComm, Pollab
 
     private boolean sendCtrl(SocketRequest r) throws IOException {
         if (!inCtrl) {
-            header.clear();
-            header.putInt(r.sizeBytes).putInt(r.tag).flip();
-            pair[1] = r.range(r.ctrlView, 0, chunks(r.sizeBytes) == 0 ? r.sizeBytes : 0);
+            int inline = chunks(r.sizeBytes) == 0 ? r.sizeBytes : 0;
+            out.clear();
+            out.putInt(r.sizeBytes).putInt(r.tag);
+            ByteBuffer payload = r.range(r.ctrlView, 0, inline);
+            if (inline <= COPY_MAX_BYTES) {
+                out.put(payload);
+                pair[1] = null;
+            } else {
+                pair[1] = payload;
+            }
+            out.flip();
             inCtrl = true;
         }
-        ctrl.write(pair);
-        if (header.hasRemaining() || pair[1].hasRemaining()) {
-            return false;
+        // single-buffer writes: a gathering write of segment-backed buffers allocates in the JDK (scope releasers)
+        if (out.hasRemaining()) {
+            ctrl.write(out);
+            if (out.hasRemaining()) {
+                return false;
+            }
+        }
+        ByteBuffer p = pair[1];
+        if (p != null) {
+            ctrl.write(p);
+            if (p.hasRemaining()) {
+                return false;
+            }
         }
         inCtrl = false;
         pair[1] = null;

@@ -96,8 +96,7 @@ final class SocketHelper implements Runnable {
             keys[i].interestOps(w ? (comm.sending ? SelectionKey.OP_WRITE : SelectionKey.OP_READ) : 0);
         }
         if (!stopping) {
-            selector.select(work ? 10 : 100);
-            selector.selectedKeys().clear();
+            selector.select(k -> { }, work ? 10 : 100);
         }
         sleeping = false;
     }
