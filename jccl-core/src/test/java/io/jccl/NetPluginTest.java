@@ -1,6 +1,8 @@
 package io.jccl;
 
 import io.jccl.internal.transport.net.FaultInjectNet;
+import io.jccl.internal.transport.net.NetChecksum;
+import io.jccl.internal.transport.net.NetInterfaces;
 import io.jccl.net.CountingNetPlugin;
 import io.jccl.testing.ThreadRanks;
 import org.junit.jupiter.api.AfterEach;
@@ -138,6 +140,27 @@ class NetPluginTest {
         assertThat(o.error(0)).as("the test's own check (or the trailer's step check) sees it: the fault is real")
                 .isNotNull();
         assertThat(String.valueOf(o.error(0).getMessage())).doesNotContain("CRC32C");
+    }
+
+    @Test
+    void loopbackIsAdvertisedOnlyWhenEveryPeerIsOnThisHost() {
+        assertThat(NetInterfaces.forPeers(true)).singleElement()
+                .satisfies(a -> assertThat(a.address().isLoopbackAddress()).isTrue());
+        assertThat(NetInterfaces.forPeers(false)).as("never loopback for peers on other hosts")
+                .noneMatch(a -> a.address().isLoopbackAddress());
+        set(Map.of("NCCL_SOCKET_IFNAME", "=lo"));
+        assertThatThrownBy(() -> NetInterfaces.forPeers(false)).isInstanceOf(JcclException.class)
+                .hasMessageContaining("several hosts").hasMessageContaining("NCCL_SOCKET_IFNAME==lo");
+    }
+
+    @Test
+    void checksumsAreOnAcrossHostsByDefaultAndFollowTheParameter() {
+        assertThat(NetChecksum.enabled(true)).isTrue();
+        assertThat(NetChecksum.enabled(false)).isFalse();
+        set(Map.of("JCCL_NET_CHECKSUM", "on"));
+        assertThat(NetChecksum.enabled(false)).isTrue();
+        System.setProperty("JCCL_NET_CHECKSUM", "off");
+        assertThat(NetChecksum.enabled(true)).isFalse();
     }
 
     @Test

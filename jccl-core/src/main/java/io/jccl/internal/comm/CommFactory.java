@@ -90,7 +90,7 @@ public final class CommFactory {
             }
             boolean allLocal = shape.nNodes() == 1 && id.rootAddress().getAddress().isLoopbackAddress();
             NetTransport net = anyNet ? new NetTransport(arena, proxy, health, NetPlugins.select(rank, allLocal), 0,
-                    bootstrap.keys(), rank, timeoutNs, policy, NetChecksum.enabled()) : null;
+                    bootstrap.keys(), rank, timeoutNs, policy, NetChecksum.enabled(shape.nNodes() > 1)) : null;
             shm = new ShmTransport(arena, health, commId, rank, timeoutNs, policy);
             ShmTransport shmT = shm;
             Transport[] byPeer = new Transport[nRanks];
