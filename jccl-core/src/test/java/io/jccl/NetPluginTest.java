@@ -107,7 +107,10 @@ class NetPluginTest {
             assertThat(((JcclException) e).result()).as("rank %d: %s", r, e.getMessage())
                     .isIn(Result.REMOTE_ERROR, Result.ABORTED);
         }
-        assertThat(o.error(1).getMessage()).contains("dropped");
+        // who notices first depends on scheduling (rank 1's own failed send, or rank 2's end of stream reported back
+        // through the bootstrap), but the cause is named somewhere, and rank 2 always names rank 1
+        String all = o.error(0).getMessage() + o.error(1).getMessage() + o.error(2).getMessage();
+        assertThat(all).containsAnyOf("connection dropped after 40 sends", "from rank 1: receive of step");
         assertThat(o.error(2).getMessage()).contains("rank 1").contains("exited, aborted or crashed");
         assertThat(tookMs).as("failed within the 20 s deadline").isLessThan(20_000);
     }
