@@ -8,5 +8,7 @@ module io.jccl {
     requires jdk.jfr;
     requires java.management;
     exports io.jccl;
+    exports io.jccl.net;
     uses io.jccl.Profiler;
+    uses io.jccl.net.NetPlugin;
 }

@@ -10,15 +10,15 @@ import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The module exports the public API package and nothing internal. */
+/** The module exports the public API packages (the API and the net plugin SPI) and nothing internal. */
 class ModuleTest {
     @Test
-    void onlyTheApiPackageIsExported() throws URISyntaxException {
+    void onlyTheApiPackagesAreExported() throws URISyntaxException {
         Path classes = Path.of(Jccl.class.getProtectionDomain().getCodeSource().getLocation().toURI());
         ModuleDescriptor d = ModuleFinder.of(classes).findAll().iterator().next().descriptor();
         assertThat(d.name()).isEqualTo("io.jccl");
         assertThat(d.exports().stream().filter(e -> !e.isQualified()).map(ModuleDescriptor.Exports::source)
-                .collect(Collectors.toSet())).containsExactly("io.jccl");
+                .collect(Collectors.toSet())).containsExactlyInAnyOrder("io.jccl", "io.jccl.net");
         assertThat(d.packages()).anyMatch(p -> p.startsWith("io.jccl.internal"));
     }
 }

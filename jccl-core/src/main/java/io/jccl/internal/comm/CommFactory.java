@@ -17,7 +17,8 @@ import io.jccl.internal.proxy.ProxyThread;
 import io.jccl.internal.transport.ConnFifo;
 import io.jccl.internal.transport.Connections;
 import io.jccl.internal.transport.IdlePolicy;
-import io.jccl.internal.transport.net.NetInterfaces;
+import io.jccl.internal.transport.net.NetChecksum;
+import io.jccl.internal.transport.net.NetPlugins;
 import io.jccl.internal.transport.net.NetTransport;
 import io.jccl.internal.topology.TopoEnv;
 import io.jccl.internal.transport.shm.ShmPeerArea;
@@ -88,8 +89,8 @@ public final class CommFactory {
                 proxy = new ProxyThread(health, rank, prefix + "-proxy", policy.proxySpins());
             }
             boolean allLocal = shape.nNodes() == 1 && id.rootAddress().getAddress().isLoopbackAddress();
-            NetTransport net = anyNet ? new NetTransport(arena, proxy, health, NetInterfaces.choose(allLocal).address(),
-                    bootstrap.keys(), rank, timeoutNs, policy) : null;
+            NetTransport net = anyNet ? new NetTransport(arena, proxy, health, NetPlugins.select(rank, allLocal), 0,
+                    bootstrap.keys(), rank, timeoutNs, policy, NetChecksum.enabled(shape.nNodes() > 1)) : null;
             shm = new ShmTransport(arena, health, commId, rank, timeoutNs, policy);
             ShmTransport shmT = shm;
             Transport[] byPeer = new Transport[nRanks];

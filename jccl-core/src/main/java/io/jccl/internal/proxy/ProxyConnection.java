@@ -3,20 +3,23 @@ package io.jccl.internal.proxy;
 import java.nio.channels.SelectableChannel;
 
 /**
- * One network connector side progressed by the {@link ProxyThread}: a state machine that moves at most one step per
- * call without blocking. Owned by: the proxy thread only (after registration). Mirrors: NCCL's per-connector
- * proxyProgress functions (net.cc sendProxyProgress / recvProxyProgress).
+ * One network connector side progressed by the {@link ProxyThread}: a state machine that moves without blocking.
+ * Owned by: the proxy thread only (after registration). Mirrors: NCCL's per-connector proxyProgress functions
+ * (net.cc sendProxyProgress / recvProxyProgress).
  */
 public interface ProxyConnection {
     /** Advances without blocking; true if anything moved. */
     boolean progress();
 
-    /** The socket, for the proxy's selector while it sleeps. */
-    SelectableChannel channel();
+    /** Sockets to watch while the proxy sleeps (fixed for the connection's life; may be empty). */
+    SelectableChannel[] channels();
 
-    /** Selector interest while the proxy sleeps: OP_READ when it could take data, OP_WRITE when a write is stuck. */
-    int sleepInterest();
+    /** Selector interest for {@code channels()[i]} while the proxy sleeps: OP_READ, OP_WRITE or 0. */
+    int sleepInterest(int i);
 
-    /** Closes the socket. */
+    /** False when progress may come without any channel becoming ready: the proxy then polls with short parks. */
+    boolean canSleep();
+
+    /** Closes the connection. */
     void close();
 }

@@ -9,10 +9,12 @@ import io.jccl.internal.debug.Subsys;
 import java.io.IOException;
 import java.lang.invoke.VarHandle;
 import java.nio.channels.ClosedChannelException;
+import java.nio.channels.SelectableChannel;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.util.Arrays;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The communicator's network progress thread (NCCL's proxy progress thread): it polls every network connector's
@@ -23,6 +25,9 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * Mirrors: proxy.cc ncclProxyProgress / progressOps.
  */
 public final class ProxyThread implements Runnable {
+    /** Park while a connection can only be polled (helper threads, plugins without sockets). */
+    private static final long POLL_PARK_NS = 20_000;
+    private static final java.util.function.Consumer<SelectionKey> IGNORE_KEY = k -> { };
     private final CommHealth health;
     private final int rank;
     private final int spins;
@@ -30,7 +35,7 @@ public final class ProxyThread implements Runnable {
     private final ConcurrentLinkedQueue<ProxyConnection> pending = new ConcurrentLinkedQueue<>();
     private final Thread thread;
     private ProxyConnection[] conns = new ProxyConnection[0];
-    private SelectionKey[] keys = new SelectionKey[0];
+    private SelectionKey[][] keys = new SelectionKey[0][];
     private volatile boolean sleeping;
     private volatile boolean stopping;
 
@@ -128,19 +133,26 @@ public final class ProxyThread implements Runnable {
                 moved |= c.progress();
             }
         }
-        if (!moved && !stopping && pending.isEmpty()) {
+        boolean selectable = true;
+        for (ProxyConnection c : conns) {
+            selectable &= c.canSleep();
+        }
+        if (!moved && !stopping && pending.isEmpty() && !selectable) {
+            LockSupport.parkNanos(POLL_PARK_NS);
+        } else if (!moved && !stopping && pending.isEmpty()) {
             for (int i = 0; i < conns.length; i++) {
-                SelectionKey k = keys[i];
-                if (k.isValid()) {
-                    k.interestOps(conns[i].sleepInterest());
+                for (int j = 0; j < keys[i].length; j++) {
+                    SelectionKey k = keys[i][j];
+                    if (k.isValid()) {
+                        k.interestOps(conns[i].sleepInterest(j));
+                    }
                 }
             }
             try {
-                selector.select(100);
+                selector.select(IGNORE_KEY, 100); // keys need no handling; no selected-key set entries allocated
             } catch (IOException e) {
                 Log.warn(rank, "proxy selector failed: %s", e.getMessage());
             }
-            selector.selectedKeys().clear();
         }
         sleeping = false;
     }
@@ -149,13 +161,17 @@ public final class ProxyThread implements Runnable {
         ProxyConnection c;
         while ((c = pending.poll()) != null) {
             try {
-                SelectionKey k = c.channel().register(selector, 0);
+                SelectableChannel[] chs = c.channels();
+                SelectionKey[] k = new SelectionKey[chs.length];
+                for (int j = 0; j < chs.length; j++) {
+                    k[j] = chs[j].register(selector, 0);
+                }
                 conns = Arrays.copyOf(conns, conns.length + 1);
                 keys = Arrays.copyOf(keys, keys.length + 1);
                 conns[conns.length - 1] = c;
                 keys[keys.length - 1] = k;
                 Log.trace(Subsys.PROXY, rank, "proxy: now progressing %d connectors", conns.length);
-            } catch (ClosedChannelException e) {
+            } catch (ClosedChannelException | java.nio.channels.IllegalBlockingModeException e) {
                 health.fail(new JcclException(Result.REMOTE_ERROR, "rank " + rank + ": a data connection closed before use"));
             }
         }

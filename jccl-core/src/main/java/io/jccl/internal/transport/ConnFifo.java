@@ -39,13 +39,25 @@ public final class ConnFifo {
     private final MemorySegment[] slots = new MemorySegment[NSTEPS];
     private final ByteBuffer[] slotBuffers = new ByteBuffer[NSTEPS];
     private final int stepBytes;
+    private final int strideBytes;
+    private final MemorySegment data;
 
     /** A FIFO over existing memory ({@code ctrl}: {@link #CTRL_BYTES}; {@code data}: NSTEPS * stepBytes). */
     public ConnFifo(MemorySegment ctrl, MemorySegment data, int stepBytes) {
+        this(ctrl, data, stepBytes, stepBytes);
+    }
+
+    /**
+     * A FIFO whose slots start every {@code strideBytes} (at least {@code stepBytes}): the bytes past a slot's
+     * {@code stepBytes} are room for a transport's trailer.
+     */
+    public ConnFifo(MemorySegment ctrl, MemorySegment data, int stepBytes, int strideBytes) {
         this.ctrl = ctrl;
         this.stepBytes = stepBytes;
+        this.strideBytes = strideBytes;
+        this.data = data;
         for (int i = 0; i < NSTEPS; i++) {
-            slots[i] = data.asSlice((long) i * stepBytes, stepBytes);
+            slots[i] = data.asSlice((long) i * strideBytes, stepBytes);
             slotBuffers[i] = data.isNative() ? slots[i].asByteBuffer() : null;
         }
     }
@@ -55,6 +67,23 @@ public final class ConnFifo {
         MemorySegment ctrl = arena.allocate(CTRL_BYTES, 128);
         MemorySegment data = arena.allocate((long) NSTEPS * stepBytes, 4096);
         return new ConnFifo(ctrl, data, stepBytes);
+    }
+
+    /** A FIFO in fresh native memory whose slots are {@code strideBytes} apart (see the constructor). */
+    public static ConnFifo allocate(Arena arena, int stepBytes, int strideBytes) {
+        MemorySegment ctrl = arena.allocate(CTRL_BYTES, 128);
+        MemorySegment data = arena.allocate((long) NSTEPS * strideBytes, 4096);
+        return new ConnFifo(ctrl, data, stepBytes, strideBytes);
+    }
+
+    /** All slots' memory. */
+    public MemorySegment data() {
+        return data;
+    }
+
+    /** Offset of the slot of {@code step} in {@link #data()}. */
+    public long slotOffset(long step) {
+        return (step & (NSTEPS - 1)) * (long) strideBytes;
     }
 
     /** The control block (head, tail, sizes, waiter flags). */

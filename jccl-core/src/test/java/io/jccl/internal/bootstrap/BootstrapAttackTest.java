@@ -7,7 +7,18 @@ import io.jccl.JcclException;
 import io.jccl.RedOp;
 import io.jccl.Result;
 import io.jccl.UniqueId;
-import io.jccl.internal.transport.net.SocketNet;
+import io.jccl.internal.comm.CommHealth;
+import io.jccl.internal.proxy.ProxyThread;
+import io.jccl.internal.transport.IdlePolicy;
+import io.jccl.internal.transport.RecvConn;
+import io.jccl.internal.transport.SendConn;
+import io.jccl.internal.transport.Transport;
+import io.jccl.internal.transport.net.NetHello;
+import io.jccl.internal.transport.net.NetInterfaces;
+import io.jccl.internal.transport.net.NetOffer;
+import io.jccl.internal.transport.net.NetTransport;
+import io.jccl.internal.transport.net.socket.SocketNetPlugin;
+import io.jccl.net.NetPlugin;
 import org.junit.jupiter.api.Test;
 
 import java.io.BufferedInputStream;
@@ -17,7 +28,8 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.nio.channels.SocketChannel;
+import java.lang.foreign.Arena;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -192,22 +204,47 @@ class BootstrapAttackTest {
         AuthKeys keys = AuthKeys.of(Jccl.uniqueId());
         AuthKeys other = AuthKeys.of(UniqueId.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 1),
                 keys.magic(), new byte[32]));
-        SocketNet.Listener l = SocketNet.listen(InetAddress.getLoopbackAddress(), 65536);
-        CompletableFuture<SocketChannel> accepted = CompletableFuture.supplyAsync(
-                () -> SocketNet.accept(l, keys, 0, 1, 3, TimeUnit.SECONDS.toNanos(30)), r -> Thread.ofPlatform().start(r));
-        InetSocketAddress at = l.handle().address();
-        try (Socket silent = new Socket()) {
-            silent.connect(at, 2000);                          // says nothing: dropped after the hello deadline
-            sendAndClose(at, new byte[40]);
-            sendAndClose(at, SocketNet.hello(other, l.handle().nonce(), 1, 3));
-            sendAndClose(at, SocketNet.hello(keys, l.handle().nonce() + 1, 1, 3));
-            sendAndClose(at, SocketNet.hello(keys, l.handle().nonce(), 2, 3));
-            try (SocketChannel real = SocketNet.connect(l.handle(), keys, 1, 3, TimeUnit.SECONDS.toNanos(10));
-                 SocketChannel got = accepted.get(30, TimeUnit.SECONDS)) {
-                assertThat(real.isConnected()).isTrue();
-                assertThat(got.getRemoteAddress()).isEqualTo(real.getLocalAddress());
+        CommHealth h0 = new CommHealth(2);
+        CommHealth h1 = new CommHealth(2);
+        ProxyThread p0 = new ProxyThread(h0, 0, "attack-proxy-0", 0);
+        ProxyThread p1 = new ProxyThread(h1, 1, "attack-proxy-1", 0);
+        try (Arena arena = Arena.ofShared()) {
+            NetPlugin plugin = new SocketNetPlugin(List.of(new NetInterfaces.IfAddress("lo",
+                    InetAddress.getLoopbackAddress())), 0);
+            long timeoutNs = TimeUnit.SECONDS.toNanos(30);
+            NetTransport t0 = new NetTransport(arena, p0, h0, plugin, 0, keys, 0, timeoutNs, IdlePolicy.defaults(), true);
+            NetTransport t1 = new NetTransport(arena, p1, h1, plugin, 0, keys, 1, timeoutNs, IdlePolicy.defaults(), true);
+            Transport.PendingRecv pending = t0.setupRecv(1, 3, 65536);
+            NetOffer offer = NetOffer.fromBytes(pending.info());
+            CompletableFuture<RecvConn> accepted = CompletableFuture.supplyAsync(pending::complete,
+                    r -> Thread.ofPlatform().start(r));
+            ByteBuffer handle = ByteBuffer.wrap(offer.handle());
+            byte[] ip = new byte[handle.get()];
+            handle.get(ip);
+            InetSocketAddress at = new InetSocketAddress(InetAddress.getByAddress(ip), handle.getShort() & 0xffff);
+            long magic = handle.getLong();
+            try (Socket silent = new Socket()) {
+                silent.connect(at, 2000);                          // says nothing: dropped after the intro deadline
+                sendAndClose(at, new byte[40]);                    // wrong magic: dropped by the plugin
+                sendAndClose(at, forged(magic, NetHello.hello(other, offer.nonce(), 1, 3)));
+                sendAndClose(at, forged(magic, NetHello.hello(keys, offer.nonce() + 1, 1, 3)));
+                sendAndClose(at, forged(magic, NetHello.hello(keys, offer.nonce(), 2, 3)));
+                SendConn real = t1.connectSend(0, 3, pending.info());
+                RecvConn got = accepted.get(30, TimeUnit.SECONDS);
+                assertThat(real).isNotNull();
+                assertThat(got).isNotNull();
+                assertThat(h0.isBroken()).as("forged hellos do not break the communicator").isFalse();
             }
+        } finally {
+            p0.stop();
+            p1.stop();
         }
+    }
+
+    /** What a stranger that learnt the plugin handle sends: the socket intro, then a hello as message 0. */
+    private static byte[] forged(long magic, byte[] hello) {
+        return ByteBuffer.allocate(12 + 8 + hello.length).putLong(magic).putInt(0).putInt(hello.length)
+                .putInt(NetHello.TAG).put(hello).array();
     }
 
     private static void sendAndClose(InetSocketAddress to, byte[] bytes) {

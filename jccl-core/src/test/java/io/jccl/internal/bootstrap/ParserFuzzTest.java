@@ -7,7 +7,8 @@ import io.jccl.UniqueId;
 import io.jccl.internal.comm.PeerInfo;
 import io.jccl.internal.ras.RasMessages;
 import io.jccl.internal.ras.RasServer;
-import io.jccl.internal.transport.net.SocketNet;
+import io.jccl.internal.transport.net.NetHello;
+import io.jccl.internal.transport.net.NetOffer;
 import io.jccl.internal.transport.shm.ShmTransport;
 import org.junit.jupiter.api.Test;
 
@@ -92,11 +93,11 @@ class ParserFuzzTest {
                 return false;
             }
         }));
-        SocketNet.Handle h = new SocketNet.Handle(a, 0x1234_5678_9abcL, 1 << 16);
-        l.add(new Case("net handle", h.toBytes(), false, in -> throwsOnly(() -> SocketNet.Handle.fromBytes(in),
+        NetOffer h = new NetOffer(0x1234_5678_9abcL, 1 << 16, true, address(a));
+        l.add(new Case("net offer", h.toBytes(), false, in -> throwsOnly(() -> NetOffer.fromBytes(in),
                 Result.INTERNAL_ERROR)));
-        byte[] netHello = SocketNet.hello(keys, h.nonce(), 4, 2);
-        l.add(new Case("net hello", netHello, true, in -> SocketNet.checkHello(keys, h.nonce(), 4, 2, in)));
+        byte[] netHello = NetHello.hello(keys, h.nonce(), 4, 2);
+        l.add(new Case("net hello", netHello, true, in -> NetHello.check(keys, h.nonce(), 4, 2, in)));
         l.add(new Case("peer info", PeerInfo.local(1, "0.1.0", 1, 4, 65536, 65536).encode(), false,
                 in -> throwsOnly(() -> PeerInfo.decode(in),
                 Result.INTERNAL_ERROR)));

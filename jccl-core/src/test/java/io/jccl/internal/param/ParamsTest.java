@@ -124,7 +124,7 @@ class ParamsTest {
     void unknownNamesGetASuggestionAndNcclOnlyNamesAreToldApart() {
         ParamSources s = ParamSources.of(Map.of("JCCL_TIMEOUT_MSEC", "5"), Map.of("NCCL_BUFSIZE", "1M",
                 "NCCL_IB_HCA", "mlx5_0", "NCCL_ZZZ_QQQ", "1", "NCCL_NCHANNELS", "4", "NCCL_PROTO", "LL",
-                "NCCL_CROSS_NIC", "7", "OTHER", "x", "NCCL_SOCKET_IFNAM", "eth0", "NCCL_SOCKET_NTHREADS", "4"));
+                "NCCL_CROSS_NIC", "7", "OTHER", "x", "NCCL_SOCKET_IFNAM", "eth0", "NCCL_SOCKET_RETRY_CNT", "4"));
         List<ParamCheck.Finding> f = ParamCheck.inspect(s);
         assertThat(f).extracting(ParamCheck.Finding::kind, ParamCheck.Finding::name).containsExactly(
                 tuple(ParamCheck.Kind.UNKNOWN, "JCCL_TIMEOUT_MSEC"),
@@ -133,7 +133,7 @@ class ParamsTest {
                 tuple(ParamCheck.Kind.UNKNOWN, "NCCL_ZZZ_QQQ"),
                 tuple(ParamCheck.Kind.NO_EFFECT, "NCCL_IB_HCA"),
                 tuple(ParamCheck.Kind.NO_EFFECT, "NCCL_NCHANNELS"),
-                tuple(ParamCheck.Kind.NO_EFFECT, "NCCL_SOCKET_NTHREADS"),
+                tuple(ParamCheck.Kind.NO_EFFECT, "NCCL_SOCKET_RETRY_CNT"),
                 tuple(ParamCheck.Kind.INVALID, "NCCL_CROSS_NIC"));
         assertThat(f.get(0).message()).contains("did you mean JCCL_TIMEOUT_MS?");
         assertThat(f.get(1).message()).contains("did you mean NCCL_BUFFSIZE?");

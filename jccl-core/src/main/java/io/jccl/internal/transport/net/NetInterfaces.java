@@ -47,6 +47,50 @@ public final class NetInterfaces {
         return all.getFirst();
     }
 
+    /**
+     * The addresses to advertise to data-connection peers: loopback only when every peer is on this host; otherwise
+     * never a loopback address (a peer on another host would connect to itself), so a loopback-only machine or an
+     * NCCL_SOCKET_IFNAME that selects only loopback fails here, clearly, instead of hanging at connect.
+     */
+    public static List<IfAddress> forPeers(boolean allLocal) {
+        if (allLocal) {
+            return List.of(choose(true));
+        }
+        List<IfAddress> all = new ArrayList<>();
+        for (IfAddress a : candidates(Params.SOCKET_IFNAME.get(), Params.SOCKET_FAMILY.get())) {
+            if (!a.address().isLoopbackAddress()) {
+                all.add(a);
+            }
+        }
+        if (all.isEmpty()) {
+            throw new JcclException(Result.SYSTEM_ERROR, "ranks run on several hosts but no non-loopback network "
+                    + "interface " + (Params.SOCKET_IFNAME.isSet() ? "matches NCCL_SOCKET_IFNAME="
+                    + Params.SOCKET_IFNAME.get() : "is up") + "; interfaces present: " + names());
+        }
+        return all;
+    }
+
+    /** The sysfs path of the interface's PCI device, or null for a virtual one. */
+    public static String pciPath(String ifName) {
+        try {
+            java.nio.file.Path p = java.nio.file.Path.of("/sys/class/net", ifName, "device");
+            return java.nio.file.Files.exists(p) ? p.toRealPath().toString() : null;
+        } catch (java.io.IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    /** The link speed sysfs reports, else 10 Gb/s (NCCL's default for an unknown speed). */
+    public static int speedMbps(String ifName) {
+        try {
+            int v = Integer.parseInt(java.nio.file.Files.readString(
+                    java.nio.file.Path.of("/sys/class/net", ifName, "speed")).trim());
+            return v > 0 ? v : 10_000;
+        } catch (java.io.IOException | RuntimeException e) {
+            return 10_000;
+        }
+    }
+
     /** Every up interface's addresses matching the filter, IPv4 before IPv6, loopback last. */
     public static List<IfAddress> candidates(String ifFilter, String family) {
         List<IfAddress> v4 = new ArrayList<>();

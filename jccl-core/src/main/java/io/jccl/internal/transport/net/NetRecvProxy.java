@@ -6,127 +6,141 @@ import io.jccl.internal.comm.CommHealth;
 import io.jccl.internal.proxy.ProxyConnection;
 import io.jccl.internal.transport.Backoff;
 import io.jccl.internal.transport.ConnFifo;
+import io.jccl.net.NetPlugin;
 
 import java.io.IOException;
 import java.lang.invoke.VarHandle;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.channels.SelectableChannel;
-import java.nio.channels.SelectionKey;
-import java.nio.channels.SocketChannel;
 
 /**
- * Proxy side of a network receive connector: when the worker has a free slot (head), reads the next header and
- * payload from the socket into it without blocking, publishes it (size, tail) and wakes the worker. The header's
- * step number must match, so a desynchronised or corrupted stream fails loudly instead of delivering wrong data.
+ * Proxy side of a network receive connector, a state machine over the plugin: <b>post</b> an {@code irecv} into
+ * every slot the worker has freed (head), up to {@link ConnFifo#NSTEPS} ahead; <b>done</b> when {@code test} says
+ * it arrived, in order: check the trailer (the CRC32C when checksums are on, then the step number, so corruption
+ * and a desynchronised stream fail loudly), publish size and tag, release tail and wake the worker.
  *
- * <p>Owned by: the proxy thread. Mirrors: net.cc recvProxyProgress.
+ * <p>Owned by: the proxy thread. Mirrors: net.cc recvProxyProgress (post / receive / done).
  */
 final class NetRecvProxy implements ProxyConnection {
+    private static final SelectableChannel[] NONE = new SelectableChannel[0];
     private final ConnFifo fifo;
-    private final SocketChannel channel;
+    private final NetSlots slots;
+    private final NetPlugin plugin;
+    private final NetPlugin.RecvComm comm;
+    private final NetPlugin.MemHandle mh;
     private final Backoff worker;
     private final CommHealth health;
     private final String name;
-    private final ByteBuffer header = ByteBuffer.allocateDirect(16).order(ByteOrder.BIG_ENDIAN);
-    private ByteBuffer payload;
+    private final boolean checksum;
+    private final NetPlugin.Request[] reqs = new NetPlugin.Request[ConnFifo.NSTEPS];
+    private long posted;
     private long received;
-    private int size;
-    private long tag;
-    private boolean inHeader = true;
-    private boolean active;
     private volatile boolean closing;
 
-    NetRecvProxy(ConnFifo fifo, SocketChannel channel, Backoff worker, CommHealth health, String name) {
+    NetRecvProxy(ConnFifo fifo, NetPlugin plugin, NetPlugin.RecvComm comm, NetPlugin.MemHandle mh, Backoff worker,
+                 CommHealth health, String name, boolean checksum) {
         this.fifo = fifo;
-        this.channel = channel;
+        this.slots = new NetSlots(fifo);
+        this.plugin = plugin;
+        this.comm = comm;
+        this.mh = mh;
         this.worker = worker;
         this.health = health;
         this.name = name;
+        this.checksum = checksum;
     }
 
     @Override
     public boolean progress() {
-        if (!active) {
-            if (received >= fifo.head() + ConnFifo.NSTEPS) {
-                return false;
-            }
-            active = true;
-            inHeader = true;
-            header.clear();
-        }
+        boolean moved = false;
         try {
-            boolean moved = false;
-            if (inHeader) {
-                int n = channel.read(header);
-                if (n < 0) {
-                    return eof();
+            long limit = fifo.head() + ConnFifo.NSTEPS;
+            while (posted < limit) {
+                NetPlugin.Request r = plugin.irecv(comm, mh, fifo.slotOffset(posted), slots.wireBytes(), (int) posted);
+                if (r == null) {
+                    break;
                 }
-                moved = n > 0;
-                if (header.hasRemaining()) {
-                    return moved;
+                reqs[(int) (posted & (ConnFifo.NSTEPS - 1))] = r;
+                posted++;
+                moved = true;
+            }
+            while (received < posted) {
+                int i = (int) (received & (ConnFifo.NSTEPS - 1));
+                NetPlugin.Request r = reqs[i];
+                if (!plugin.test(r)) {
+                    break;
                 }
-                header.flip();
-                size = header.getInt();
-                int step = header.getInt();
-                tag = header.getLong();
-                if (step != (int) received || size < 0 || size > fifo.stepBytes()) {
-                    health.fail(new JcclException(Result.REMOTE_ERROR, name + ": corrupted stream: got step " + step
-                            + " size " + size + ", expected step " + (int) received + " size <= " + fifo.stepBytes()));
+                reqs[i] = null;
+                if (!deliver(r.sizeBytes())) {
                     return false;
                 }
-                payload = fifo.slotBuffer(received);
-                payload.clear().limit(size);
-                inHeader = false;
+                moved = true;
             }
-            if (payload.hasRemaining()) {
-                int n = channel.read(payload);
-                if (n < 0) {
-                    return eof();
-                }
-                moved |= n > 0;
-                if (payload.hasRemaining()) {
-                    return moved;
-                }
+        } catch (IOException | RuntimeException e) {
+            if (!closing && !health.isBroken() && !health.isClosing()) {
+                health.fail(new JcclException(Result.REMOTE_ERROR, name + ": receive of step " + received
+                        + " failed: " + e.getMessage() + " (the peer exited, aborted or crashed)", e));
             }
-        } catch (IOException e) {
-            if (!closing && !health.isClosing()) {
-                health.fail(new JcclException(Result.REMOTE_ERROR, name + ": receive failed: " + e.getMessage()
-                        + " (the peer exited, aborted or crashed)", e));
-            }
+            closing = true;
             return false;
         }
+        return moved;
+    }
+
+    private boolean deliver(int wire) {
+        int size = wire - NetSlots.TRAILER_BYTES;
+        if (size < 0 || size > fifo.stepBytes()) {
+            return corrupt("corrupted stream: a message of " + wire + " bytes for step " + received
+                    + " (slots hold " + fifo.stepBytes() + " + " + NetSlots.TRAILER_BYTES + ")");
+        }
+        if (checksum) {
+            int got = slots.crc(received, size);
+            int sent = slots.sentCrc(received, size);
+            if (got != sent) {
+                return corrupt(String.format("data corrupted in transit (CRC32C %08x computed, %08x sent) at step %d,"
+                        + " %d bytes", got, sent, received, size));
+            }
+        }
+        int step = slots.step(received, size);
+        if (step != (int) received) {
+            return corrupt("corrupted stream: got step " + step + " size " + size + ", expected step "
+                    + (int) received);
+        }
         fifo.setSize(received, size);
-        fifo.setTag(received, tag);
+        fifo.setTag(received, slots.tag(received, size));
         fifo.releaseTail(++received);
         VarHandle.fullFence();
         worker.wake();
-        active = false;
         return true;
     }
 
-    private boolean eof() {
-        if (!closing && !health.isBroken() && !health.isClosing()) {
-            health.fail(new JcclException(Result.REMOTE_ERROR, name + ": the peer closed the connection"
-                    + " (it exited, aborted or crashed)"));
-        }
+    private boolean corrupt(String what) {
         closing = true;
+        health.fail(new JcclException(Result.REMOTE_ERROR, name + ": " + what));
         return false;
     }
 
     @Override
-    public SelectableChannel channel() {
-        return channel;
+    public SelectableChannel[] channels() {
+        return comm instanceof PollableComm p ? p.channels() : NONE;
     }
 
     @Override
-    public int sleepInterest() {
-        return !active && received >= fifo.head() + ConnFifo.NSTEPS ? 0 : SelectionKey.OP_READ;
+    public int sleepInterest(int i) {
+        return ((PollableComm) comm).sleepInterest(i);
+    }
+
+    @Override
+    public boolean canSleep() {
+        return comm instanceof PollableComm p && p.wakesOnChannels();
     }
 
     @Override
     public void close() {
         closing = true;
-        SocketNet.closeQuietly(channel);
+        try {
+            plugin.closeRecv(comm);
+        } catch (IOException | RuntimeException ignored) {
+            // closing anyway
+        }
     }
 }

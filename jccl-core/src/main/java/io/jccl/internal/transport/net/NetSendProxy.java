@@ -6,94 +6,111 @@ import io.jccl.internal.comm.CommHealth;
 import io.jccl.internal.proxy.ProxyConnection;
 import io.jccl.internal.transport.Backoff;
 import io.jccl.internal.transport.ConnFifo;
+import io.jccl.net.NetPlugin;
 
 import java.io.IOException;
 import java.lang.invoke.VarHandle;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.channels.SelectableChannel;
-import java.nio.channels.SelectionKey;
-import java.nio.channels.SocketChannel;
 
 /**
- * Proxy side of a network send connector: takes each slot the worker posted (tail), writes a 16-byte header (size,
- * step, tag) and the payload to the socket without blocking, then returns the slot (head) and wakes the worker.
+ * Proxy side of a network send connector, a state machine over the plugin: <b>post</b> each slot the worker
+ * published (tail) with its trailer (tag, step, CRC32C) as one {@code isend}, up to {@link ConnFifo#NSTEPS} in
+ * flight; <b>done</b> when {@code test} says it left, in order: return the slot (head) and wake the worker.
  *
- * <p>Owned by: the proxy thread. Mirrors: net.cc sendProxyProgress (post / transmit / done stages, collapsed).
+ * <p>Owned by: the proxy thread. Mirrors: net.cc sendProxyProgress (post / transmit / done).
  */
 final class NetSendProxy implements ProxyConnection {
+    private static final SelectableChannel[] NONE = new SelectableChannel[0];
     private final ConnFifo fifo;
-    private final SocketChannel channel;
+    private final NetSlots slots;
+    private final NetPlugin plugin;
+    private final NetPlugin.SendComm comm;
+    private final NetPlugin.MemHandle mh;
     private final Backoff worker;
     private final CommHealth health;
     private final String name;
-    private final ByteBuffer header = ByteBuffer.allocateDirect(16).order(ByteOrder.BIG_ENDIAN);
-    private final ByteBuffer[] pair = new ByteBuffer[2];
-    private long sent;
-    private boolean writing;
-    private boolean stuck;
+    private final boolean checksum;
+    private final NetPlugin.Request[] reqs = new NetPlugin.Request[ConnFifo.NSTEPS];
+    private long posted;
+    private long done;
     private volatile boolean closing;
 
-    NetSendProxy(ConnFifo fifo, SocketChannel channel, Backoff worker, CommHealth health, String name) {
+    NetSendProxy(ConnFifo fifo, NetPlugin plugin, NetPlugin.SendComm comm, NetPlugin.MemHandle mh, Backoff worker,
+                 CommHealth health, String name, boolean checksum) {
         this.fifo = fifo;
-        this.channel = channel;
+        this.slots = new NetSlots(fifo);
+        this.plugin = plugin;
+        this.comm = comm;
+        this.mh = mh;
         this.worker = worker;
         this.health = health;
         this.name = name;
-        pair[0] = header;
+        this.checksum = checksum;
     }
 
     @Override
     public boolean progress() {
         boolean moved = false;
-        if (!writing) {
-            if (sent >= fifo.tail()) {
-                return false;
-            }
-            int size = fifo.size(sent);
-            header.clear();
-            header.putInt(size).putInt((int) sent).putLong(fifo.tag(sent)).flip();
-            ByteBuffer payload = fifo.slotBuffer(sent);
-            payload.clear().limit(size);
-            pair[1] = payload;
-            writing = true;
-            moved = true;
-        }
         try {
-            long n = channel.write(pair);
-            stuck = n == 0;
-            moved |= n > 0;
-        } catch (IOException e) {
-            if (!closing && !health.isClosing()) {
-                health.fail(new JcclException(Result.REMOTE_ERROR, name + ": send failed: " + e.getMessage()
-                        + " (the peer exited, aborted or crashed)", e));
+            long tail = fifo.tail();
+            while (posted < tail) {
+                int size = fifo.size(posted);
+                int wire = slots.seal(posted, size, fifo.tag(posted), checksum);
+                NetPlugin.Request r = plugin.isend(comm, mh, fifo.slotOffset(posted), wire, (int) posted);
+                if (r == null) {
+                    break;
+                }
+                reqs[(int) (posted & (ConnFifo.NSTEPS - 1))] = r;
+                posted++;
+                moved = true;
             }
+            while (done < posted) {
+                int i = (int) (done & (ConnFifo.NSTEPS - 1));
+                if (!plugin.test(reqs[i])) {
+                    break;
+                }
+                reqs[i] = null;
+                fifo.releaseHead(++done);
+                VarHandle.fullFence();
+                worker.wake();
+                moved = true;
+            }
+        } catch (IOException | RuntimeException e) {
+            if (!closing && !health.isClosing()) {
+                health.fail(new JcclException(Result.REMOTE_ERROR, name + ": send of step " + done + " failed: "
+                        + e.getMessage() + " (the peer exited, aborted or crashed)", e));
+            }
+            closing = true;
             return false;
         }
-        if (header.hasRemaining() || pair[1].hasRemaining()) {
-            return moved;
+        return moved;
+    }
+
+    @Override
+    public SelectableChannel[] channels() {
+        return comm instanceof PollableComm p ? p.channels() : NONE;
+    }
+
+    @Override
+    public int sleepInterest(int i) {
+        return ((PollableComm) comm).sleepInterest(i);
+    }
+
+    @Override
+    public boolean canSleep() {
+        if (comm instanceof PollableComm p) {
+            return p.wakesOnChannels();
         }
-        writing = false;
-        stuck = false;
-        fifo.releaseHead(++sent);
-        VarHandle.fullFence();
-        worker.wake();
-        return true;
-    }
-
-    @Override
-    public SelectableChannel channel() {
-        return channel;
-    }
-
-    @Override
-    public int sleepInterest() {
-        return writing && stuck ? SelectionKey.OP_WRITE : 0;
+        return done == posted;
     }
 
     @Override
     public void close() {
         closing = true;
-        SocketNet.closeQuietly(channel);
+        try {
+            plugin.closeSend(comm);
+        } catch (IOException | RuntimeException ignored) {
+            // closing anyway
+        }
     }
 }

@@ -1,0 +1,174 @@
+package io.jccl.internal.transport.net.socket;
+
+import io.jccl.internal.debug.Log;
+import io.jccl.internal.debug.Subsys;
+import io.jccl.internal.param.Params;
+import io.jccl.internal.transport.net.NetInterfaces;
+import io.jccl.net.NetListen;
+import io.jccl.net.NetPlugin;
+import io.jccl.net.NetProperties;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.security.SecureRandom;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The built-in network plugin {@code Socket}: TCP over the interfaces {@link NetInterfaces} picked (one device per
+ * address). A connection is one control socket plus {@code NCCL_SOCKET_NTHREADS x NCCL_NSOCKS_PERTHREAD} data
+ * sockets when that product is above 1 (at most {@link #MAX_SOCKS}); large messages are cut across the data
+ * sockets, moved by helper threads when there are several threads.
+ *
+ * <p>Owned by: one per communicator; see {@link NetPlugin} for which thread calls what. Mirrors: net_socket.cc
+ * (ncclNetSocket).
+ */
+public final class SocketNetPlugin implements NetPlugin {
+    /** Most data sockets per connection, NCCL's MAX_SOCKETS. */
+    public static final int MAX_SOCKS = 64;
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private final List<NetInterfaces.IfAddress> devices;
+    private final Map<String, SocketConnect> connecting = new ConcurrentHashMap<>();
+
+    /** A plugin over {@code devices} (the first is device 0). */
+    public SocketNetPlugin(List<NetInterfaces.IfAddress> devices, int rank) {
+        if (devices.isEmpty()) {
+            throw new IllegalArgumentException("no network device");
+        }
+        this.devices = List.copyOf(devices);
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < devices.size(); i++) {
+            b.append(i == 0 ? "" : " ").append('[').append(i).append(']').append(devices.get(i).ifName()).append(':')
+                    .append(devices.get(i).address().getHostAddress()).append('<').append(i).append('>');
+        }
+        Log.info(Subsys.NET, rank, "NET/Socket : Using %s", b);
+        int socks = dataSocks();
+        Log.info(Subsys.NET, rank, "NET/Socket : %d threads and %d sockets per thread (%d data sockets per "
+                + "connection%s)", threads(), socks == 0 ? 1 : socks / threads(), socks,
+                socks == 0 ? ": all on the control socket" : "");
+    }
+
+    /** Helper threads per connection, NCCL_SOCKET_NTHREADS. */
+    static int threads() {
+        return Params.SOCKET_NTHREADS.get();
+    }
+
+    /** Data sockets per connection: 0 when NTHREADS x NSOCKS_PERTHREAD is 1 (the control socket carries all). */
+    static int dataSocks() {
+        int n = Math.min(MAX_SOCKS, threads() * Params.NSOCKS_PERTHREAD.get());
+        return n <= 1 ? 0 : n;
+    }
+
+    static void configure(SocketChannel ch) throws IOException {
+        ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+        ch.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
+    }
+
+    @Override
+    public String name() {
+        return "Socket";
+    }
+
+    @Override
+    public int devices() {
+        return devices.size();
+    }
+
+    @Override
+    public NetProperties properties(int dev) {
+        NetInterfaces.IfAddress a = devices.get(dev);
+        return new NetProperties(a.ifName(), NetInterfaces.pciPath(a.ifName()), dev, NetInterfaces.speedMbps(a.ifName()),
+                0, 0, 65536, 1);
+    }
+
+    @Override
+    public NetListen listen(int dev) throws IOException {
+        ServerSocketChannel ss = ServerSocketChannel.open();
+        try {
+            ss.bind(new InetSocketAddress(devices.get(dev).address(), 0), 64);
+            ss.configureBlocking(false);
+        } catch (IOException e) {
+            ss.close();
+            throw new IOException("cannot listen on " + devices.get(dev) + ": " + e.getMessage(), e);
+        }
+        SocketHandle h = new SocketHandle((InetSocketAddress) ss.getLocalAddress(), RANDOM.nextLong(), dataSocks());
+        return new NetListen(h.toBytes(), new SocketListen(ss, h, threads()));
+    }
+
+    @Override
+    public SendComm connect(int dev, byte[] handle) throws IOException {
+        String key = dev + ":" + HexFormat.of().formatHex(handle);
+        SocketConnect c = connecting.get(key);
+        if (c == null) {
+            c = new SocketConnect(SocketHandle.fromBytes(handle), threads());
+            connecting.put(key, c);
+        }
+        try {
+            SocketComm comm = c.advance();
+            if (comm != null) {
+                connecting.remove(key);
+            }
+            return comm;
+        } catch (IOException e) {
+            connecting.remove(key);
+            c.abandon();
+            throw e;
+        }
+    }
+
+    @Override
+    public RecvComm accept(ListenComm listenComm) throws IOException {
+        return ((SocketListen) listenComm).poll();
+    }
+
+    @Override
+    public MemHandle regMr(Comm comm, MemorySegment segment) throws IOException {
+        if (segment.byteSize() > Integer.MAX_VALUE) {
+            throw new IOException("cannot register " + segment.byteSize() + " bytes (2 GiB at most)");
+        }
+        return new SocketMr(segment, segment.asByteBuffer());
+    }
+
+    @Override
+    public void deregMr(Comm comm, MemHandle handle) {
+        // nothing to release
+    }
+
+    @Override
+    public Request isend(SendComm comm, MemHandle mhandle, long offset, int sizeBytes, int tag) throws IOException {
+        return ((SocketComm) comm).post((SocketMr) mhandle, offset, sizeBytes, tag);
+    }
+
+    @Override
+    public Request irecv(RecvComm comm, MemHandle mhandle, long offset, int maxBytes, int tag) throws IOException {
+        return ((SocketComm) comm).post((SocketMr) mhandle, offset, maxBytes, tag);
+    }
+
+    @Override
+    public boolean test(Request request) throws IOException {
+        SocketRequest r = (SocketRequest) request;
+        return r.comm.test(r);
+    }
+
+    @Override
+    public void closeSend(SendComm comm) {
+        ((SocketComm) comm).close();
+    }
+
+    @Override
+    public void closeRecv(RecvComm comm) {
+        ((SocketComm) comm).close();
+    }
+
+    @Override
+    public void closeListen(ListenComm comm) {
+        ((SocketListen) comm).close();
+    }
+}
