@@ -97,11 +97,16 @@ public final class CommFactory {
                 byPeer[p.rank()] = shmOk && p.hostHash() == me.hostHash() ? shmT : net;
             }
             trace.phase(InitPhase.TRANSPORTS);
-            Connections conns = new Connections(rank, nRanks, shape.nChannels(), bootstrap, peer -> byPeer[peer]);
-            Ring[] rings = new Ring[shape.nChannels()];
+            long[] hostOfRank = new long[nRanks];
+            for (PeerInfo p : peers) {
+                hostOfRank[p.rank()] = p.hostHash();
+            }
+            ChannelLayout layout = ChannelLayout.of(hostOfRank, rank, shape.nChannels());
+            Connections conns = new Connections(rank, nRanks, ChannelLayout.connectorChannels(shape.nChannels()),
+                    bootstrap, peer -> byPeer[peer]);
+            Ring[] rings = layout.rings();
             List<Connections.Need> needs = new ArrayList<>();
             for (int c = 0; c < rings.length; c++) {
-                rings[c] = Ring.identity(nRanks, rank);
                 if (nRanks > 1) {
                     needs.add(new Connections.Need(c, rings[c].prev(), false, shape.stepBytes()));
                     needs.add(new Connections.Need(c, rings[c].next(), true, shape.stepBytes()));
@@ -118,9 +123,9 @@ public final class CommFactory {
             trace.phase(InitPhase.SHARED_MEMORY);
             Config resolved = new Config(Duration.ofNanos(timeoutNs), shape.nChannels(), shape.nChannels(), cfg.commName());
             CommRuntime rt = new CommRuntime(rank, nRanks, commId, resolved, timeoutNs, health, bootstrap, arena, proxy,
-                    conns, rings, shape, policy, shm, area,
-                    HostTuning.create(nRanks, shape.nNodes(), shape.localRanks(), shape.localRanks(), shape.nChannels(),
-                            !anyNet, TopoEnv.system()));
+                    conns, layout, shape, policy, shm, area,
+                    HostTuning.create(nRanks, shape.nNodes(), layout.plan().minLocalRanks(),
+                            layout.plan().maxLocalRanks(), shape.nChannels(), !anyNet, TopoEnv.system()));
             trace.phase(InitPhase.RUNTIME);
             trace.complete(rt, peers, rings, byPeer);
             Log.info(Subsys.INIT, rank, "comm %s rank %d nRanks %d nNodes %d localRanks %d nChannels %d - Init COMPLETE "

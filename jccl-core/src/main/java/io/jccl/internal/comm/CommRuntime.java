@@ -8,7 +8,6 @@ import io.jccl.Result;
 import io.jccl.internal.algorithm.ChannelContext;
 import io.jccl.internal.algorithm.CollArgs;
 import io.jccl.internal.algorithm.Scratch;
-import io.jccl.internal.algorithm.Ring;
 import io.jccl.internal.algorithm.Work;
 import io.jccl.internal.bootstrap.Bootstrap;
 import io.jccl.internal.debug.Log;
@@ -66,7 +65,7 @@ public final class CommRuntime {
     private volatile boolean closeBegun;
 
     CommRuntime(int rank, int nRanks, String id, Config config, long timeoutNs, CommHealth health, Bootstrap bootstrap,
-                Arena arena, ProxyThread proxy, Connections connections, Ring[] rings, CommShape shape,
+                Arena arena, ProxyThread proxy, Connections connections, ChannelLayout layout, CommShape shape,
                 IdlePolicy policy, ShmTransport shm, ShmPeerArea area, Tuner tuner) {
         this.tuner = tuner;
         this.registry = area == null ? null : new ShmRegistry(rank, id, arena);
@@ -84,7 +83,8 @@ public final class CommRuntime {
         this.shape = shape;
         ChannelContext[] ctx = new ChannelContext[shape.nChannels()];
         for (int c = 0; c < ctx.length; c++) {
-            ctx[c] = new ChannelContext(c, rank, nRanks, new Prims(rank, c), connections, rings[c],
+            ctx[c] = new ChannelContext(c, rank, nRanks, new Prims(rank, c), connections, layout.rings()[c],
+                    nRanks > 1 ? layout.trees()[c] : new io.jccl.internal.algorithm.Tree[0],
                     new Backoff(health, timeoutNs, policy, -1));
         }
         this.executor = new HostExecutor(ctx, health, "jccl-" + id.substring(0, 8) + "-r" + rank, policy.spins());
@@ -93,7 +93,8 @@ public final class CommRuntime {
                 "rank " + peer + " failed: " + new String(b, java.nio.charset.StandardCharsets.UTF_8), null)));
         health.onFailure(this::tellPeersWeFailed);
         this.planner = new Planner(rank, nRanks, shape.nChannels(), shape.stepBytes(), shape.p2pStepBytes(),
-                arena.allocate(8, 8), area, registry, new Scratch(arena), tuner);
+                arena.allocate(8, 8), area, registry, new Scratch(arena), tuner)
+                .withTrees(nRanks > 1 ? layout.trees() : null);
         this.probe = new io.jccl.internal.profile.CommProbe(id, config.commName(), rank, nRanks, shape.nNodes(),
                 shape.nChannels(), new io.jccl.internal.profile.AlgoResolver(planner, registry, shape.nChannels()),
                 health::failure);
@@ -142,7 +143,11 @@ public final class CommRuntime {
         if (nRanks == 1 || count == 0 || GroupState.inGroup()) {
             return false;
         }
-        return executor.runInlineNow(planner.allReduce(seq, send, recv, count, type, op, true));
+        Work w = planner.allReduce(seq, send, recv, count, type, op, true);
+        if (w instanceof io.jccl.internal.algorithm.TreeAllReduce t && !t.connected(connections)) {
+            return false;
+        }
+        return executor.runInlineNow(w);
     }
 
     /** The tuner's explanation for {@code coll} on {@code bytes} per rank, plus what runs outside the tuner. */
