@@ -55,6 +55,7 @@ public final class CommRuntime {
     private final HostExecutor executor;
     private final Planner planner;
     private final CommShape shape;
+    private final ChannelLayout layout;
     private final ShmTransport shm;
     private final ShmRegistry registry;
     private final Tuner tuner;
@@ -81,6 +82,7 @@ public final class CommRuntime {
         this.proxy = proxy;
         this.connections = connections;
         this.shape = shape;
+        this.layout = layout;
         ChannelContext[] ctx = new ChannelContext[shape.nChannels()];
         for (int c = 0; c < ctx.length; c++) {
             ctx[c] = new ChannelContext(c, rank, nRanks, new Prims(rank, c), connections, layout.rings()[c],
@@ -154,6 +156,11 @@ public final class CommRuntime {
     String explain(io.jccl.Collective coll, long bytes) {
         StringBuilder b = new StringBuilder("comm ").append(id).append(" rank ").append(rank).append('/').append(nRanks)
                 .append(", ").append(shape.nNodes()).append(" host(s), ").append(shape.nChannels()).append(" channel(s)\n");
+        if (nRanks > 1) {
+            b.append("channel 0: ring ").append(java.util.Arrays.toString(layout.rings()[0].userRanks()))
+                    .append("; tree 0 ").append(layout.trees()[0][0]).append("; tree 1 ").append(layout.trees()[0][1])
+                    .append('\n');
+        }
         if (coll == io.jccl.Collective.ALL_REDUCE && planner.oneShot(bytes)) {
             b.append("AllReduce of ").append(bytes).append(" bytes runs one-shot through shared memory (<= ")
                     .append(planner.oneShotMaxBytes()).append(" bytes, JCCL_ONESHOT_MAX_BYTES)")
