@@ -128,6 +128,13 @@ public final class CommFactory {
                             layout.plan().maxLocalRanks(), shape.nChannels(), !anyNet, TopoEnv.system()));
             trace.phase(InitPhase.RUNTIME);
             trace.complete(rt, peers, rings, byPeer);
+            for (int c = 0; c < rings.length && nRanks > 1; c++) {
+                for (int t = 0; t < 2; t++) {
+                    io.jccl.internal.algorithm.Tree tr = layout.trees()[c][t];
+                    Log.info(Subsys.INIT, rank, "Trees [%d] %s->%d->%d (tree %d, %d host(s))", c + t * rings.length,
+                            java.util.Arrays.toString(tr.down()), rank, tr.up(), t, shape.nNodes());
+                }
+            }
             Log.info(Subsys.INIT, rank, "comm %s rank %d nRanks %d nNodes %d localRanks %d nChannels %d - Init COMPLETE "
                     + "(%.1f ms)", commId, rank, nRanks, shape.nNodes(), shape.localRanks(), shape.nChannels(),
                     (System.nanoTime() - t0) / 1e6);
