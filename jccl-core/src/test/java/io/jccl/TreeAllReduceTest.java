@@ -54,6 +54,17 @@ class TreeAllReduceTest {
     }
 
     @Test
+    void treeReusesConnectorsPointToPointMadeFirst() {
+        System.setProperty("NCCL_ALGO", "allreduce:tree");
+        ThreadRanks.runOnHosts(new int[] {0, 1, 0, 1}, ThreadRanks.testConfig(), comm -> {
+            CollectivesTest.checkAllToAll(comm, 5000, DataType.FLOAT32);
+            CollectivesTest.checkAllReduce(comm, 2 * CollectivesTest.SLOT + 3, DataType.FLOAT32, RedOp.SUM, false);
+            CollectivesTest.checkAllGather(comm, 1001, DataType.FLOAT32, false);
+            CollectivesTest.checkAllReduce(comm, 999, DataType.INT64, RedOp.SUM, true);
+        });
+    }
+
+    @Test
     void everyTypeAndOpOnTheTree() {
         System.setProperty("NCCL_ALGO", "Tree");
         ThreadRanks.runOnHosts(new int[] {0, 1, 1}, ThreadRanks.testConfig(), comm -> {

@@ -32,6 +32,7 @@ public final class TreeAllReduce extends Work {
 
     private final Tree[][] trees;
     private final int stepBytes;
+    private final int maxChunkBytes;
     private long seq;
     private MemorySegment send;
     private MemorySegment recv;
@@ -44,11 +45,14 @@ public final class TreeAllReduce extends Work {
 
     /**
      * @param trees     trees[c] = the trees of channel c (tree 0 and tree 1), the same objects the channels' contexts hold
-     * @param stepBytes slot size of the tree connectors
+     * @param stepBytes     slot size of the tree connectors this work creates
+     * @param maxChunkBytes largest step: no more than the smallest slot any connector it may reuse has (a connector a
+     *                      point-to-point call made first has the point-to-point slot size), the same on every rank
      */
-    public TreeAllReduce(Tree[][] trees, int stepBytes) {
+    public TreeAllReduce(Tree[][] trees, int stepBytes, int maxChunkBytes) {
         this.trees = trees;
         this.stepBytes = stepBytes;
+        this.maxChunkBytes = Math.min(stepBytes, maxChunkBytes);
     }
 
     /** Configures this instance for one call. */
@@ -155,7 +159,7 @@ public final class TreeAllReduce extends Work {
 
     /** Elements per step for a range of {@code len}: a slot at most, a quarter of the range when that is larger. */
     private long chunk(long len, long align) {
-        long slot = Math.max(align, stepBytes / esz / align * align);
+        long slot = Math.max(align, maxChunkBytes / esz / align * align);
         long quarter = (len + MIN_STEPS - 1) / MIN_STEPS;
         long min = Math.max(align, MIN_CHUNK_BYTES / esz);
         long c = Math.max(min, (quarter + align - 1) / align * align);

@@ -79,7 +79,7 @@ public final class Planner {
      */
     public Planner withTrees(Tree[][] channelTrees) {
         this.trees = channelTrees;
-        this.reusableTree = channelTrees == null ? null : new TreeAllReduce(channelTrees, stepBytes);
+        this.reusableTree = channelTrees == null ? null : new TreeAllReduce(channelTrees, stepBytes, p2pStepBytes);
         return this;
     }
 
@@ -210,7 +210,7 @@ public final class Planner {
         }
         long c = tuner.choose(Collective.ALL_REDUCE, bytes, 1);
         if (trees != null && Tuner.algorithmOf(c) == Algorithm.TREE) {
-            TreeAllReduce t = reuse ? reusableTree : new TreeAllReduce(trees, stepBytes);
+            TreeAllReduce t = reuse ? reusableTree : new TreeAllReduce(trees, stepBytes, p2pStepBytes);
             return t.set(seq, send, recv, count, type, op, red, Math.min(nChannels, Tuner.channelsOf(c)));
         }
         return tuned(ring.set(Collective.ALL_REDUCE, seq, send, recv, count, type, op, -1, red, 1), packRing(c));
