@@ -24,6 +24,6 @@ for algo in $algos; do
   for p in "${pids[@]}"; do wait "$p" || rc=$?; done
   echo "## NCCL_ALGO=$algo (exit $rc)"
   grep -v '^#  Rank\|^# Using' "$logs/r0"
-  [ $rc -eq 0 ] || tail -5 "$logs"/r*
-  rm -rf "$logs"
+  [ $rc -eq 0 ] || tail -n 5 "$logs"/r*
+  [ -n "${KEEP_LOGS:-}" ] && echo "logs in $logs" || rm -rf "$logs"
 done

@@ -65,6 +65,24 @@ class TreeAllReduceTest {
     }
 
     @Test
+    void manySmallTreeAllReducesBetweenRingCollectives() {
+        System.setProperty("NCCL_ALGO", "allreduce:tree");
+        ThreadRanks.runOnHosts(new int[] {0, 0, 1, 1}, ThreadRanks.testConfig(), comm -> {
+            var seg = CollectivesTest.alloc(16, DataType.FLOAT64);
+            for (int i = 0; i < 5000; i++) {
+                DataType.FLOAT64.setDouble(seg, 0, comm.rank() + i);
+                comm.allReduce(seg, seg, 1, DataType.FLOAT64, i % 2 == 0 ? RedOp.MAX : RedOp.SUM);
+                double expected = i % 2 == 0 ? 3 + i : 6 + 4.0 * i;
+                assertThat(DataType.FLOAT64.getDouble(seg, 0)).as("call %d", i).isEqualTo(expected);
+                if (i % 500 == 0) {
+                    comm.barrier();
+                    CollectivesTest.checkAllGather(comm, 33, DataType.FLOAT32, false);
+                }
+            }
+        });
+    }
+
+    @Test
     void everyTypeAndOpOnTheTree() {
         System.setProperty("NCCL_ALGO", "Tree");
         ThreadRanks.runOnHosts(new int[] {0, 1, 1}, ThreadRanks.testConfig(), comm -> {
