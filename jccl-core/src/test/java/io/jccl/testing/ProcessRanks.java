@@ -119,6 +119,12 @@ public final class ProcessRanks {
 
     /** Starts {@code n} ranks of {@code main} and returns at once. */
     public static Job start(int n, Class<?> main, List<String> args, Map<String, String> extraEnv) throws IOException {
+        return start(n, main, args, extraEnv, r -> Map.of());
+    }
+
+    /** As {@link #start(int, Class, List, Map)}, with {@code perRank.apply(r)} added to rank r's environment. */
+    public static Job start(int n, Class<?> main, List<String> args, Map<String, String> extraEnv,
+                            java.util.function.IntFunction<Map<String, String>> perRank) throws IOException {
         int port;
         try (ServerSocket s = new ServerSocket(0)) {
             port = s.getLocalPort();
@@ -144,6 +150,7 @@ public final class ProcessRanks {
             env.put("JCCL_COMM_ID", "127.0.0.1:" + port);
             env.put("JCCL_COMM_SECRET", HexFormat.of().formatHex(secret));
             env.putAll(extraEnv);
+            env.putAll(perRank.apply(r));
             procs.add(pb.start());
             logs.add(log);
         }

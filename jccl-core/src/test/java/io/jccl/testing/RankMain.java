@@ -28,6 +28,9 @@ public final class RankMain {
             if (comm.rank() == failRank) {
                 throw new IllegalStateException("rank " + failRank + " fails on purpose");
             }
+            if (java.util.Arrays.asList(args).contains("explain")) {
+                System.out.print(comm.explain(io.jccl.Collective.ALL_REDUCE, 4092));
+            }
             int n = comm.size();
             for (long count : new long[] {0, 1, 1023, 300_001}) {
                 float[] d = new float[(int) count];

@@ -60,6 +60,31 @@ public final class ThreadRanks {
 
     /** Runs and returns every rank's error (or null), waiting at most {@code limitSeconds}. */
     public static Outcome runCollect(int n, Config config, Body body, int limitSeconds) {
+        return runCollect(n, config, body, limitSeconds, null);
+    }
+
+    /**
+     * Runs {@code body} on ranks spread over fake hosts: rank r's host id is {@code hostOfRank[r]} (peers on other
+     * "hosts" are reached over sockets, as across machines), and rethrows the first failure.
+     */
+    public static void runOnHosts(int[] hostOfRank, Config config, Body body) {
+        int n = hostOfRank.length;
+        Outcome o = runCollect(n, config, body, 120, hostOfRank);
+        for (int r = 0; r < n; r++) {
+            if (o.error(r) != null) {
+                AssertionError e = new AssertionError("rank " + r + " of " + n + " failed: " + o.error(r), o.error(r));
+                for (int q = 0; q < n; q++) {
+                    if (q != r && o.error(q) != null) {
+                        e.addSuppressed(o.error(q));
+                    }
+                }
+                throw e;
+            }
+        }
+    }
+
+    /** As {@link #runCollect(int, Config, Body, int)}, with rank r on fake host {@code hostOfRank[r]} (null: real). */
+    public static Outcome runCollect(int n, Config config, Body body, int limitSeconds, int[] hostOfRank) {
         UniqueId id = Jccl.uniqueId();
         AtomicReferenceArray<Throwable> errors = new AtomicReferenceArray<>(n);
         List<Thread> threads = new ArrayList<>();
@@ -68,6 +93,9 @@ public final class ThreadRanks {
             threads.add(Thread.ofPlatform().name("test-rank-" + r).start(() -> {
                 Communicator c = null;
                 try {
+                    if (hostOfRank != null) {
+                        io.jccl.internal.comm.PeerInfo.THREAD_HOST_ID.set("fake-host-" + hostOfRank[rank]);
+                    }
                     c = Communicator.init(id, n, rank, config);
                     body.run(c);
                 } catch (Throwable t) {

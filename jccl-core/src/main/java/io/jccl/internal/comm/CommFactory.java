@@ -98,11 +98,16 @@ public final class CommFactory {
                 byPeer[p.rank()] = shmOk && p.hostHash() == me.hostHash() ? shmT : net;
             }
             trace.phase(InitPhase.TRANSPORTS);
-            Connections conns = new Connections(rank, nRanks, shape.nChannels(), bootstrap, peer -> byPeer[peer]);
-            Ring[] rings = new Ring[shape.nChannels()];
+            long[] hostOfRank = new long[nRanks];
+            for (PeerInfo p : peers) {
+                hostOfRank[p.rank()] = p.hostHash();
+            }
+            ChannelLayout layout = ChannelLayout.of(hostOfRank, rank, shape.nChannels());
+            Connections conns = new Connections(rank, nRanks, ChannelLayout.connectorChannels(shape.nChannels()),
+                    bootstrap, peer -> byPeer[peer]);
+            Ring[] rings = layout.rings();
             List<Connections.Need> needs = new ArrayList<>();
             for (int c = 0; c < rings.length; c++) {
-                rings[c] = Ring.identity(nRanks, rank);
                 if (nRanks > 1) {
                     needs.add(new Connections.Need(c, rings[c].prev(), false, shape.stepBytes()));
                     needs.add(new Connections.Need(c, rings[c].next(), true, shape.stepBytes()));
@@ -119,11 +124,18 @@ public final class CommFactory {
             trace.phase(InitPhase.SHARED_MEMORY);
             Config resolved = new Config(Duration.ofNanos(timeoutNs), shape.nChannels(), shape.nChannels(), cfg.commName());
             CommRuntime rt = new CommRuntime(rank, nRanks, commId, resolved, timeoutNs, health, bootstrap, arena, proxy,
-                    conns, rings, shape, policy, shm, area,
-                    HostTuning.create(nRanks, shape.nNodes(), shape.localRanks(), shape.localRanks(), shape.nChannels(),
-                            !anyNet, TopoEnv.system()));
+                    conns, layout, shape, policy, shm, area,
+                    HostTuning.create(nRanks, shape.nNodes(), layout.plan().minLocalRanks(),
+                            layout.plan().maxLocalRanks(), shape.nChannels(), !anyNet, TopoEnv.system()));
             trace.phase(InitPhase.RUNTIME);
             trace.complete(rt, peers, rings, byPeer);
+            for (int c = 0; c < rings.length && nRanks > 1; c++) {
+                for (int t = 0; t < 2; t++) {
+                    io.jccl.internal.algorithm.Tree tr = layout.trees()[c][t];
+                    Log.info(Subsys.INIT, rank, "Trees [%d] %s->%d->%d (tree %d, %d host(s))", c + t * rings.length,
+                            java.util.Arrays.toString(tr.down()), rank, tr.up(), t, shape.nNodes());
+                }
+            }
             Log.info(Subsys.INIT, rank, "comm %s rank %d nRanks %d nNodes %d localRanks %d nChannels %d - Init COMPLETE "
                     + "(%.1f ms)", commId, rank, nRanks, shape.nNodes(), shape.localRanks(), shape.nChannels(),
                     (System.nanoTime() - t0) / 1e6);

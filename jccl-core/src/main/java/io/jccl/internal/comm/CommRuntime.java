@@ -8,7 +8,6 @@ import io.jccl.Result;
 import io.jccl.internal.algorithm.ChannelContext;
 import io.jccl.internal.algorithm.CollArgs;
 import io.jccl.internal.algorithm.Scratch;
-import io.jccl.internal.algorithm.Ring;
 import io.jccl.internal.algorithm.Work;
 import io.jccl.internal.bootstrap.Bootstrap;
 import io.jccl.internal.debug.Log;
@@ -56,6 +55,7 @@ public final class CommRuntime {
     private final HostExecutor executor;
     private final Planner planner;
     private final CommShape shape;
+    private final ChannelLayout layout;
     private final ShmTransport shm;
     private final ShmRegistry registry;
     private final Tuner tuner;
@@ -66,7 +66,7 @@ public final class CommRuntime {
     private volatile boolean closeBegun;
 
     CommRuntime(int rank, int nRanks, String id, Config config, long timeoutNs, CommHealth health, Bootstrap bootstrap,
-                Arena arena, ProxyThread proxy, Connections connections, Ring[] rings, CommShape shape,
+                Arena arena, ProxyThread proxy, Connections connections, ChannelLayout layout, CommShape shape,
                 IdlePolicy policy, ShmTransport shm, ShmPeerArea area, Tuner tuner) {
         this.tuner = tuner;
         this.registry = area == null ? null : new ShmRegistry(rank, id, arena);
@@ -82,9 +82,11 @@ public final class CommRuntime {
         this.proxy = proxy;
         this.connections = connections;
         this.shape = shape;
+        this.layout = layout;
         ChannelContext[] ctx = new ChannelContext[shape.nChannels()];
         for (int c = 0; c < ctx.length; c++) {
-            ctx[c] = new ChannelContext(c, rank, nRanks, new Prims(rank, c), connections, rings[c],
+            ctx[c] = new ChannelContext(c, rank, nRanks, new Prims(rank, c), connections, layout.rings()[c],
+                    nRanks > 1 ? layout.trees()[c] : new io.jccl.internal.algorithm.Tree[0],
                     new Backoff(health, timeoutNs, policy, -1));
         }
         this.executor = new HostExecutor(ctx, health, "jccl-" + id.substring(0, 8) + "-r" + rank, policy.spins());
@@ -93,7 +95,8 @@ public final class CommRuntime {
                 "rank " + peer + " failed: " + new String(b, java.nio.charset.StandardCharsets.UTF_8), null)));
         health.onFailure(this::tellPeersWeFailed);
         this.planner = new Planner(rank, nRanks, shape.nChannels(), shape.stepBytes(), shape.p2pStepBytes(),
-                arena.allocate(8, 8), area, registry, new Scratch(arena), tuner);
+                arena.allocate(8, 8), area, registry, new Scratch(arena), tuner)
+                .withTrees(nRanks > 1 ? layout.trees() : null);
         this.probe = new io.jccl.internal.profile.CommProbe(id, config.commName(), rank, nRanks, shape.nNodes(),
                 shape.nChannels(), new io.jccl.internal.profile.AlgoResolver(planner, registry, shape.nChannels()),
                 health::failure);
@@ -142,13 +145,22 @@ public final class CommRuntime {
         if (nRanks == 1 || count == 0 || GroupState.inGroup()) {
             return false;
         }
-        return executor.runInlineNow(planner.allReduce(seq, send, recv, count, type, op, true));
+        Work w = planner.allReduce(seq, send, recv, count, type, op, true);
+        if (w instanceof io.jccl.internal.algorithm.TreeAllReduce t && !t.connected(connections)) {
+            return false;
+        }
+        return executor.runInlineNow(w);
     }
 
     /** The tuner's explanation for {@code coll} on {@code bytes} per rank, plus what runs outside the tuner. */
     String explain(io.jccl.Collective coll, long bytes) {
         StringBuilder b = new StringBuilder("comm ").append(id).append(" rank ").append(rank).append('/').append(nRanks)
                 .append(", ").append(shape.nNodes()).append(" host(s), ").append(shape.nChannels()).append(" channel(s)\n");
+        if (nRanks > 1) {
+            b.append("channel 0: ring ").append(java.util.Arrays.toString(layout.rings()[0].userRanks()))
+                    .append("; tree 0 ").append(layout.trees()[0][0]).append("; tree 1 ").append(layout.trees()[0][1])
+                    .append('\n');
+        }
         if (coll == io.jccl.Collective.ALL_REDUCE && planner.oneShot(bytes)) {
             b.append("AllReduce of ").append(bytes).append(" bytes runs one-shot through shared memory (<= ")
                     .append(planner.oneShotMaxBytes()).append(" bytes, JCCL_ONESHOT_MAX_BYTES)")

@@ -79,7 +79,17 @@ public record PeerInfo(int rank, long hostHash, long pidHash, String hostName, l
         }
     }
 
+    /**
+     * A host id for communicators initialised on the current thread, ahead of NCCL_HOSTID: lets tests run several
+     * fake hosts as threads of one JVM (their peers then talk over sockets, as across real hosts). Null: none.
+     */
+    public static final ThreadLocal<String> THREAD_HOST_ID = new ThreadLocal<>();
+
     static long hostHash(String host) {
+        String forThread = THREAD_HOST_ID.get();
+        if (forThread != null) {
+            return hash(forThread);
+        }
         String id = Params.HOSTID.get();
         if (!id.isEmpty()) {
             return hash(id);

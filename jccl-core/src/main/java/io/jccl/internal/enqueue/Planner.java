@@ -10,10 +10,13 @@ import io.jccl.internal.algorithm.RegisteredAllReduce;
 import io.jccl.internal.algorithm.Scratch;
 import io.jccl.internal.algorithm.P2pOp;
 import io.jccl.internal.algorithm.RingCollective;
+import io.jccl.internal.algorithm.Tree;
+import io.jccl.internal.algorithm.TreeAllReduce;
 import io.jccl.internal.algorithm.Work;
 import io.jccl.internal.reduce.Reducer;
 import io.jccl.internal.transport.LineFormat;
 import io.jccl.internal.transport.shm.ShmPeerArea;
+import io.jccl.internal.tuning.Algorithm;
 import io.jccl.internal.tuning.Protocol;
 import io.jccl.internal.tuning.Tuner;
 import io.jccl.internal.transport.shm.ShmRegistry;
@@ -24,7 +27,7 @@ import java.util.List;
 
 /**
  * Turns the calls of one launch (a call, or a group's calls on one communicator) into works: each collective becomes
- * a ring work with a channel count chosen from its size; all point-to-point traffic (send, recv, and allToAll,
+ * a ring work (an allReduce a tree work when the tuner picks Tree) with a channel count chosen from its size; all point-to-point traffic (send, recv, and allToAll,
  * gather, scatter lowered to sends and receives, as NCCL does) becomes one batch that runs last. Every rank derives
  * the same plan from the same calls.
  *
@@ -51,6 +54,8 @@ public final class Planner {
     private final OneShotAllReduce reusableOneShot;
 
     private final Tuner tuner;
+    private Tree[][] trees;
+    private TreeAllReduce reusableTree;
 
     public Planner(int rank, int nRanks, int nChannels, int stepBytes, int p2pStepBytes, MemorySegment barrierScratch,
                    ShmPeerArea area, ShmRegistry registry, Scratch scratch, Tuner tuner) {
@@ -66,6 +71,22 @@ public final class Planner {
         this.stepBytes = stepBytes;
         this.p2pStepBytes = p2pStepBytes;
         this.barrierScratch = barrierScratch;
+    }
+
+    /**
+     * Lets allReduce run on these trees (trees[c] = tree 0 and tree 1 of channel c) when the tuner picks Tree; null
+     * keeps every collective on rings.
+     */
+    public Planner withTrees(Tree[][] channelTrees) {
+        this.trees = channelTrees;
+        this.reusableTree = channelTrees == null ? null : new TreeAllReduce(channelTrees, stepBytes, p2pStepBytes);
+        return this;
+    }
+
+    /** True when an allReduce of {@code bytes} per rank that is neither one-shot nor registered runs on the trees. */
+    public boolean treeChosen(long bytes) {
+        return trees != null && tuner != null && nRanks > 1
+                && Tuner.algorithmOf(tuner.choose(Collective.ALL_REDUCE, bytes, 1)) == Algorithm.TREE;
     }
 
     public List<Work> plan(List<CollArgs> calls) {
@@ -139,8 +160,12 @@ public final class Planner {
         if (tuner == null || nRanks == 1) {
             return (Math.max(1, Math.min(nChannels, traffic / BYTES_PER_CHANNEL)) << 8) | Protocol.SIMPLE.ordinal();
         }
-        long c = tuner.choose(coll, traffic, 1);
-        return ((long) Math.max(1, Math.min(nChannels, Tuner.channelsOf(c))) << 8) | Tuner.protocolOf(c).ordinal();
+        return packRing(tuner.choose(coll, traffic, 1));
+    }
+
+    private long packRing(long tunerChoice) {
+        return ((long) Math.max(1, Math.min(nChannels, Tuner.channelsOf(tunerChoice))) << 8)
+                | Tuner.protocolOf(tunerChoice).ordinal();
     }
 
     /**
@@ -148,7 +173,10 @@ public final class Planner {
      * reduceScatter NCCL prices the whole gathered buffer); the same on every rank.
      */
     private RingCollective tune(RingCollective r, Collective coll, long bytes) {
-        long c = ringChoice(coll, bytes);
+        return tuned(r, ringChoice(coll, bytes));
+    }
+
+    private RingCollective tuned(RingCollective r, long c) {
         Protocol p = Protocol.of((int) (c & 0xff));
         return r.protocol(p == Protocol.LL ? LineFormat.LL : p == Protocol.LL128 ? LineFormat.LL128 : null)
                 .channels((int) (c >>> 8));
@@ -157,7 +185,7 @@ public final class Planner {
     /**
      * The algorithm for an allReduce, chosen only from what every rank knows alike (size, type, op, buffer
      * registration, communicator shape): one-shot for small messages on one host, the single-copy registered
-     * algorithm when both buffers are registered, else the ring. With {@code reuse}, returns this planner's reusable
+     * algorithm when both buffers are registered, else the tree or the ring as the tuner picks. With {@code reuse}, returns this planner's reusable
      * instances (the allocation-free path runs them at once, before planning anything else).
      */
     public Work allReduce(long seq, MemorySegment send, MemorySegment recv, long count, DataType type, RedOp op,
@@ -176,8 +204,16 @@ public final class Planner {
             }
         }
         RingCollective ring = reuse ? reusableRing : new RingCollective(stepBytes);
-        return tune(ring.set(Collective.ALL_REDUCE, seq, send, recv, count, type, op, -1, red, 1),
-                Collective.ALL_REDUCE, bytes);
+        if (tuner == null || nRanks == 1) {
+            return tune(ring.set(Collective.ALL_REDUCE, seq, send, recv, count, type, op, -1, red, 1),
+                    Collective.ALL_REDUCE, bytes);
+        }
+        long c = tuner.choose(Collective.ALL_REDUCE, bytes, 1);
+        if (trees != null && Tuner.algorithmOf(c) == Algorithm.TREE) {
+            TreeAllReduce t = reuse ? reusableTree : new TreeAllReduce(trees, stepBytes, p2pStepBytes);
+            return t.set(seq, send, recv, count, type, op, red, Math.min(nChannels, Tuner.channelsOf(c)));
+        }
+        return tuned(ring.set(Collective.ALL_REDUCE, seq, send, recv, count, type, op, -1, red, 1), packRing(c));
     }
 
     /** Largest allReduce run one-shot (0 when this communicator has no shared area). */

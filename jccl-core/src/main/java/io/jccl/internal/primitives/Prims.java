@@ -114,6 +114,77 @@ public final class Prims {
         r.release();
     }
 
+    /**
+     * Tree reduce of a middle rank: folds the step of each of the first {@code nKids} children and preOp(src) into one
+     * step and sends it to the parent. Every lane must be ready (callers poll {@code ready()} first).
+     */
+    public void recvReduceSend(RecvLane[] kids, int nKids, SendLane up, Reducer red, MemorySegment src, long srcOff,
+                               int count) {
+        int bytes = count * red.type().sizeBytes();
+        MemorySegment out = up.acquire();
+        fold(kids, nKids, red, src, srcOff, out, 0, count, bytes, false);
+        up.post(bytes, tag);
+        releaseAll(kids, nKids);
+    }
+
+    /**
+     * Tree root: dst = postOp(children's steps ⊕ preOp(src)), then sends dst to every child (the reduce and the start
+     * of the broadcast in one step, as NCCL's split tree root does).
+     */
+    public void recvReduceCopySend(RecvLane[] kids, int nKids, SendLane[] downs, int nDowns, Reducer red,
+                                   MemorySegment src, long srcOff, MemorySegment dst, long dstOff, int count) {
+        int bytes = count * red.type().sizeBytes();
+        if (nKids == 0) {
+            red.prepare(src, srcOff, dst, dstOff, count, true);
+        } else {
+            fold(kids, nKids, red, src, srcOff, dst, dstOff, count, bytes, true);
+        }
+        for (int k = 0; k < nDowns; k++) {
+            MemorySegment out = downs[k].acquire();
+            MemorySegment.copy(dst, dstOff, out, 0, bytes);
+            downs[k].post(bytes, tag);
+        }
+        releaseAll(kids, nKids);
+    }
+
+    /** Tree broadcast of a middle rank: dst = received, and forwards it to each of the first {@code n} children. */
+    public void recvCopySend(RecvLane r, SendLane[] outs, int n, MemorySegment dst, long dstOff, int bytes) {
+        MemorySegment in = r.await(bytes);
+        check(r, bytes);
+        MemorySegment.copy(in, 0, dst, dstOff, bytes);
+        for (int k = 0; k < n; k++) {
+            MemorySegment out = outs[k].acquire();
+            MemorySegment.copy(in, 0, out, 0, bytes);
+            outs[k].post(bytes, tag);
+        }
+        r.release();
+    }
+
+    /**
+     * dst = kid0 ⊕ preOp(src) ⊕ kid1 ⊕ ...; postOp when {@code last}. src is read before dst is written, so dst may be
+     * src (an in-place root).
+     */
+    private void fold(RecvLane[] kids, int nKids, Reducer red, MemorySegment src, long srcOff, MemorySegment dst,
+                      long dstOff, int count, int bytes, boolean last) {
+        MemorySegment in = kids[0].await(bytes);
+        check(kids[0], bytes);
+        red.accumulate(in, 0, src, srcOff, dst, dstOff, count, last && nKids == 1);
+        for (int k = 1; k < nKids; k++) {
+            in = kids[k].await(bytes);
+            check(kids[k], bytes);
+            red.combine(in, 0, dst, dstOff, dst, dstOff, count);
+        }
+        if (last && nKids > 1 && red.hasPostOp()) {
+            red.finish(dst, dstOff, dst, dstOff, count);
+        }
+    }
+
+    private static void releaseAll(RecvLane[] kids, int nKids) {
+        for (int k = 0; k < nKids; k++) {
+            kids[k].release();
+        }
+    }
+
     private void check(RecvLane r, int expected) {
         long theirs = r.tag();
         if (tag != 0 && theirs != 0 && theirs != tag) {

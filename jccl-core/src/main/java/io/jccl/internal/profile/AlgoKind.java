@@ -13,6 +13,8 @@ public enum AlgoKind {
     ONE_SHOT,
     /** Single-copy allReduce over buffers from {@code Communicator.allocate}. */
     REGISTERED,
+    /** Double binary tree across hosts, a chain inside each (NCCL's TREE; allReduce only). */
+    TREE,
     /** Point-to-point sends and receives (send/recv, and allToAll, gather, scatter lowered to them). */
     P2P
 }

@@ -11,7 +11,7 @@ import java.lang.foreign.MemorySegment;
 /**
  * Names the algorithm and channel count the {@link Planner} gives a call, without planning it: the same rules in the
  * same order (allReduce: one-shot when small enough on one host, registered when both buffers come from
- * {@code allocate}, else ring; ring for the other collectives; point-to-point for send/recv and what is lowered to
+ * {@code allocate}, else the tree or the ring as the tuner picks; ring for the other collectives; point-to-point for send/recv and what is lowered to
  * them). Allocation-free for everything the fast path runs; a test checks it against the works the planner builds.
  *
  * <p>Owned by: the communicator's launching thread (stateless apart from the references it holds).
@@ -40,7 +40,7 @@ public record AlgoResolver(Planner planner, ShmRegistry registry, int nChannels)
             case NONE -> 0;
             case ONE_SHOT, REGISTERED -> 1;
             case P2P -> nChannels;
-            case RING -> c == Collective.BARRIER ? 1 : planner.channels(c, bytes);
+            case RING, TREE -> c == Collective.BARRIER ? 1 : planner.channels(c, bytes);
         };
     }
 
@@ -58,6 +58,6 @@ public record AlgoResolver(Planner planner, ShmRegistry registry, int nChannels)
                 && RegisteredAllReduce.applies(registry.lookup(send), registry.lookup(recv), op)) {
             return AlgoKind.REGISTERED;
         }
-        return AlgoKind.RING;
+        return planner.treeChosen(bytes) ? AlgoKind.TREE : AlgoKind.RING;
     }
 }

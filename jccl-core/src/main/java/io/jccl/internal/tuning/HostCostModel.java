@@ -8,8 +8,9 @@ import io.jccl.Collective;
  * <ul>
  *   <li>Ring: latency = base + (nSteps − network steps) × shm hop + network steps × net hop; bandwidth = per-channel
  *   bandwidth (the slower of shm and net when spanning hosts) × channels × nRanks / nSteps.</li>
- *   <li>Tree (AllReduce only): latency = base + 2 × ((ranks per host − 1) × shm hop + log2(hosts) × net hop);
- *   bandwidth = per-channel bandwidth × channels / 2.</li>
+ *   <li>Tree (AllReduce only, Simple only): latency = base + 2 × ((ranks per host − 1) × shm hop + log2(hosts) × net
+ *   hop); bandwidth = per-channel bandwidth × channels / 2. On one host the tree is a chain through every rank: its
+ *   latency equals the ring's and its bandwidth is lower, so the ring wins unless NCCL_ALGO forces the tree.</li>
  *   <li>Channels: as many as the message fills with at least 32 KiB (Simple), 8 KiB (LL128) or 4 KiB (LL) each.</li>
  * </ul>
  *
@@ -38,8 +39,8 @@ public final class HostCostModel implements CostModel {
                         table.disable(f, a, p, "Tree runs AllReduce only");
                         continue;
                     }
-                    if (a == Algorithm.TREE) {
-                        table.disable(f, a, p, "the host executor runs rings only (no tree kernels yet)");
+                    if (a == Algorithm.TREE && p != Protocol.SIMPLE) {
+                        table.disable(f, a, p, "the host tree runs the Simple protocol only");
                     }
                     if (!hp.protocols().contains(p)) {
                         table.disable(f, a, p, p.ncclName() + " runs over shared memory only, and some peer is reached"

@@ -12,8 +12,8 @@ import java.util.Set;
 
 /**
  * Builds the tuner of a host-memory communicator from what every rank agreed at init (ranks, hosts, channels, which
- * protocols its transports carry). The host executor runs rings only (the host cost model disables Tree with that
- * reason); a user NCCL_ALGO that leaves nothing the executor has is an error from the tuner, as in NCCL.
+ * protocols its transports carry). The host executor runs rings, and trees for allReduce (Simple protocol); a user
+ * NCCL_ALGO that leaves nothing the executor has is an error from the tuner, as in NCCL.
  * Owned by: the communicator's init thread. Mirrors: the host side of ncclTopoTuneModel.
  */
 public final class HostTuning {

@@ -24,7 +24,25 @@ import static org.assertj.core.api.Assertions.assertThat;
 class AlgoResolverTest {
     private static final Map<Class<? extends Work>, AlgoKind> KINDS = Map.of(OneShotAllReduce.class, AlgoKind.ONE_SHOT,
             RegisteredAllReduce.class, AlgoKind.REGISTERED, RingCollective.class, AlgoKind.RING, P2pBatch.class,
-            AlgoKind.P2P);
+            AlgoKind.P2P, io.jccl.internal.algorithm.TreeAllReduce.class, AlgoKind.TREE);
+
+    @Test
+    void resolverAgreesWithThePlannerAcrossHosts() {
+        java.util.Set<AlgoKind> seen = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        ThreadRanks.runOnHosts(new int[] {0, 0, 1, 1}, ThreadRanks.testConfig(), comm -> {
+            AlgoResolver r = Probes.of(comm).resolver();
+            MemorySegment plain = Arena.ofAuto().allocate(64L << 20, 64);
+            for (long count : new long[] {1, 256, 4096, 65_536, 1_000_000, 8_000_000}) {
+                long bytes = count * 4;
+                Work w = r.planner().allReduce(1, plain, plain, count, DataType.FLOAT32, RedOp.SUM, false);
+                AlgoKind k = r.resolve(Collective.ALL_REDUCE, count, bytes, plain, plain, RedOp.SUM);
+                assertThat(k).as("allReduce of %d floats", count).isEqualTo(KINDS.get(w.getClass()));
+                assertThat(r.channels(Collective.ALL_REDUCE, k, bytes)).isEqualTo(w.nChannels());
+                seen.add(k);
+            }
+        });
+        assertThat(seen).containsExactlyInAnyOrder(AlgoKind.TREE, AlgoKind.RING);
+    }
 
     @Test
     void resolverAgreesWithThePlanner() {

@@ -67,6 +67,38 @@ class HostCostModelTest {
     }
 
     @Test
+    void treeAcrossHostsForSmallAllReduceRingForLarge() {
+        for (int[] shape : new int[][] {{4, 2}, {4, 4}, {8, 4}, {6, 3}}) {
+            try (Tuner t = Tuner.forHost(host(shape[0], shape[1], 2), TuningParams.defaults(), HostModelParams.defaults()
+                    .withProtocols(EnumSet.of(Protocol.SIMPLE)), null)) {
+                assertThat(t.select(Collective.ALL_REDUCE, 1024, 1).algorithm()).as("%s ranks/hosts", shape[0] + "/"
+                        + shape[1]).isEqualTo(Algorithm.TREE);
+                assertThat(t.select(Collective.ALL_REDUCE, 256L << 20, 1).algorithm()).isEqualTo(Algorithm.RING);
+                assertThat(t.select(Collective.ALL_GATHER, 1024, 1).algorithm()).isEqualTo(Algorithm.RING);
+            }
+        }
+        HostCostModel m = new HostCostModel(host(4, 2, 2), HostModelParams.defaults(), AlgoProtoFilter.none());
+        assertThat(m.table().disabledReason(AR, Algorithm.TREE, Protocol.SIMPLE)).isNull();
+        assertThat(m.table().disabledReason(AR, Algorithm.TREE, Protocol.LL)).contains("Simple protocol only");
+        assertThat(m.table().disabledReason(AG, Algorithm.TREE, Protocol.SIMPLE)).contains("AllReduce only");
+        // 2 hosts x 2 ranks: 2.0 + 2 x (1 x 1.5 + 1 x 20) = 45 us, below the ring's 48.
+        assertThat(m.table().latUs(AR, Algorithm.TREE, Protocol.SIMPLE)).isCloseTo(45.0, within(1e-9));
+    }
+
+    @Test
+    void oneHostNeverPicksTheTreeUnlessForced() {
+        for (long bytes = 8; bytes <= (1L << 30); bytes *= 4) {
+            try (Tuner t = Tuner.forHost(host(4, 1, 2), TuningParams.defaults(), HostModelParams.defaults(), null)) {
+                assertThat(t.select(Collective.ALL_REDUCE, bytes, 1).algorithm()).isEqualTo(Algorithm.RING);
+            }
+        }
+        TuningParams forced = TuningParams.from(TopoEnv.of(Map.of("NCCL_ALGO", "Tree")));
+        try (Tuner t = Tuner.forHost(host(4, 1, 2), forced, HostModelParams.defaults(), null)) {
+            assertThat(t.select(Collective.ALL_REDUCE, 1 << 20, 1).algorithm()).isEqualTo(Algorithm.TREE);
+        }
+    }
+
+    @Test
     void parametersFromEnvironmentAndAvailability() {
         HostModelParams p = HostModelParams.from(TopoEnv.of(Map.of("JCCL_HOST_SHM_LAT_US_SIMPLE", "2.5")));
         assertThat(p.shmLatUs()[Protocol.SIMPLE.ordinal()]).isEqualTo(2.5);

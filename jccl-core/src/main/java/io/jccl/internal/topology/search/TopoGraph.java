@@ -64,6 +64,25 @@ public final class TopoGraph {
         return g;
     }
 
+    /**
+     * Like {@link #ordered}, but channel c starts its visit at {@code ranks[c mod n]} (the order rotated by c), so that
+     * on a node of several host ranks each channel enters and leaves the node through different ranks and the network
+     * work spreads over them, as NCCL's searched channels use different GPUs. On one node a rotated order is the
+     * same ring.
+     */
+    public static TopoGraph rotated(int id, GraphPattern pattern, int[] ranks, int nChannels, double bwGBps,
+                                    PathType type) {
+        TopoGraph g = ordered(id, pattern, ranks, nChannels, bwGBps, type);
+        int n = ranks.length;
+        for (int c = 0; c < nChannels; c++) {
+            for (int i = 0; i < n; i++) {
+                g.intra[c * n + i] = ranks[(i + c) % n];
+            }
+        }
+        g.sameChannels = n == 1 || nChannels == 1;
+        return g;
+    }
+
     /** Overwrites everything with {@code o}'s state (same GPU count). */
     void copyFrom(TopoGraph o) {
         pattern = o.pattern;
