@@ -121,7 +121,7 @@ up() {
 
 list() {
     local ns i
-    for ns in $(namespaces | sort -t h -k 2 -n); do
+    for ns in $(namespaces | sort -V); do
         i="${ns##*-h}"
         printf '%s %s %s-e%s %s\n' "$ns" \
             "$(ip netns exec "$ns" ip -4 -o addr show dev "${prefix}-e$i" 2>/dev/null | awk '{print $4}' | cut -d/ -f1)" \

@@ -8,16 +8,21 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 import java.io.File;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
 
 /**
- * {@code jccl run -np N [-cp CP] [--timeout S] [--] <main class> [args...]}: starts N local JVMs of a main class,
- * each with the rank environment a torchrun/mpirun user expects, and supervises them (see {@link LocalJob}).
+ * {@code jccl run -np N [-cp CP] [--timeout S] [--hostfile F [--rsh CMD] [--master-addr A] [-x NAME]] [--]
+ * <main class> [args...]}: starts N JVMs of a main class, locally or on the hosts of a hostfile, each with the rank
+ * environment a torchrun/mpirun user expects, and supervises them (see {@link LocalJob}, {@link RemoteRanks}).
  * The command line front end, run on the main thread; Java callers use {@link LocalJob} and {@link LaunchSpec}
  * directly. Mirrors {@code mpirun -np N} / {@code torchrun --nproc-per-node N} on one host.
  */
@@ -45,6 +50,25 @@ public final class Launcher implements Callable<Integer> {
     @Option(names = "--timeout", paramLabel = "S", description = "stop every rank and fail after S seconds")
     double timeoutSeconds;
 
+    @Option(names = {"--hostfile", "--machinefile"}, paramLabel = "FILE",
+            description = "run the ranks on the hosts of FILE (Open MPI format: 'host slots=N' per line), filling "
+                    + "each host's slots in order, started through the remote shell (--rsh)")
+    Path hostfile;
+
+    @Option(names = "--rsh", paramLabel = "CMD",
+            description = "remote shell for --hostfile (default: $JCCL_RSH, else '" + RemoteShell.DEFAULT + "'); "
+                    + "'ip netns exec' runs ranks in network namespaces named in the hostfile")
+    String rsh;
+
+    @Option(names = "--master-addr", paramLabel = "ADDR",
+            description = "with --hostfile: the address of rank 0's host that every rank reaches (default: rank 0's "
+                    + "host name resolved here)")
+    String masterAddr;
+
+    @Option(names = "-x", paramLabel = "NAME",
+            description = "with --hostfile: also forward this environment variable (NCCL_* and JCCL_* always are)")
+    List<String> exports = new ArrayList<>();
+
     @Parameters(index = "0", paramLabel = "MAIN_CLASS", description = "fully qualified main class of every rank")
     String mainClass;
 
@@ -67,8 +91,40 @@ public final class Launcher implements Callable<Integer> {
                     "-np must be at least 1, got " + nRanks);
         }
         LaunchSpec spec = toSpec();
-        LaunchResult result = LocalJob.run(spec);
+        LaunchResult result = hostfile == null ? LocalJob.run(spec) : remoteJob(spec).run();
         return result.exitCode();
+    }
+
+    /** The job on the hosts of the hostfile. */
+    LocalJob remoteJob(LaunchSpec spec) {
+        RankPlacement placement = RankPlacement.bySlot(Hostfile.read(hostfile), nRanks);
+        String rshCommand = rsh != null ? rsh
+                : System.getenv("JCCL_RSH") != null && !System.getenv("JCCL_RSH").isBlank() ? System.getenv("JCCL_RSH")
+                : RemoteShell.DEFAULT;
+        String root = masterAddr != null ? masterAddr : resolve(placement.hostOfRank().getFirst());
+        RankEnvironment env = RankEnvironment.create(nRanks, root);
+        System.err.println("jccl run: " + nRanks + " rank(s) on " + placement.ranksPerHost() + " via '" + rshCommand
+                + "'; bootstrap root " + root + ":" + env.masterPort());
+        RemoteRanks ranks = new RemoteRanks(placement, RemoteShell.parse(rshCommand), System.getenv(),
+                Set.copyOf(exports));
+        return new LocalJob(spec, JvmCommandLine.current(), ranks, env, System.out, System.err);
+    }
+
+    /** Rank 0's host name as an address the other hosts can use. */
+    private String resolve(String host) {
+        InetAddress a;
+        try {
+            a = InetAddress.getByName(host);
+        } catch (UnknownHostException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "cannot resolve rank 0's host '" + host
+                    + "' to an address; give --master-addr with an address of that host the other hosts reach");
+        }
+        if (a.isLoopbackAddress()) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "rank 0's host '" + host
+                    + "' resolves to loopback (" + a.getHostAddress() + "), which the other hosts cannot reach; "
+                    + "give --master-addr");
+        }
+        return a.getHostAddress();
     }
 
     LaunchSpec toSpec() {
