@@ -106,16 +106,20 @@ public final class CrossHostCheck {
     private void loop(double seconds) {
         announce = false;
         int count = 65_536;
-        MemorySegment send = ints(count);
-        MemorySegment recv = ints(count);
+        MemorySegment send = ints(count + 1);
+        MemorySegment recv = ints(count + 1);
         fill(send, count, i -> value(rank, i));
         long end = System.nanoTime() + (long) (seconds * 1e9);
         long nextReport = 0;
         long iter = 0;
-        while (System.nanoTime() < end) {
-            fill(recv, count, i -> -1);
-            comm.allReduce(send, recv, count, DataType.INT32, RedOp.SUM);
+        boolean stop = false;
+        while (!stop) {
+            // the last element carries rank 0's "time is up", so every rank runs the same number of operations
+            send.setAtIndex(ValueLayout.JAVA_INT, count, rank == 0 && System.nanoTime() >= end ? 1 : 0);
+            fill(recv, count + 1, i -> -1);
+            comm.allReduce(send, recv, count + 1, DataType.INT32, RedOp.SUM);
             check("allReduce", recv, count, this::sum);
+            stop = recv.getAtIndex(ValueLayout.JAVA_INT, count) != 0;
             iter++;
             if (System.nanoTime() >= nextReport) {
                 System.out.println("progress " + iter);

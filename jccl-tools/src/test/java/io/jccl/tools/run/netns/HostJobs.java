@@ -43,6 +43,34 @@ final class HostJobs {
      */
     static Outcome run(NetnsHosts hosts, Path dir, int ranksPerHost, Duration timeout, Map<String, String> env,
                        String... args) {
+        return run(hosts, dir, ranksPerHost, timeout, env, new Live(), args);
+    }
+
+    /** The output of a running job, readable while it runs. */
+    static final class Live {
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+        String text() {
+            return out.toString(StandardCharsets.UTF_8);
+        }
+
+        /** Waits up to {@code timeoutMs} for a stdout line starting with {@code prefix}. */
+        boolean awaitLine(String prefix, long timeoutMs) throws InterruptedException {
+            long end = System.nanoTime() + timeoutMs * 1_000_000;
+            while (System.nanoTime() < end) {
+                if (text().lines().anyMatch(l -> l.startsWith(prefix))) {
+                    return true;
+                }
+                Thread.sleep(50);
+            }
+            return false;
+        }
+    }
+
+    /** As {@link #run(NetnsHosts, Path, int, Duration, Map, String...)}, the output going to {@code live}. */
+    static Outcome run(NetnsHosts hosts, Path dir, int ranksPerHost, Duration timeout, Map<String, String> env,
+                       Live live, String... args) {
         int n = hosts.size() * ranksPerHost;
         Hostfile file = Hostfile.read(hosts.hostfile(dir, ranksPerHost));
         RankPlacement placement = RankPlacement.bySlot(file, n);
@@ -51,8 +79,8 @@ final class HostJobs {
         LaunchSpec spec = LaunchSpec.of(n, CrossHostCheck.class.getName(), List.of(args)).withTimeout(timeout)
                 .withExtraEnv(vars);
         RemoteRanks ranks = new RemoteRanks(placement, RemoteShell.parse("ip netns exec"), Map.of(), Set.of());
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        ByteArrayOutputStream out = live.out;
+        ByteArrayOutputStream err = live.err;
         long t0 = System.nanoTime();
         LaunchResult r = new LocalJob(spec, JvmCommandLine.current(), ranks,
                 RankEnvironment.create(n, hosts.address(0)), new PrintStream(out, true, StandardCharsets.UTF_8),
