@@ -8,15 +8,12 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 import java.io.File;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.Callable;
 
 /**
@@ -96,35 +93,12 @@ public final class Launcher implements Callable<Integer> {
     }
 
     /** The job on the hosts of the hostfile. */
-    LocalJob remoteJob(LaunchSpec spec) {
-        RankPlacement placement = RankPlacement.bySlot(Hostfile.read(hostfile), nRanks);
-        String rshCommand = rsh != null ? rsh
-                : System.getenv("JCCL_RSH") != null && !System.getenv("JCCL_RSH").isBlank() ? System.getenv("JCCL_RSH")
-                : RemoteShell.DEFAULT;
-        String root = masterAddr != null ? masterAddr : resolve(placement.hostOfRank().getFirst());
-        RankEnvironment env = RankEnvironment.create(nRanks, root);
-        System.err.println("jccl run: " + nRanks + " rank(s) on " + placement.ranksPerHost() + " via '" + rshCommand
-                + "'; bootstrap root " + root + ":" + env.masterPort());
-        RemoteRanks ranks = new RemoteRanks(placement, RemoteShell.parse(rshCommand), System.getenv(),
-                Set.copyOf(exports));
-        return new LocalJob(spec, JvmCommandLine.current(), ranks, env, System.out, System.err);
-    }
-
-    /** Rank 0's host name as an address the other hosts can use. */
-    private String resolve(String host) {
-        InetAddress a;
+    LocalJob remoteJob(LaunchSpec launchSpec) {
         try {
-            a = InetAddress.getByName(host);
-        } catch (UnknownHostException e) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "cannot resolve rank 0's host '" + host
-                    + "' to an address; give --master-addr with an address of that host the other hosts reach");
+            return HostfileJob.create(launchSpec, hostfile, rsh, masterAddr, exports, System.out, System.err);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
         }
-        if (a.isLoopbackAddress()) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "rank 0's host '" + host
-                    + "' resolves to loopback (" + a.getHostAddress() + "), which the other hosts cannot reach; "
-                    + "give --master-addr");
-        }
-        return a.getHostAddress();
     }
 
     LaunchSpec toSpec() {
