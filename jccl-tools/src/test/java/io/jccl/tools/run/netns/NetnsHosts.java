@@ -140,10 +140,17 @@ public final class NetnsHosts implements AutoCloseable {
         }
     }
 
-    /** Removes namespaces (and their bridges) whose creating JVM no longer runs: a crashed or killed test run. */
+    /**
+     * Removes namespaces, bridges and veths whose creating JVM no longer runs: what a crashed or killed test run
+     * left behind.
+     */
     static void removeLeftovers() {
-        String list = Commands.check(COMMAND_TIMEOUT_MS, List.of("ip", "netns", "list"));
-        list.lines().map(l -> l.split(" ")[0]).map(OURS::matcher).filter(Matcher::matches)
+        String namespaces = Commands.check(COMMAND_TIMEOUT_MS, List.of("ip", "netns", "list"));
+        String links = Commands.check(COMMAND_TIMEOUT_MS, List.of("ip", "-o", "link", "show"));
+        java.util.stream.Stream.concat(namespaces.lines().map(l -> l.split(" ")[0]),
+                        links.lines().map(l -> l.split(": ")).filter(a -> a.length > 1)
+                                .map(a -> a[1].replaceAll("@.*", "").replaceFirst("-(br|v\\d+|e\\d+)$", "-h0")))
+                .map(OURS::matcher).filter(Matcher::matches)
                 .filter(m -> ProcessHandle.of(Long.parseLong(m.group(2))).isEmpty())
                 .map(m -> m.group(1)).distinct()
                 .forEach(p -> Commands.check(COMMAND_TIMEOUT_MS, List.of(script().toString(), "down", "--prefix", p)));
