@@ -37,7 +37,7 @@ public final class HostfileJob {
         String rshCommand = rsh != null && !rsh.isBlank() ? rsh
                 : fromEnv != null && !fromEnv.isBlank() ? fromEnv : RemoteShell.DEFAULT;
         String root = masterAddr != null && !masterAddr.isBlank() ? masterAddr
-                : resolve(placement.hostOfRank().getFirst());
+                : resolve(placement.hostOfRank().getFirst(), placement.ranksPerHost().size() == 1);
         RankEnvironment env = RankEnvironment.create(spec.nRanks(), root);
         err.println("jccl run: " + spec.nRanks() + " rank(s) on " + placement.ranksPerHost() + " via '" + rshCommand
                 + "'; bootstrap root " + root + ":" + env.masterPort());
@@ -46,8 +46,8 @@ public final class HostfileJob {
         return new LocalJob(spec, JvmCommandLine.current(), ranks, env, out, err);
     }
 
-    /** Rank 0's host name as an address the other hosts can use. */
-    static String resolve(String host) {
+    /** Rank 0's host name as an address the other hosts can use (loopback only when it is the only host). */
+    static String resolve(String host, boolean onlyHost) {
         InetAddress a;
         try {
             a = InetAddress.getByName(host);
@@ -55,7 +55,7 @@ public final class HostfileJob {
             throw new IllegalArgumentException("cannot resolve rank 0's host '" + host + "' to an address; give "
                     + "--master-addr with an address of that host the other hosts reach", e);
         }
-        if (a.isLoopbackAddress()) {
+        if (a.isLoopbackAddress() && !onlyHost) {
             throw new IllegalArgumentException("rank 0's host '" + host + "' resolves to loopback ("
                     + a.getHostAddress() + "), which the other hosts cannot reach; give --master-addr");
         }

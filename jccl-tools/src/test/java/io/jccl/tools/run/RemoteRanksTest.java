@@ -57,6 +57,21 @@ class RemoteRanksTest {
     }
 
     @Test
+    void theCommandLineRunsAHostfileJob(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path hosts = java.nio.file.Files.writeString(dir.resolve("hosts"), "TEST_HOST=a slots=2\n");
+        int code = Launcher.commandLine().execute("--hostfile", hosts.toString(), "--rsh", "env", "--master-addr",
+                "127.0.0.1", "-np", "2", TestRank.class.getName(), "exit", "6");
+        assertThat(code).isEqualTo(6);
+    }
+
+    @Test
+    void rankZerosHostMustResolveToAnAddressTheOthersReach() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> HostfileJob.resolve("localhost", false))
+                .hasMessageContaining("loopback");
+        assertThat(HostfileJob.resolve("localhost", true)).isIn("127.0.0.1", "0:0:0:0:0:0:0:1");
+    }
+
+    @Test
     void onlyNcclJcclAndNamedVariablesAreForwarded() {
         Map<String, String> f = RemoteRanks.forwardable(Map.of("NCCL_DEBUG", "INFO", "JCCL_TIMEOUT_MS", "5",
                 "JCCL_RSH", "ssh", "NCCL_COMM_ID", "x:1", "PATH", "/bin", "MY_VAR", "1"), Set.of("MY_VAR"));
