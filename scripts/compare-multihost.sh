@@ -16,7 +16,8 @@
 #   JCCL:   ./jccl perf all_reduce -np 2N --hostfile F --rsh 'ip netns exec' --master-addr 10.77.0.1, with
 #           NCCL_SOCKET_IFNAME=<prefix>-e (the veths) and JCCL_PERF_JIT_WARMUP (default 20 here: perf's JIT warm-up
 #           is sized for shared memory, where a call takes microseconds; over sockets it would take minutes)
-#   Open MPI: mpirun --hostfile F --mca plm_rsh_agent <wrapper running 'ip netns exec HOST sh -c CMD'>, with the
+#   Open MPI: mpirun --hostfile F --mca plm_rsh_agent <wrapper running 'ip netns exec HOST unshare --uts sh -c CMD'
+#           with the host name set to HOST>, with the
 #           bridge given an address in the root namespace so the orteds reach mpirun; btl tcp,self (+vader with 2
 #           ranks per host), btl_tcp_if_include/oob_tcp_if_include the veths' subnet
 #   Gloo:   one python process per rank started with 'ip netns exec', GLOO_SOCKET_IFNAME = that host's veth
@@ -68,9 +69,11 @@ trap 'exit 130' INT TERM
 mpicc -O2 -o "$out/allreduce_bench" bench/openmpi/allreduce_bench.c
 cat >"$out/netns-rsh" <<'EOF'
 #!/bin/sh
-# Open MPI's plm_rsh_agent: "<agent> HOST CMD..." like ssh; runs CMD through sh inside namespace HOST.
+# Open MPI's plm_rsh_agent: "<agent> HOST CMD..." like ssh; runs CMD through sh inside namespace HOST, with its own
+# host name (a UTS namespace): Open MPI names its session directory and shared-memory (vader) files after the host
+# name, and two "hosts" sharing one would map each other's segments (segfaults in mca_btl_vader).
 host="$1"; shift
-exec ip netns exec "$host" sh -c "$*"
+exec ip netns exec "$host" unshare --uts sh -c "hostname '$host'; $*"
 EOF
 chmod +x "$out/netns-rsh"
 printf '%s-h0 slots=%d\n%s-h1 slots=%d\n' "$prefix" "$per_host" "$prefix" "$per_host" >"$out/hosts"
@@ -129,7 +132,7 @@ done
 echo "# allreduce float32 sum across 2 namespace hosts, $per_host rank(s) per host ($np ranks); $(nproc) cores;" \
     "Open MPI $(mpirun --version | head -1 | awk '{print $NF}'), torch $("$PY" -c 'import torch; print(torch.__version__)')"
 awk '
-    $3 ~ /^[0-9]+$/ { key = $1 " " $3; t[$2, key] = $8; bw[$2, key] = $10; wr[$2, key] = $11
+    $3 ~ /^[0-9]+$/ && $4 ~ /^[0-9]+$/ { key = $1 " " $3; t[$2, key] = $8; bw[$2, key] = $10; wr[$2, key] = $11
                       if (!(key in seen)) { seen[key] = 1; order[++k] = key } }
     function ratio(a, b) { return (b > 0 && a > 0) ? sprintf("%.2f", a / b) : "-" }
     function v(x) { return x == "" ? "-" : x }
