@@ -5,6 +5,7 @@ import io.jccl.Config;
 import io.jccl.DataType;
 import io.jccl.Jccl;
 import io.jccl.tools.Cli;
+import io.jccl.tools.run.HostfileJob;
 import io.jccl.tools.run.LaunchSpec;
 import io.jccl.tools.run.LocalJob;
 import picocli.CommandLine;
@@ -72,6 +73,13 @@ public final class PerfMain implements Callable<Integer> {
     double timeoutSec;
     @Option(names = {"-np", "--np"}, defaultValue = "0", description = "launch N local processes, one rank each")
     int processes;
+    @Option(names = "--hostfile", paramLabel = "FILE",
+            description = "with -np: start the ranks on the hosts of FILE ('host slots=N' lines), as jccl run --hostfile")
+    Path hostfile;
+    @Option(names = "--rsh", paramLabel = "CMD", description = "with --hostfile: the remote shell (default $JCCL_RSH or ssh -o BatchMode=yes; 'ip netns exec' for namespaces)")
+    String rsh;
+    @Option(names = "--master-addr", paramLabel = "ADDR", description = "with --hostfile: address of rank 0's host the others reach")
+    String masterAddr;
     @Option(names = {"-t", "--nthreads"}, defaultValue = "1", description = "ranks as threads of this process")
     int threads;
     @Option(names = {"-g", "--ngpus"}, defaultValue = "1", description = "GPUs driven by this process (more than 1: GPU run)")
@@ -168,17 +176,23 @@ public final class PerfMain implements Callable<Integer> {
     private int launchProcesses(PerfOptions o) {
         LaunchSpec spec = LaunchSpec.of(o.processes(), PerfMain.class.getName(), childArgs(rawArgs))
                 .withLabels(LaunchSpec.Labels.ALL_BUT_RANK0);
+        if (hostfile != null) {
+            return HostfileJob.create(spec, hostfile, rsh, masterAddr, List.of(), out, err).run().exitCode();
+        }
         return LocalJob.run(spec).exitCode();
     }
 
-    /** {@code args} without {@code -np N} / {@code --np N} / {@code -np=N}. */
+    /** Options of the launching process only: a rank must not launch again. */
+    private static final List<String> LAUNCH_OPTIONS = List.of("-np", "--np", "--hostfile", "--rsh", "--master-addr");
+
+    /** {@code args} without {@code -np N} / {@code --np N} / {@code -np=N} and the hostfile options. */
     static List<String> childArgs(List<String> args) {
         List<String> out = new ArrayList<>();
         for (int i = 0; i < args.size(); i++) {
             String a = args.get(i);
-            if (a.equals("-np") || a.equals("--np")) {
+            if (LAUNCH_OPTIONS.contains(a)) {
                 i++;
-            } else if (!a.startsWith("-np=") && !a.startsWith("--np=")) {
+            } else if (LAUNCH_OPTIONS.stream().noneMatch(o -> a.startsWith(o + "="))) {
                 out.add(a);
             }
         }

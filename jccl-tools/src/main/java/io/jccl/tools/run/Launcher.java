@@ -8,6 +8,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 import java.io.File;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -16,8 +17,9 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 
 /**
- * {@code jccl run -np N [-cp CP] [--timeout S] [--] <main class> [args...]}: starts N local JVMs of a main class,
- * each with the rank environment a torchrun/mpirun user expects, and supervises them (see {@link LocalJob}).
+ * {@code jccl run -np N [-cp CP] [--timeout S] [--hostfile F [--rsh CMD] [--master-addr A] [-x NAME]] [--]
+ * <main class> [args...]}: starts N JVMs of a main class, locally or on the hosts of a hostfile, each with the rank
+ * environment a torchrun/mpirun user expects, and supervises them (see {@link LocalJob}, {@link RemoteRanks}).
  * The command line front end, run on the main thread; Java callers use {@link LocalJob} and {@link LaunchSpec}
  * directly. Mirrors {@code mpirun -np N} / {@code torchrun --nproc-per-node N} on one host.
  */
@@ -45,6 +47,25 @@ public final class Launcher implements Callable<Integer> {
     @Option(names = "--timeout", paramLabel = "S", description = "stop every rank and fail after S seconds")
     double timeoutSeconds;
 
+    @Option(names = {"--hostfile", "--machinefile"}, paramLabel = "FILE",
+            description = "run the ranks on the hosts of FILE (Open MPI format: 'host slots=N' per line), filling "
+                    + "each host's slots in order, started through the remote shell (--rsh)")
+    Path hostfile;
+
+    @Option(names = "--rsh", paramLabel = "CMD",
+            description = "remote shell for --hostfile (default: $JCCL_RSH, else '" + RemoteShell.DEFAULT + "'); "
+                    + "'ip netns exec' runs ranks in network namespaces named in the hostfile")
+    String rsh;
+
+    @Option(names = "--master-addr", paramLabel = "ADDR",
+            description = "with --hostfile: the address of rank 0's host that every rank reaches (default: rank 0's "
+                    + "host name resolved here)")
+    String masterAddr;
+
+    @Option(names = "-x", paramLabel = "NAME",
+            description = "with --hostfile: also forward this environment variable (NCCL_* and JCCL_* always are)")
+    List<String> exports = new ArrayList<>();
+
     @Parameters(index = "0", paramLabel = "MAIN_CLASS", description = "fully qualified main class of every rank")
     String mainClass;
 
@@ -67,8 +88,17 @@ public final class Launcher implements Callable<Integer> {
                     "-np must be at least 1, got " + nRanks);
         }
         LaunchSpec spec = toSpec();
-        LaunchResult result = LocalJob.run(spec);
+        LaunchResult result = hostfile == null ? LocalJob.run(spec) : remoteJob(spec).run();
         return result.exitCode();
+    }
+
+    /** The job on the hosts of the hostfile. */
+    LocalJob remoteJob(LaunchSpec launchSpec) {
+        try {
+            return HostfileJob.create(launchSpec, hostfile, rsh, masterAddr, exports, System.out, System.err);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
+        }
     }
 
     LaunchSpec toSpec() {

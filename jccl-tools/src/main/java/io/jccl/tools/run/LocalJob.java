@@ -4,12 +4,15 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Runs a {@link LaunchSpec}: starts one JVM per rank with its {@link RankEnvironment}, copies their output with
+ * Runs a {@link LaunchSpec}: starts one JVM per rank with its {@link RankEnvironment} (on this host, or on the hosts
+ * of a hostfile through a {@link RankStarter} such as {@link RemoteRanks}), copies their output with
  * rank labels, and supervises them. Rank 0's process answers status queries on a free port ({@code NCCL_RAS_ADDR},
  * announced on stderr for {@code ./jccl ras}). When a rank exits non-zero (or the timeout passes) it says which rank
  * failed and with which code, gives the others {@link #REPORT_GRACE_NS} to notice the loss and report it (JCCL
@@ -28,6 +31,8 @@ public final class LocalJob {
 
     private final LaunchSpec spec;
     private final JvmCommandLine jvm;
+    private final RankStarter starter;
+    private final RankEnvironment env;
     private final PrintStream out;
     private final PrintStream err;
     private final List<Process> processes = new ArrayList<>();
@@ -36,8 +41,29 @@ public final class LocalJob {
     private volatile boolean interrupted;
 
     public LocalJob(LaunchSpec spec, JvmCommandLine jvm, PrintStream out, PrintStream err) {
+        this(spec, jvm, RankStarter.local(), RankEnvironment.create(spec.nRanks()), out, err);
+    }
+
+    /**
+     * A job whose ranks {@code starter} starts (on other hosts: {@link RemoteRanks}) with {@code env}'s variables.
+     *
+     * @param spec    what to run
+     * @param jvm     the java command line of every rank
+     * @param starter starts each rank's process
+     * @param env     the job variables (the bootstrap root's address must be reachable from every rank)
+     * @param out     where the ranks' stdout lines go
+     * @param err     where the ranks' stderr lines and the launcher's messages go
+     */
+    public LocalJob(LaunchSpec spec, JvmCommandLine jvm, RankStarter starter, RankEnvironment env, PrintStream out,
+                    PrintStream err) {
+        if (env.worldSize() != spec.nRanks()) {
+            throw new IllegalArgumentException("the job environment is for " + env.worldSize() + " ranks, not "
+                    + spec.nRanks());
+        }
         this.spec = spec;
         this.jvm = jvm.withExtraClasspath(spec.extraClasspath());
+        this.starter = starter;
+        this.env = env;
         this.out = out;
         this.err = err;
     }
@@ -49,11 +75,10 @@ public final class LocalJob {
 
     /** Starts every rank, waits for the job to end, and returns how it ended. */
     public LaunchResult run() {
-        RankEnvironment env = RankEnvironment.create(spec.nRanks());
         Thread hook = Thread.ofPlatform().name("jccl-run-shutdown").unstarted(this::onShutdown);
         Runtime.getRuntime().addShutdownHook(hook);
         try {
-            startAll(env);
+            startAll();
             return supervise();
         } finally {
             stopAllNow();
@@ -73,45 +98,40 @@ public final class LocalJob {
         stopAllNow();
     }
 
-    private void startAll(RankEnvironment env) {
+    private void startAll() {
         List<String> cmd = jvm.command(spec.mainClass(), spec.args());
-        String ras = System.getenv(RAS_ADDR) != null ? null : RankEnvironment.LOOPBACK + ":" + RankEnvironment.freePort();
+        String ras = System.getenv(RAS_ADDR) != null || !starter.isLocal() ? null
+                : RankEnvironment.LOOPBACK + ":" + RankEnvironment.freePort();
         if (ras != null && !spec.extraEnv().containsKey(RAS_ADDR)) {
             err.println("jccl run: " + spec.nRanks() + " rank(s); job status: ./jccl ras --port "
                     + ras.substring(ras.lastIndexOf(':') + 1));
         }
         for (int rank = 0; rank < spec.nRanks(); rank++) {
-            ProcessBuilder pb = new ProcessBuilder(cmd);
-            env.applyTo(pb.environment(), rank);
+            Map<String, String> vars = new HashMap<>(env.forRank(rank));
             if (ras != null) {
-                pb.environment().put(RAS_ADDR, ras);
+                vars.put(RAS_ADDR, ras);
             }
-            pb.environment().putAll(spec.extraEnv());
+            vars.putAll(spec.extraEnv());
             Process p;
             try {
-                p = pb.start();
+                p = starter.start(rank, cmd, vars);
             } catch (IOException e) {
-                throw new IllegalStateException("cannot start rank " + rank + " with " + cmd.getFirst() + ": "
-                        + e.getMessage() + "; check that the java binary exists and is executable", e);
+                throw new IllegalStateException("cannot start rank " + rank + " on " + starter.where(rank) + " with "
+                        + cmd.getFirst() + ": " + e.getMessage()
+                        + "; check that the java binary (and the remote shell) exist and are executable", e);
             }
             synchronized (processes) {
                 processes.add(p);
             }
-            closeQuietly(p);
             boolean labelled = spec.labels() == LaunchSpec.Labels.ALL || rank != 0;
             String prefix = labelled ? "[" + rank + "] " : "";
             pumps.add(new LinePump(p.getInputStream(), prefix, out).start("rank-" + rank + "-stdout"));
             pumps.add(new LinePump(p.getErrorStream(), prefix, err).start("rank-" + rank + "-stderr"));
             final int r = rank;
-            p.onExit().thenRun(() -> exited.add(r));
-        }
-    }
-
-    private static void closeQuietly(Process p) {
-        try {
-            p.getOutputStream().close();   // the ranks read no input: they see end-of-file
-        } catch (IOException ignored) {
-            // nothing to do: the child's stdin is closed either way
+            p.onExit().thenRun(() -> {
+                starter.ended(r, p);
+                exited.add(r);
+            });
         }
     }
 
@@ -136,6 +156,7 @@ public final class LocalJob {
                 if (codes[rank] != 0 && failedRank < 0 && !timedOut && !interrupted) {
                     failedRank = rank;
                     err.println("jccl run: rank " + rank + " exited with code " + codes[rank]
+                            + (starter.isLocal() ? "" : " (" + starter.where(rank) + ")")
                             + (remaining > 0 ? "; stopping the other " + remaining + " rank(s)" : ""));
                     stopAt = remaining > 0 ? System.nanoTime() + REPORT_GRACE_NS : Long.MAX_VALUE;
                 }
@@ -179,8 +200,11 @@ public final class LocalJob {
 
     /** Asks every live rank to stop (SIGTERM); returns when the survivors should be killed. */
     private long stopAll() {
-        for (Process p : snapshot()) {
+        List<Process> all = snapshot();
+        for (int rank = 0; rank < all.size(); rank++) {
+            Process p = all.get(rank);
             if (p.isAlive()) {
+                starter.ended(rank, p);   // a remote rank's script stops it when its stdin closes
                 p.descendants().forEach(ProcessHandle::destroy);
                 p.destroy();
             }

@@ -19,7 +19,7 @@ import java.util.Map;
  * (Open MPI's, Slurm's, PMI's, {@code NCCL_COMM_ID}) are removed so they cannot contradict ours.
  * A value computed once per job by the launcher thread; mirrors what {@code mpirun}/{@code torchrun} export.
  *
- * @param masterAddr the bootstrap root's address (loopback: all ranks are local)
+ * @param masterAddr the bootstrap root's address (loopback when all ranks are local)
  * @param masterPort a port that was free when the job started
  * @param secretHex  64 hex characters
  * @param worldSize  number of ranks
@@ -52,9 +52,21 @@ public record RankEnvironment(String masterAddr, int masterPort, String secretHe
 
     /** A new job environment on loopback with a free port and a fresh random secret. */
     public static RankEnvironment create(int worldSize) {
+        return create(worldSize, LOOPBACK);
+    }
+
+    /**
+     * A new job environment whose bootstrap root (rank 0) listens at {@code masterAddr}, with a port that is free
+     * here (on another host it is very likely free too) and a fresh random secret.
+     *
+     * @param worldSize  number of ranks
+     * @param masterAddr an address of rank 0's host that every rank can reach
+     * @return the environment
+     */
+    public static RankEnvironment create(int worldSize, String masterAddr) {
         byte[] secret = new byte[32];
         RANDOM.nextBytes(secret);
-        return new RankEnvironment(LOOPBACK, freePort(), HexFormat.of().formatHex(secret), worldSize);
+        return new RankEnvironment(masterAddr, freePort(), HexFormat.of().formatHex(secret), worldSize);
     }
 
     /** The variables to set for {@code rank}. */

@@ -125,6 +125,12 @@ class PerfOptionsTest {
     }
 
     @Test
+    void childArgsDropTheHostfileOptions() {
+        assertThat(PerfMain.childArgs(List.of("all_reduce", "--hostfile", "h", "-np", "4", "--rsh", "ip netns exec",
+                "--master-addr=10.0.0.1", "-b", "8"))).containsExactly("all_reduce", "-b", "8");
+    }
+
+    @Test
     void minBandwidthComesFromTheEnvironment() {
         assertThat(PerfMain.minBusBw(Map.of())).isEqualTo(-1);
         assertThat(PerfMain.minBusBw(Map.of("NCCL_TESTS_MIN_BW", "12.5"))).isEqualTo(12.5);
