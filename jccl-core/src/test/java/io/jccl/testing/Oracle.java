@@ -3,7 +3,6 @@ package io.jccl.testing;
 import io.jccl.DataType;
 import io.jccl.RedOp;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -87,9 +86,13 @@ public final class Oracle {
         return rel * Math.max(1, Math.abs(expected));
     }
 
+    /** Eight bytes per thread for {@link #asType} (an arena per element checked floods the Cleaner: 50 M+ in a run). */
+    private static final ThreadLocal<MemorySegment> SCRATCH =
+            ThreadLocal.withInitial(() -> MemorySegment.ofArray(new long[1]));
+
     /** {@code v} as stored in type {@code t} (wrapping, rounding), read back as a double. */
     public static double asType(DataType t, double v) {
-        MemorySegment s = Arena.ofAuto().allocate(8);
+        MemorySegment s = SCRATCH.get();
         if (t.isFloatingPoint()) {
             t.setDouble(s, 0, v);
         } else {
