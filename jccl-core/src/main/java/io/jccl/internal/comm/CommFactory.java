@@ -83,8 +83,13 @@ public final class CommFactory {
             for (PeerInfo p : peers) {
                 anyNet |= p.hostHash() != me.hostHash() || (!shmOk && p.rank() != rank);
             }
-            IdlePolicy policy = IdlePolicy.forLoad(shape.localRanks() * (shape.nChannels() + (anyNet ? 1 : 0)),
-                    Runtime.getRuntime().availableProcessors());
+            int onMachine = 0;
+            for (PeerInfo p : peers) {
+                onMachine += p.machineHash() == me.machineHash() ? 1 : 0;
+            }
+            // ranks of other "hosts" on this machine (namespaces, containers, NCCL_HOSTID) wait on the same cores
+            IdlePolicy policy = IdlePolicy.forLoad(Math.max(shape.localRanks(), onMachine)
+                    * (shape.nChannels() + (anyNet ? 1 : 0)), Runtime.getRuntime().availableProcessors());
             if (anyNet) {
                 proxy = new ProxyThread(health, rank, prefix + "-proxy", policy.proxySpins());
             }

@@ -20,19 +20,24 @@ import java.security.NoSuchAlgorithmException;
  * What every rank tells every other at init (NCCL's {@code ncclPeerInfo}): identity, where it runs, and the local
  * choices the ranks must agree on. {@code hostHash} covers the host name, the boot id and the network namespace, so
  * ranks in different namespaces ("hosts" in tests) are not mistaken for neighbours; NCCL_HOSTID overrides it.
+ * {@code machineHash} is the kernel's boot id alone: ranks that share it share the cores, whatever their host hash says
+ * (network namespaces or containers on one machine, NCCL_HOSTID), which decides how long waiting threads may spin.
  *
  * <p>Owned by: immutable, allGathered once at init. Mirrors: ncclPeerInfo and fillInfo().
  */
 public record PeerInfo(int rank, long hostHash, long pidHash, String hostName, long pid, String version,
-                       int cores, int minChannels, int maxChannels, int stepBytes, int p2pStepBytes) {
+                       int cores, int minChannels, int maxChannels, int stepBytes, int p2pStepBytes,
+                       long machineHash) {
 
     public static PeerInfo local(int rank, String version, int minChannels, int maxChannels, int stepBytes,
                                  int p2pStepBytes) {
         String host = localHostName();
         long pid = ProcessHandle.current().pid();
         long hh = hostHash(host);
+        String boot = read("/proc/sys/kernel/random/boot_id");
         return new PeerInfo(rank, hh, hash(hh + ":" + pid), host, pid, version,
-                Runtime.getRuntime().availableProcessors(), minChannels, maxChannels, stepBytes, p2pStepBytes);
+                Runtime.getRuntime().availableProcessors(), minChannels, maxChannels, stepBytes, p2pStepBytes,
+                boot.isEmpty() ? hh : hash("machine|" + boot));
     }
 
     public byte[] encode() {
@@ -50,6 +55,7 @@ public record PeerInfo(int rank, long hostHash, long pidHash, String hostName, l
             d.writeInt(maxChannels);
             d.writeInt(stepBytes);
             d.writeInt(p2pStepBytes);
+            d.writeLong(machineHash);
             return bos.toByteArray();
         } catch (IOException e) {
             throw new JcclException(Result.INTERNAL_ERROR, "cannot encode peer info", e);
@@ -60,7 +66,7 @@ public record PeerInfo(int rank, long hostHash, long pidHash, String hostName, l
         try {
             DataInputStream d = new DataInputStream(new ByteArrayInputStream(b));
             PeerInfo p = new PeerInfo(d.readInt(), d.readLong(), d.readLong(), d.readUTF(), d.readLong(), d.readUTF(),
-                    d.readInt(), d.readInt(), d.readInt(), d.readInt(), d.readInt());
+                    d.readInt(), d.readInt(), d.readInt(), d.readInt(), d.readInt(), d.readLong());
             if (d.available() != 0 || p.rank < 0 || p.pid < 0 || p.cores < 0 || p.minChannels < 0 || p.maxChannels < 0
                     || p.stepBytes <= 0 || p.p2pStepBytes <= 0) {
                 throw new IOException("field out of range or trailing bytes");
