@@ -12,6 +12,9 @@ import java.util.concurrent.CompletableFuture;
  * <p>Every rank calls the same collectives in the same order with matching arguments. Buffers are
  * {@link MemorySegment}s (heap or native); {@link ArrayCollectives} and {@link BufferCollectives} add overloads for
  * primitive arrays and {@link java.nio.ByteBuffer}s. Counts are in elements of the given {@link DataType}.
+ * JCCL's channel threads read and write native segments, so allocate them from a shared, automatic or global arena
+ * ({@code Arena.ofShared()}, {@code Arena.ofAuto()}, {@code Arena.global()}) or with {@link #allocate}; a segment of
+ * an {@code Arena.ofConfined()} is usable only by its owner thread and fails once a channel thread touches it.
  * A synchronous call returns when this rank's part is done and its receive buffer holds the result; an
  * {@code *Async} call returns a future at once and the buffers must not be touched until it completes.
  * Operations run in the order they were called, as on a CUDA stream.
