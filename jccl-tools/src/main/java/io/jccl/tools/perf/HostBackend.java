@@ -7,9 +7,6 @@ import io.jccl.RedOp;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -20,14 +17,12 @@ import java.util.List;
  */
 public final class HostBackend implements PerfBackend {
     /** Bytes per rank line exchanged by {@link #gatherLines}. */
-    static final int LINE_BYTES = 512;
 
     private final Communicator comm;
     private final int deviceIndex;
     private final Arena arena = Arena.ofShared();
     private final boolean registered;
-    private final MemorySegment statD = arena.allocate(ValueLayout.JAVA_DOUBLE);
-    private final MemorySegment statL = arena.allocate(ValueLayout.JAVA_LONG);
+    private final RankStats stats;
 
     /**
      * @param deviceIndex the index shown in the rank line (the local rank)
@@ -42,6 +37,7 @@ public final class HostBackend implements PerfBackend {
      */
     public HostBackend(Communicator comm, int deviceIndex, boolean registered) {
         this.comm = comm;
+        this.stats = new RankStats(comm, arena);
         this.deviceIndex = deviceIndex;
         this.registered = registered;
     }
@@ -138,44 +134,22 @@ public final class HostBackend implements PerfBackend {
 
     @Override
     public void barrier() {
-        comm.barrier();
+        stats.barrier();
     }
 
     @Override
     public double reduceStat(double value, StatMode mode) {
-        statD.set(ValueLayout.JAVA_DOUBLE, 0, value);
-        switch (mode) {
-            case RANK0 -> comm.broadcast(statD, statD, 1, DataType.FLOAT64, 0);
-            case AVG -> comm.allReduce(statD, statD, 1, DataType.FLOAT64, RedOp.SUM);
-            case MIN -> comm.allReduce(statD, statD, 1, DataType.FLOAT64, RedOp.MIN);
-            case MAX -> comm.allReduce(statD, statD, 1, DataType.FLOAT64, RedOp.MAX);
-        }
-        double v = statD.get(ValueLayout.JAVA_DOUBLE, 0);
-        return mode == StatMode.AVG ? v / comm.size() : v;
+        return stats.reduceStat(value, mode);
     }
 
     @Override
     public long sumLong(long value) {
-        statL.set(ValueLayout.JAVA_LONG, 0, value);
-        comm.allReduce(statL, statL, 1, DataType.INT64, RedOp.SUM);
-        return statL.get(ValueLayout.JAVA_LONG, 0);
+        return stats.sumLong(value);
     }
 
     @Override
     public List<String> gatherLines(String line) {
-        int n = comm.size();
-        try (Arena a = Arena.ofShared()) {
-            MemorySegment mine = a.allocate(LINE_BYTES);
-            byte[] bytes = line.getBytes(StandardCharsets.UTF_8);
-            MemorySegment.copy(bytes, 0, mine, ValueLayout.JAVA_BYTE, 0, Math.min(bytes.length, LINE_BYTES - 1));
-            MemorySegment all = a.allocate((long) LINE_BYTES * n);
-            comm.allGather(mine, all, LINE_BYTES, DataType.UINT8);
-            List<String> out = new ArrayList<>(n);
-            for (int r = 0; r < n; r++) {
-                out.add(all.asSlice((long) r * LINE_BYTES, LINE_BYTES).getString(0, StandardCharsets.UTF_8));
-            }
-            return out;
-        }
+        return stats.gatherLines(line);
     }
 
     @Override

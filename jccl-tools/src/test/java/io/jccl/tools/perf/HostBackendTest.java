@@ -127,7 +127,7 @@ class HostBackendTest {
         Recorder rec = new Recorder(0, 1);
         HostBackend b = new HostBackend(rec.comm, 0);
         assertThat(b.gatherLines("#  Rank  0 Group  0 ünïcödé")).containsExactly("#  Rank  0 Group  0 ünïcödé");
-        assertThat(b.gatherLines("x".repeat(2000)).getFirst()).hasSize(HostBackend.LINE_BYTES - 1);
+        assertThat(b.gatherLines("x".repeat(2000)).getFirst()).hasSize(RankStats.LINE_BYTES - 1);
         assertThat(b.deviceBusId()).isEqualTo("host");
         assertThat(b.deviceName()).isNotBlank();
         b.close();

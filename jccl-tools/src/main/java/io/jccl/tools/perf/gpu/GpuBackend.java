@@ -1,6 +1,5 @@
 package io.jccl.tools.perf.gpu;
 
-import io.jccl.Communicator;
 import io.jccl.DataType;
 import io.jccl.RedOp;
 import io.jccl.cuda.CudaDevice;
@@ -13,12 +12,9 @@ import io.jccl.cuda.nccl.NcclLibrary;
 import io.jccl.tools.perf.CollectiveCall;
 import io.jccl.tools.perf.PerfBackend;
 import io.jccl.tools.perf.PerfBuffer;
+import io.jccl.tools.perf.RankStats;
 
 import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -35,7 +31,6 @@ final class GpuBackend implements PerfBackend {
     /** Which library this backend measures. */
     enum Library { JCCL, NCCL }
 
-    private static final int LINE_BYTES = 512;
     /**
      * Calls made before timing each small call, untimed, so that the JVM has compiled (and, when a size takes a new
      * branch of the planner, recompiled) the launch path: interpreted FFM calls cost several microseconds each, and
@@ -49,14 +44,12 @@ final class GpuBackend implements PerfBackend {
     private final Library lib;
     private final int graphLaunches;
     private final GpuCommunicator comm;
-    private final Communicator host;
     private final CudaStream stream;
     private final CudaDevice device;
     private final CudaEvent start;
     private final CudaEvent end;
     private final Arena arena = Arena.ofShared();
-    private final MemorySegment statD = arena.allocate(ValueLayout.JAVA_DOUBLE);
-    private final MemorySegment statL = arena.allocate(ValueLayout.JAVA_LONG);
+    private final RankStats stats;
     private int buffers;
     private PreparedCall jitWarmed;
 
@@ -74,7 +67,7 @@ final class GpuBackend implements PerfBackend {
         this.lib = lib;
         this.graphLaunches = graphLaunches;
         this.comm = session.comm(local);
-        this.host = comm.host();
+        this.stats = new RankStats(comm.host(), arena);
         this.stream = session.stream(local);
         this.device = comm.device();
         this.start = CudaEvent.create(device, true);
@@ -229,44 +222,22 @@ final class GpuBackend implements PerfBackend {
 
     @Override
     public void barrier() {
-        host.barrier();
+        stats.barrier();
     }
 
     @Override
     public double reduceStat(double value, StatMode mode) {
-        statD.set(ValueLayout.JAVA_DOUBLE, 0, value);
-        switch (mode) {
-            case RANK0 -> host.broadcast(statD, statD, 1, DataType.FLOAT64, 0);
-            case AVG -> host.allReduce(statD, statD, 1, DataType.FLOAT64, RedOp.SUM);
-            case MIN -> host.allReduce(statD, statD, 1, DataType.FLOAT64, RedOp.MIN);
-            case MAX -> host.allReduce(statD, statD, 1, DataType.FLOAT64, RedOp.MAX);
-        }
-        double v = statD.get(ValueLayout.JAVA_DOUBLE, 0);
-        return mode == StatMode.AVG ? v / host.size() : v;
+        return stats.reduceStat(value, mode);
     }
 
     @Override
     public long sumLong(long value) {
-        statL.set(ValueLayout.JAVA_LONG, 0, value);
-        host.allReduce(statL, statL, 1, DataType.INT64, RedOp.SUM);
-        return statL.get(ValueLayout.JAVA_LONG, 0);
+        return stats.sumLong(value);
     }
 
     @Override
     public List<String> gatherLines(String line) {
-        int n = host.size();
-        try (Arena a = Arena.ofShared()) {
-            MemorySegment mine = a.allocate(LINE_BYTES);
-            byte[] bytes = line.getBytes(StandardCharsets.UTF_8);
-            MemorySegment.copy(bytes, 0, mine, ValueLayout.JAVA_BYTE, 0, Math.min(bytes.length, LINE_BYTES - 1));
-            MemorySegment all = a.allocate((long) LINE_BYTES * n);
-            host.allGather(mine, all, LINE_BYTES, DataType.UINT8);
-            List<String> out = new ArrayList<>(n);
-            for (int r = 0; r < n; r++) {
-                out.add(all.asSlice((long) r * LINE_BYTES, LINE_BYTES).getString(0, StandardCharsets.UTF_8));
-            }
-            return out;
-        }
+        return stats.gatherLines(line);
     }
 
     @Override
