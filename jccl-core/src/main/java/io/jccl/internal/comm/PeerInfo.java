@@ -33,8 +33,8 @@ public record PeerInfo(int rank, long hostHash, long pidHash, String hostName, l
                                  int p2pStepBytes) {
         String host = localHostName();
         long pid = ProcessHandle.current().pid();
-        long hh = hostHash(host);
         String boot = read("/proc/sys/kernel/random/boot_id");
+        long hh = hostHash(host, boot);
         return new PeerInfo(rank, hh, hash(hh + ":" + pid), host, pid, version,
                 Runtime.getRuntime().availableProcessors(), minChannels, maxChannels, stepBytes, p2pStepBytes,
                 boot.isEmpty() ? hh : hash("machine|" + boot));
@@ -91,7 +91,7 @@ public record PeerInfo(int rank, long hostHash, long pidHash, String hostName, l
      */
     public static final ThreadLocal<String> THREAD_HOST_ID = new ThreadLocal<>();
 
-    static long hostHash(String host) {
+    static long hostHash(String host, String bootId) {
         String forThread = THREAD_HOST_ID.get();
         if (forThread != null) {
             return hash(forThread);
@@ -100,7 +100,7 @@ public record PeerInfo(int rank, long hostHash, long pidHash, String hostName, l
         if (!id.isEmpty()) {
             return hash(id);
         }
-        return hash(host + "|" + read("/proc/sys/kernel/random/boot_id") + "|" + netns());
+        return hash(host + "|" + bootId + "|" + netns());
     }
 
     private static String netns() {
