@@ -202,7 +202,8 @@ public final class HostCommunicator implements Communicator, GroupState.Launchab
             launch(new CollArgs(c, s, orNull(send), orNull(recv), count, type, op, root, peer), future);
         } catch (JcclException e) {
             probe.failed(e);
-            throw res.explain(e, c, s);
+            // a communicator found broken before this call got its number: explain it as the call it would have been
+            throw res.explain(e, c, s > 0 ? s : seq.get() + 1);
         } catch (RuntimeException e) {
             probe.failed(e);
             throw e;
