@@ -67,7 +67,8 @@ public final class CommFactory {
         try {
             int minCh = cfg.minChannels() > 0 ? cfg.minChannels() : Params.MIN_NCHANNELS.get();
             int maxCh = cfg.maxChannels() > 0 ? cfg.maxChannels() : Params.MAX_NCHANNELS.get();
-            PeerInfo me = PeerInfo.local(rank, Jccl.VERSION, minCh, maxCh, stepBytes(Params.BUFFSIZE.get()),
+            PeerInfo me = PeerInfo.local(rank, Jccl.VERSION, minCh, maxCh,
+                    Params.BUFFSIZE.isSet() ? stepBytes(Params.BUFFSIZE.get()) : CommShape.DEFAULT_STEP,
                     stepBytes(Params.P2P_BUFFSIZE.get()));
             byte[][] all = bootstrap.allGather(me.encode());
             PeerInfo[] peers = new PeerInfo[nRanks];
@@ -89,7 +90,8 @@ public final class CommFactory {
             }
             // ranks of other "hosts" on this machine (namespaces, containers, NCCL_HOSTID) wait on the same cores
             IdlePolicy policy = IdlePolicy.forLoad(Math.max(shape.localRanks(), onMachine)
-                    * (shape.nChannels() + (anyNet ? 1 : 0)), Runtime.getRuntime().availableProcessors());
+                    * (shape.nChannels() + (anyNet ? 1 : 0)),
+                    PeerInfo.coresOf(peers, p -> p.machineHash() == me.machineHash()));
             if (anyNet) {
                 proxy = new ProxyThread(health, rank, prefix + "-proxy", policy.proxySpins());
             }

@@ -22,12 +22,13 @@ import java.security.NoSuchAlgorithmException;
  * ranks in different namespaces ("hosts" in tests) are not mistaken for neighbours; NCCL_HOSTID overrides it.
  * {@code machineHash} is the kernel's boot id alone: ranks that share it share the cores, whatever their host hash says
  * (network namespaces or containers on one machine, NCCL_HOSTID), which decides how long waiting threads may spin.
+ * {@code cpus} is the rank's affinity mask: ranks bound to disjoint cores do not compete for them.
  *
  * <p>Owned by: immutable, allGathered once at init. Mirrors: ncclPeerInfo and fillInfo().
  */
 public record PeerInfo(int rank, long hostHash, long pidHash, String hostName, long pid, String version,
                        int cores, int minChannels, int maxChannels, int stepBytes, int p2pStepBytes,
-                       long machineHash) {
+                       long machineHash, io.jccl.internal.topology.CpuSet cpus) {
 
     public static PeerInfo local(int rank, String version, int minChannels, int maxChannels, int stepBytes,
                                  int p2pStepBytes) {
@@ -37,7 +38,7 @@ public record PeerInfo(int rank, long hostHash, long pidHash, String hostName, l
         long hh = hostHash(host, boot);
         return new PeerInfo(rank, hh, hash(hh + ":" + pid), host, pid, version,
                 Runtime.getRuntime().availableProcessors(), minChannels, maxChannels, stepBytes, p2pStepBytes,
-                boot.isEmpty() ? hh : hash("machine|" + boot));
+                boot.isEmpty() ? hh : hash("machine|" + boot), io.jccl.internal.topology.CpuSet.ofThisProcess());
     }
 
     public byte[] encode() {
@@ -56,6 +57,7 @@ public record PeerInfo(int rank, long hostHash, long pidHash, String hostName, l
             d.writeInt(stepBytes);
             d.writeInt(p2pStepBytes);
             d.writeLong(machineHash);
+            d.writeUTF(cpus.toString());
             return bos.toByteArray();
         } catch (IOException e) {
             throw new JcclException(Result.INTERNAL_ERROR, "cannot encode peer info", e);
@@ -66,15 +68,35 @@ public record PeerInfo(int rank, long hostHash, long pidHash, String hostName, l
         try {
             DataInputStream d = new DataInputStream(new ByteArrayInputStream(b));
             PeerInfo p = new PeerInfo(d.readInt(), d.readLong(), d.readLong(), d.readUTF(), d.readLong(), d.readUTF(),
-                    d.readInt(), d.readInt(), d.readInt(), d.readInt(), d.readInt(), d.readLong());
+                    d.readInt(), d.readInt(), d.readInt(), d.readInt(), d.readInt(), d.readLong(),
+                    io.jccl.internal.topology.CpuSet.parse(d.readUTF()));
             if (d.available() != 0 || p.rank < 0 || p.pid < 0 || p.cores < 0 || p.minChannels < 0 || p.maxChannels < 0
-                    || p.stepBytes <= 0 || p.p2pStepBytes <= 0) {
+                    || (p.stepBytes <= 0 && p.stepBytes != CommShape.DEFAULT_STEP) || p.p2pStepBytes <= 0) {
                 throw new IOException("field out of range or trailing bytes");
             }
             return p;
-        } catch (IOException e) {
+        } catch (IOException | IllegalArgumentException e) {
             throw new JcclException(Result.INTERNAL_ERROR, "corrupt peer info from bootstrap", e);
         }
+    }
+
+    /**
+     * The cores the ranks {@code which} selects run on together: the union of their CPU sets, so ranks bound to
+     * disjoint cores (taskset, mpirun --bind-to core, jccl run) are not counted as sharing one; the largest
+     * processor count among them when some rank's set is unknown.
+     */
+    static int coresOf(PeerInfo[] peers, java.util.function.Predicate<PeerInfo> which) {
+        java.util.List<io.jccl.internal.topology.CpuSet> sets = new java.util.ArrayList<>();
+        int most = 1;
+        boolean known = true;
+        for (PeerInfo p : peers) {
+            if (which.test(p)) {
+                most = Math.max(most, p.cores());
+                known &= !p.cpus().isEmpty();
+                sets.add(p.cpus());
+            }
+        }
+        return known && !sets.isEmpty() ? io.jccl.internal.topology.CpuSet.union(sets).size() : most;
     }
 
     static String localHostName() {

@@ -80,6 +80,9 @@ public final class PerfMain implements Callable<Integer> {
     String rsh;
     @Option(names = "--master-addr", paramLabel = "ADDR", description = "with --hostfile: address of rank 0's host the others reach")
     String masterAddr;
+    @Option(names = "--bind-to", paramLabel = "core|none|auto", description = "with -np: bind each rank to its own "
+            + "block of CPUs (core), or not (none); default $JCCL_BIND_TO, else auto (core when each rank gets a CPU)")
+    String bindTo;
     @Option(names = {"-t", "--nthreads"}, defaultValue = "1", description = "ranks as threads of this process")
     int threads;
     @Option(names = {"-g", "--ngpus"}, defaultValue = "1", description = "GPUs driven by this process (more than 1: GPU run)")
@@ -175,7 +178,7 @@ public final class PerfMain implements Callable<Integer> {
     /** {@code -np N}: this command again in N processes, without {@code -np}, rank 0's table unlabelled. */
     private int launchProcesses(PerfOptions o) {
         LaunchSpec spec = LaunchSpec.of(o.processes(), PerfMain.class.getName(), childArgs(rawArgs))
-                .withLabels(LaunchSpec.Labels.ALL_BUT_RANK0);
+                .withLabels(LaunchSpec.Labels.ALL_BUT_RANK0).withBindTo(bindTo);
         if (hostfile != null) {
             return HostfileJob.create(spec, hostfile, rsh, masterAddr, List.of(), out, err).run().exitCode();
         }
@@ -183,7 +186,8 @@ public final class PerfMain implements Callable<Integer> {
     }
 
     /** Options of the launching process only: a rank must not launch again. */
-    private static final List<String> LAUNCH_OPTIONS = List.of("-np", "--np", "--hostfile", "--rsh", "--master-addr");
+    private static final List<String> LAUNCH_OPTIONS = List.of("-np", "--np", "--hostfile", "--rsh", "--master-addr",
+            "--bind-to");
 
     /** {@code args} without {@code -np N} / {@code --np N} / {@code -np=N} and the hostfile options. */
     static List<String> childArgs(List<String> args) {

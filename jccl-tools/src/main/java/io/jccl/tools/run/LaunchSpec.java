@@ -16,9 +16,10 @@ import java.util.Objects;
  * @param timeout        overall limit for the whole job, or {@code null} for none
  * @param labels         which ranks' output lines get a {@code [rank] } prefix
  * @param extraEnv       variables added to every rank's environment (after the rank variables, so they win)
+ * @param bindTo         {@code --bind-to} for local ranks (core, none, auto), or null for {@code JCCL_BIND_TO}/auto
  */
 public record LaunchSpec(int nRanks, String mainClass, List<String> args, List<String> extraClasspath,
-                         Duration timeout, Labels labels, Map<String, String> extraEnv) {
+                         Duration timeout, Labels labels, Map<String, String> extraEnv, String bindTo) {
 
     /** Which output lines are prefixed with their rank. */
     public enum Labels {
@@ -43,26 +44,31 @@ public record LaunchSpec(int nRanks, String mainClass, List<String> args, List<S
         }
         labels = Objects.requireNonNull(labels, "labels");
         extraEnv = Map.copyOf(extraEnv);
+        CoreBinding.Policy.parse(bindTo);
     }
 
     /** {@code nRanks} ranks of {@code mainClass}, every line labelled, no timeout, no extra classpath. */
     public static LaunchSpec of(int nRanks, String mainClass, List<String> args) {
-        return new LaunchSpec(nRanks, mainClass, args, List.of(), null, Labels.ALL, Map.of());
+        return new LaunchSpec(nRanks, mainClass, args, List.of(), null, Labels.ALL, Map.of(), null);
     }
 
     public LaunchSpec withTimeout(Duration t) {
-        return new LaunchSpec(nRanks, mainClass, args, extraClasspath, t, labels, extraEnv);
+        return new LaunchSpec(nRanks, mainClass, args, extraClasspath, t, labels, extraEnv, bindTo);
     }
 
     public LaunchSpec withLabels(Labels l) {
-        return new LaunchSpec(nRanks, mainClass, args, extraClasspath, timeout, l, extraEnv);
+        return new LaunchSpec(nRanks, mainClass, args, extraClasspath, timeout, l, extraEnv, bindTo);
     }
 
     public LaunchSpec withExtraClasspath(List<String> cp) {
-        return new LaunchSpec(nRanks, mainClass, args, cp, timeout, labels, extraEnv);
+        return new LaunchSpec(nRanks, mainClass, args, cp, timeout, labels, extraEnv, bindTo);
+    }
+
+    public LaunchSpec withBindTo(String b) {
+        return new LaunchSpec(nRanks, mainClass, args, extraClasspath, timeout, labels, extraEnv, b);
     }
 
     public LaunchSpec withExtraEnv(Map<String, String> env) {
-        return new LaunchSpec(nRanks, mainClass, args, extraClasspath, timeout, labels, env);
+        return new LaunchSpec(nRanks, mainClass, args, extraClasspath, timeout, labels, env, bindTo);
     }
 }

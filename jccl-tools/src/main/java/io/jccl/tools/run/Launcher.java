@@ -66,6 +66,11 @@ public final class Launcher implements Callable<Integer> {
             description = "with --hostfile: also forward this environment variable (NCCL_* and JCCL_* always are)")
     List<String> exports = new ArrayList<>();
 
+    @Option(names = "--bind-to", paramLabel = "core|none|auto",
+            description = "local ranks: core gives each an equal block of this machine's CPUs (taskset), none lets "
+                    + "them float; default ($" + CoreBinding.ENV + ", else auto): core when every rank gets a CPU")
+    String bindTo;
+
     @Parameters(index = "0", paramLabel = "MAIN_CLASS", description = "fully qualified main class of every rank")
     String mainClass;
 
@@ -102,9 +107,14 @@ public final class Launcher implements Callable<Integer> {
     }
 
     LaunchSpec toSpec() {
+        try {
+            CoreBinding.Policy.parse(bindTo);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
+        }
         List<String> cp = classpath == null || classpath.isBlank() ? List.of()
                 : Arrays.stream(classpath.split(File.pathSeparator)).filter(s -> !s.isBlank()).toList();
         Duration timeout = timeoutSeconds > 0 ? Duration.ofMillis(Math.round(timeoutSeconds * 1000)) : null;
-        return new LaunchSpec(nRanks, mainClass, args, cp, timeout, LaunchSpec.Labels.ALL, Map.of());
+        return new LaunchSpec(nRanks, mainClass, args, cp, timeout, LaunchSpec.Labels.ALL, Map.of(), bindTo);
     }
 }

@@ -100,6 +100,11 @@ public final class LocalJob {
 
     private void startAll() {
         List<String> cmd = jvm.command(spec.mainClass(), spec.args());
+        CoreBinding binding = starter.isLocal() ? CoreBinding.forLocalJob(spec.bindTo(), spec.nRanks(), err)
+                : CoreBinding.NONE;
+        if (!binding.isNone()) {
+            err.println("jccl run: " + binding.describe());
+        }
         String ras = System.getenv(RAS_ADDR) != null || !starter.isLocal() ? null
                 : RankEnvironment.LOOPBACK + ":" + RankEnvironment.freePort();
         if (ras != null && !spec.extraEnv().containsKey(RAS_ADDR)) {
@@ -114,7 +119,7 @@ public final class LocalJob {
             vars.putAll(spec.extraEnv());
             Process p;
             try {
-                p = starter.start(rank, cmd, vars);
+                p = starter.start(rank, binding.command(rank, cmd), vars);
             } catch (IOException e) {
                 throw new IllegalStateException("cannot start rank " + rank + " on " + starter.where(rank) + " with "
                         + cmd.getFirst() + ": " + e.getMessage()

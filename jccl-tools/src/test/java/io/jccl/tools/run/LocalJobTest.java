@@ -58,6 +58,29 @@ class LocalJobTest {
     }
 
     @Test
+    void ranksAreBoundToDisjointBlocksOfCpusOrLeftFloating() {
+        io.jccl.internal.topology.CpuSet mine = io.jccl.internal.topology.CpuSet.ofThisProcess();
+        org.junit.jupiter.api.Assumptions.assumeTrue(mine.size() >= 2, "needs 2 CPUs, has " + mine);
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                CoreBinding.forLocalJob("core", 2, System.err).cpus().size() == 2, "taskset is not installed");
+        Outcome bound = launch(spec(2, "cpus").withBindTo("core"));
+        assertThat(bound.result().succeeded()).as(bound.err()).isTrue();
+        assertThat(bound.err()).contains("jccl run: ranks bound to CPUs ");
+        List<String> sets = bound.out().lines().filter(l -> l.contains("CPUS="))
+                .map(l -> l.substring(l.indexOf("CPUS=") + 5, l.indexOf(" PROCS="))).toList();
+        assertThat(sets).hasSize(2).doesNotHaveDuplicates();
+        List<io.jccl.internal.topology.CpuSet> parsed = sets.stream().map(io.jccl.internal.topology.CpuSet::parse).toList();
+        assertThat(io.jccl.internal.topology.CpuSet.union(parsed).size())
+                .as("disjoint blocks of %s", mine).isEqualTo(parsed.get(0).size() + parsed.get(1).size());
+        assertThat(parsed.get(0).size()).isEqualTo(mine.size() / 2);
+        assertThat(bound.out()).contains("PROCS=" + mine.size() / 2);
+
+        Outcome floating = launch(spec(2, "cpus").withBindTo("none"));
+        assertThat(floating.err()).doesNotContain("bound to CPUs");
+        assertThat(floating.out().lines().filter(l -> l.contains("CPUS=" + mine + " "))).hasSize(2);
+    }
+
+    @Test
     void aFailingRankStopsTheOthersAndIsNamed() {
         Outcome o = launch(spec(3, "fail", "1", "3"));
         assertThat(o.result().exitCode()).isEqualTo(3);

@@ -9,7 +9,8 @@ import java.util.List;
  *   <li>{@code fail R CODE}: rank R exits with CODE after a short pause, the others sleep a minute;</li>
  *   <li>{@code stubborn R CODE}: as fail, but the others ignore SIGTERM for 30 s (a slow shutdown hook);</li>
  *   <li>{@code sleep}: every rank sleeps a minute;</li>
- *   <li>{@code exit CODE}: every rank exits with CODE.</li>
+ *   <li>{@code exit CODE}: every rank exits with CODE;</li>
+ *   <li>{@code cpus}: prints the CPUs it may run on ({@code CPUS=0-1}) and its processor count.</li>
  * </ul>
  */
 public final class TestRank {
@@ -47,6 +48,8 @@ public final class TestRank {
             }
             case "sleep" -> Thread.sleep(60_000);
             case "exit" -> System.exit(Integer.parseInt(args[1]));
+            case "cpus" -> System.out.println("CPUS=" + io.jccl.internal.topology.CpuSet.ofThisProcess() + " PROCS="
+                    + Runtime.getRuntime().availableProcessors());
             default -> throw new IllegalArgumentException(args[0]);
         }
     }
