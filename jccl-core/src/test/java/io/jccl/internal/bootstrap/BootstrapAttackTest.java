@@ -118,6 +118,12 @@ class BootstrapAttackTest {
                     }
                 }));
             }
+            // the root stops serving once every real rank joined: let the forged clients get their answer first
+            // (under load their virtual threads ran after the ranks had joined and saw the root's reset instead)
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (forgedAnswers.size() < 10 && System.nanoTime() < until) {
+                Thread.sleep(5);
+            }
             long t0 = System.nanoTime();
             List<CompletableFuture<float[]>> ranks = new ArrayList<>();
             for (int r = 0; r < 4; r++) {
