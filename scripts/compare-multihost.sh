@@ -112,11 +112,35 @@ run_gloo() {
     [[ $rc -eq 0 ]] || { echo "# Gloo failed (exit $rc):" >&2; tail -5 "$out"/gloo.*.err >&2; }
 }
 
+# tcp_ceiling LABEL: what TCP itself carries between the two hosts, both directions at once (iperf3 --bidir), with 1
+# and 4 streams each way. A 2-rank allReduce sends and receives N bytes per rank, so its busbw cannot exceed the
+# slower direction's rate (and the ranks must also reduce on the same cores).
+tcp_ceiling() {
+    command -v iperf3 >/dev/null || { echo "# $1: iperf3 not installed (apt-get install iperf3): no TCP ceiling" >&2; return; }
+    local streams json
+    for streams in 1 4; do
+        ip netns exec "${prefix}-h1" timeout 30 iperf3 -s -1 -p 5299 >/dev/null 2>&1 &
+        sleep 0.5
+        json=$(ip netns exec "${prefix}-h0" timeout 30 iperf3 -c "${subnet}.2" -p 5299 --bidir -P "$streams" -t 4 -J 2>/dev/null || true)
+        wait || true
+        "$PY" -c '
+import json, sys
+try:
+    e = json.loads(sys.stdin.read())["end"]
+    a, b = e["sum_sent"]["bits_per_second"] / 8e9, e["sum_sent_bidir_reverse"]["bits_per_second"] / 8e9
+    print("# link %s: TCP ceiling, %s stream(s) each way at once: %.2f GB/s h0->h1, %.2f GB/s h1->h0" % (sys.argv[1], sys.argv[2], a, b))
+except Exception as x:
+    print("# link %s: iperf3 gave no result (%s)" % (sys.argv[1], x))
+' "$1" "$streams" <<<"$json" | tee -a "$out/ceiling.txt" >&2
+    done
+}
+
 for rate in $rates; do
     shape=()
     [[ "$rate" != none ]] && shape=(--rate "$rate")
     scripts/netns-hosts.sh up 2 --prefix "$prefix" --subnet "$subnet" --host-addr "${shape[@]}" >/dev/null
     label="${rate/none/unshaped}"
+    tcp_ceiling "$label"
     echo "# link $label: JCCL" >&2
     { run_jccl 8 8 1 "$small_iters" 20; run_jccl "$minb" "$maxb" "$factor" "$iters" "$warm"; } \
         | sed "s/^/$label jccl /" >>"$out/all.txt"
@@ -149,5 +173,6 @@ awk '
                 v(wr["jccl", key]), v(wr["ompi", key]), v(wr["gloo", key])
         }
     }' "$out/all.txt"
+[[ -f "$out/ceiling.txt" ]] && cat "$out/ceiling.txt"
 echo "# *_us: time per call (out-of-place); *_bw: busbw GB/s; t_j/x = JCCL time / other's (lower is better);"
 echo "# bw_j/x = JCCL busbw / other's (higher is better). One run on a shared machine: compare within the run only."
