@@ -86,7 +86,7 @@ public final class PerfRunner {
     }
 
     /**
-     * Calls per warm-up size (sizes up to 1 MiB) before the first measurement, so the JIT has compiled the call path
+     * Calls per warm-up size (sizes up to {@link #JIT_WARMUP_MAX_BYTES}, fewer above 1 MiB) before the first measurement, so the JIT has compiled the call path
      * (nccl-tests' -w assumes compiled code; a JVM needs thousands of calls, C2 about 10,000). {@code
      * JCCL_PERF_JIT_WARMUP}, default 1000 (times 10 up to 4 KiB) per round, rounds repeated until the time per call
      * stops improving (measured: C2 settles the small-message path after 100,000 to 300,000 calls); the same on every rank because launchers pass the environment on.
@@ -98,6 +98,9 @@ public final class PerfRunner {
             throw new IllegalArgumentException(e.getMessage(), e);
         }
     }
+
+    /** Largest size the up-front JIT warm-up runs (larger calls take long enough to time as they are). */
+    static final long JIT_WARMUP_MAX_BYTES = 4L << 20;
 
     private boolean jitWarmedUp;
     private boolean smallWarmedUp;
@@ -131,14 +134,19 @@ public final class PerfRunner {
             jitWarmedUp = true;
             int calls = jitWarmupCalls();
             for (long size : o.sweep().warmupSizes()) {
-                if (size > (1 << 20) || calls == 0) {
+                if (size > JIT_WARMUP_MAX_BYTES || calls == 0) {
                     break;
                 }
                 BufferLayout layout = BufferLayout.of(o.collective(), size, type.sizeBytes(), nRanks);
-                PerfBackend.PreparedCall call = backend.prepare(
-                        CollectiveCall.of(o.collective(), layout, false, send, recv, type, redOp, root, rank));
                 boolean small = size <= (4 << 10);
-                armed(() -> jitWarmup(call, small ? 10 * calls : calls, small && !smallWarmedUp ? 30 : 2));
+                int perRound = small ? 10 * calls : (int) Math.max(20, calls * Math.min(1.0, (1 << 20) / (double) size));
+                // out-of-place and in-place alike: code compiled on one alone meets the other with a deoptimisation
+                // (uncommon trap) and half a second of recompiling in the middle of a timed row
+                for (boolean inPlace : new boolean[]{false, true}) {
+                    PerfBackend.PreparedCall call = backend.prepare(
+                            CollectiveCall.of(o.collective(), layout, inPlace, send, recv, type, redOp, root, rank));
+                    armed(() -> jitWarmup(call, perRound, small && !smallWarmedUp ? 30 : 2));
+                }
                 smallWarmedUp |= small;
             }
             backend.barrier();
