@@ -81,7 +81,7 @@ public final class PerfMain implements Callable<Integer> {
     @Option(names = "--master-addr", paramLabel = "ADDR", description = "with --hostfile: address of rank 0's host the others reach")
     String masterAddr;
     @Option(names = "--bind-to", paramLabel = "core|none|auto", description = "with -np: bind each rank to its own "
-            + "block of CPUs (core), or not (none); default $JCCL_BIND_TO, else auto (core when each rank gets a CPU)")
+            + "block of CPUs (core), or not (none), or core when each rank gets a CPU (auto); default $JCCL_BIND_TO, else none")
     String bindTo;
     @Option(names = {"-t", "--nthreads"}, defaultValue = "1", description = "ranks as threads of this process")
     int threads;

@@ -28,7 +28,7 @@ public record CoreBinding(List<CpuSet> cpus) {
 
     /** How ranks are bound. */
     public enum Policy {
-        /** {@link #CORE} when every rank gets at least one CPU of its own, else {@link #NONE} (mpirun's default). */
+        /** {@link #CORE} when every rank gets at least one CPU of its own, else {@link #NONE} (mpirun's rule). */
         AUTO,
         /** Each rank gets an equal block of the launcher's CPUs (one core each on a small machine). */
         CORE,
@@ -38,7 +38,7 @@ public record CoreBinding(List<CpuSet> cpus) {
         /**
          * Parses a {@code --bind-to} value.
          *
-         * @param s core, none or auto (any case); null or blank gives {@link #AUTO}
+         * @param s core, none or auto (any case); null or blank gives {@link #AUTO} (when asked for without a value)
          * @return the policy
          * @throws IllegalArgumentException on another value
          */
@@ -54,6 +54,14 @@ public record CoreBinding(List<CpuSet> cpus) {
             }
         }
     }
+
+    /**
+     * The policy when neither {@code --bind-to} nor {@value #ENV} says: none. On the 2-core build machine binding
+     * measured faster at some sizes and slower at others from run to run (0.5-2 MiB allReduce 20-40% faster in some
+     * runs; 32-128 KiB up to 1.5x slower, where two floating ranks sometimes share one core's cache, and a rank's JIT
+     * compiles then share its core), so it is offered, not imposed.
+     */
+    public static final Policy DEFAULT = Policy.NONE;
 
     /** No binding. */
     public static final CoreBinding NONE = new CoreBinding(List.of());
@@ -92,7 +100,7 @@ public record CoreBinding(List<CpuSet> cpus) {
     }
 
     /**
-     * The binding a local job gets: {@code requested} (else {@value #ENV}, else auto) over this process's CPUs, or none
+     * The binding a local job gets: {@code requested} (else {@value #ENV}, else {@link #DEFAULT}) over this process's CPUs, or none
      * when {@code taskset} is not installed (said on {@code err} unless the binding was only automatic).
      *
      * @param requested the {@code --bind-to} value, or null
@@ -101,7 +109,8 @@ public record CoreBinding(List<CpuSet> cpus) {
      * @return the binding
      */
     public static CoreBinding forLocalJob(String requested, int nRanks, java.io.PrintStream err) {
-        Policy p = Policy.parse(requested != null ? requested : System.getenv(ENV));
+        String chosen = requested != null ? requested : System.getenv(ENV);
+        Policy p = chosen == null || chosen.isBlank() ? DEFAULT : Policy.parse(chosen);
         if (p == Policy.NONE) {
             return NONE;
         }

@@ -68,7 +68,7 @@ public final class Launcher implements Callable<Integer> {
 
     @Option(names = "--bind-to", paramLabel = "core|none|auto",
             description = "local ranks: core gives each an equal block of this machine's CPUs (taskset), none lets "
-                    + "them float; default ($" + CoreBinding.ENV + ", else auto): core when every rank gets a CPU")
+                    + "them float; auto binds when every rank gets a CPU; default $" + CoreBinding.ENV + ", else none")
     String bindTo;
 
     @Parameters(index = "0", paramLabel = "MAIN_CLASS", description = "fully qualified main class of every rank")

@@ -31,6 +31,16 @@ class CoreBindingTest {
     }
 
     @Test
+    void ranksFloatUnlessBindingIsAskedFor() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(System.getenv(CoreBinding.ENV) == null);
+        assertThat(CoreBinding.forLocalJob(null, 1, System.err).isNone()).isTrue();
+        assertThat(CoreBinding.forLocalJob("none", 1, System.err).isNone()).isTrue();
+        assertThat(CoreBinding.forLocalJob("core", 1, System.err).isNone())
+                .as("one rank bound to all CPUs when taskset exists").isEqualTo(CpuSet.ofThisProcess().isEmpty()
+                        || !java.nio.file.Files.isExecutable(java.nio.file.Path.of("/usr/bin/taskset")));
+    }
+
+    @Test
     void parsesThePolicyAndNamesTheOptionOnABadValue() {
         assertThat(CoreBinding.Policy.parse(null)).isEqualTo(CoreBinding.Policy.AUTO);
         assertThat(CoreBinding.Policy.parse(" Core ")).isEqualTo(CoreBinding.Policy.CORE);
