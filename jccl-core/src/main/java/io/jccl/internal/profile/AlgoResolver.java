@@ -51,7 +51,7 @@ public record AlgoResolver(Planner planner, ShmRegistry registry, int nChannels)
     }
 
     private AlgoKind allReduce(long bytes, MemorySegment send, MemorySegment recv, RedOp op) {
-        if (planner.oneShot(bytes)) {
+        if (planner.oneShot(bytes, send, recv, op)) {
             return AlgoKind.ONE_SHOT;
         }
         if (registry != null && !registry.isEmpty() && send != null && recv != null
