@@ -9,8 +9,8 @@ import java.util.List;
 
 /**
  * Runs planned work on the host: one {@link ChannelWorker} per channel, items in submission order per channel. A
- * synchronous launch whose work fits one channel and stays under {@code JCCL_INLINE_MAX_BYTES} runs on the caller's
- * own thread when the communicator is idle, which saves two thread hand-offs on small messages.
+ * synchronous launch whose work fits one channel (and stays under {@code JCCL_INLINE_MAX_BYTES}, any size by default)
+ * runs on the caller's own thread when the communicator is idle, which saves two thread hand-offs.
  *
  * <p>Owned by: the communicator; {@link #launch} is called by the (single) launching thread. Mirrors: the host
  * executor that stands in for NCCL's kernel launch on a CUDA stream.
