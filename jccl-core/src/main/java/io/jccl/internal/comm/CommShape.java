@@ -57,10 +57,9 @@ public record CommShape(int nNodes, int localRanks, int nChannels, int stepBytes
             step = perHost.size() == 1 ? SINGLE_HOST_STEP : MULTI_HOST_STEP;
         }
         int auto = Integer.MAX_VALUE;
-        for (PeerInfo p : peers) {
-            int local = perHost.get(p.hostHash());
-            int cores = PeerInfo.coresOf(peers, q -> q.hostHash() == p.hostHash());
-            auto = Math.min(auto, Math.max(1, cores / (2 * local)));
+        for (Map.Entry<Long, Integer> host : perHost.entrySet()) {
+            int cores = PeerInfo.coresOf(peers, q -> q.hostHash() == host.getKey());
+            auto = Math.min(auto, Math.max(1, cores / (2 * host.getValue())));
         }
         int ch = Math.min(auto, AUTO_MAX_CHANNELS);
         ch = Math.max(ch, minCh);

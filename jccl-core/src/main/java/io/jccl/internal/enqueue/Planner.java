@@ -192,7 +192,8 @@ public final class Planner {
                           boolean reuse) {
         long bytes = count * type.sizeBytes();
         Reducer red = reducer(type, op);
-        if (oneShot(bytes, send, recv, op)) {
+        boolean oneShot = oneShot(bytes);
+        if (oneShot && !registeredFirst(bytes)) {
             return (reuse ? reusableOneShot : oneShot()).set(seq, send, recv, count, type, op, red);
         }
         if (registry != null && area != null && !registry.isEmpty()) {
@@ -202,6 +203,9 @@ public final class Planner {
                 return new RegisteredAllReduce(area, registry, oneShotSeq, scratch).set(seq, send, s, recv, r, count,
                         type, op, red);
             }
+        }
+        if (oneShot) {
+            return (reuse ? reusableOneShot : oneShot()).set(seq, send, recv, count, type, op, red);
         }
         RingCollective ring = reuse ? reusableRing : new RingCollective(stepBytes);
         if (tuner == null || nRanks == 1) {
@@ -235,11 +239,15 @@ public final class Planner {
         if (!oneShot(bytes)) {
             return false;
         }
-        if (bytes <= REGISTERED_FIRST_BYTES / Math.max(1, nRanks - 1) || registry == null || registry.isEmpty()
-                || send == null || recv == null) {
+        if (!registeredFirst(bytes) || registry == null || registry.isEmpty() || send == null || recv == null) {
             return true;
         }
         return !RegisteredAllReduce.applies(registry.lookup(send), registry.lookup(recv), op);
+    }
+
+    /** True when a registered pair of this size takes the registered algorithm even under one-shot's limit. */
+    private boolean registeredFirst(long bytes) {
+        return bytes > REGISTERED_FIRST_BYTES / Math.max(1, nRanks - 1);
     }
 
     /** Registered buffers take the registered algorithm from this size / (ranks - 1) up, even under one-shot's limit. */

@@ -114,7 +114,7 @@ public record CoreBinding(List<CpuSet> cpus) {
         if (p == Policy.NONE) {
             return NONE;
         }
-        if (taskset() == null) {
+        if (TASKSET == null) {
             if (p == Policy.CORE) {
                 err.println("jccl run: cannot bind ranks to cores: 'taskset' (util-linux) is not on the PATH; "
                         + "running unbound");
@@ -141,7 +141,7 @@ public record CoreBinding(List<CpuSet> cpus) {
             return command;
         }
         List<String> c = new ArrayList<>(command.size() + 3);
-        c.add(taskset());
+        c.add(TASKSET != null ? TASKSET : "taskset");
         c.add("-c");
         c.add(cpus.get(rank).toString());
         c.addAll(command);
@@ -160,7 +160,10 @@ public record CoreBinding(List<CpuSet> cpus) {
         return b.append(" (--bind-to none to let them float)").toString();
     }
 
-    private static String taskset() {
+    /** Where taskset is, looked up once on the PATH; null when it is not installed. */
+    private static final String TASKSET = locateTaskset();
+
+    private static String locateTaskset() {
         String path = System.getenv("PATH");
         for (String dir : (path == null ? "/usr/bin:/bin" : path).split(File.pathSeparator)) {
             Path p = Path.of(dir.isEmpty() ? "." : dir, "taskset");
