@@ -113,18 +113,19 @@ JCCL_DEV void pushAllReduce(const KernelArgs& a) {
     }
 }
 
-template <typename T, bool SUMONLY>
-JCCL_DEV void pullAllReduce(const KernelArgs& a) {
+// The pull allReduce's data movement between its two barriers. MAXSRC = the most ranks it serves (2 for the pair
+// specialisation, which can afford more packs in flight per thread: UNROLL).
+template <typename T, bool SUMONLY, int MAXSRC, int UNROLL>
+JCCL_DEV void pullMove(const KernelArgs& a) {
     constexpr uint64_t PE = 16 / sizeof(T);
-    if (!blockBarrier(a, true)) return;
     const int N = a.nRanks;
     const Red red = makeRed(a);
     const bool post = (a.flags & kFlagPostDiv) != 0;
-    const T* src[kMaxRanks];
-    T* dst[kMaxRanks];
+    const T* src[MAXSRC];
+    T* dst[MAXSRC];
     bool anyInPlace = false;
 #pragma unroll
-    for (int p = 0; p < kMaxRanks; p++) {
+    for (int p = 0; p < MAXSRC; p++) {
         if (p < N) {
             const PeerPtrs pp = peerPtrs(a, p);
             src[p] = reinterpret_cast<const T*>(pp.in);
@@ -139,17 +140,31 @@ JCCL_DEV void pullAllReduce(const KernelArgs& a) {
     const uint64_t nThreads = (uint64_t)gridSize() * blockSize();
     if (!anyInPlace && (a.flags & kFlagTwoShot) == 0) {
         T* mine[1] = {dst[a.rank]};
-        reduceCopy<T, SUMONLY, kMaxRanks, 1, 2>(src, N, mine, 1, a.count, tid, nThreads, red, -1, post);
+        reduceCopy<T, SUMONLY, MAXSRC, 1, UNROLL>(src, N, mine, 1, a.count, tid, nThreads, red, -1, post);
     } else {
         const Slice s = sliceOf((int64_t)a.count, N, a.rank, PE);
 #pragma unroll
-        for (int p = 0; p < kMaxRanks; p++) {
+        for (int p = 0; p < MAXSRC; p++) {
             if (p < N) {
                 src[p] += s.start;
                 dst[p] += s.start;
             }
         }
-        reduceCopy<T, SUMONLY, kMaxRanks, kMaxRanks, 2>(src, N, dst, N, (uint64_t)s.n, tid, nThreads, red, -1, post);
+        reduceCopy<T, SUMONLY, MAXSRC, MAXSRC, UNROLL>(src, N, dst, N, (uint64_t)s.n, tid, nThreads, red, -1, post);
+    }
+}
+
+template <typename T, bool SUMONLY>
+JCCL_DEV void pullAllReduce(const KernelArgs& a) {
+    if (!blockBarrier(a, true)) return;
+    if (a.nRanks != 2) {
+        pullMove<T, SUMONLY, kMaxRanks, 2>(a);
+    } else if (a.flags & kFlagDeep8) {
+        pullMove<T, SUMONLY, 2, 8>(a);
+    } else if (a.flags & kFlagDeep4) {
+        pullMove<T, SUMONLY, 2, 4>(a);
+    } else {
+        pullMove<T, SUMONLY, 2, 2>(a);
     }
     blockBarrier(a, false);
 }

@@ -21,7 +21,7 @@
 namespace jccl {
 
 constexpr int kMaxRanks = 8;
-constexpr int kMaxBlocks = 128;            // barrier and pointer slots per block; grids never exceed this
+constexpr int kMaxBlocks = 160;            // barrier and pointer slots per block; grids never exceed this
 constexpr int kFifoSteps = 8;              // NCCL_STEPS: slots per Simple FIFO
 constexpr int kMaxP2pOps = 16;             // send/recv/copy operations fused into one p2p kernel
 constexpr uint32_t kSpinsBeforeAbortCheck = 1024;
@@ -35,6 +35,8 @@ enum : int32_t {
     kFlagPreScale = 1,   // multiply this rank's input by scaleF / scaleI before reducing (preMulSum)
     kFlagPostDiv = 2,    // divide the final result by nRanks (avg)
     kFlagTwoShot = 4,    // pull allReduce: prefer the two-shot form even out of place
+    kFlagDeep4 = 8,      // pull allReduce on 2 ranks: 4 packs per source in flight per thread (default 2)
+    kFlagDeep8 = 16,     // pull allReduce on 2 ranks: 8 packs per source in flight per thread
 };
 // P2pOp.kind.
 enum : int16_t { kP2pSend = 0, kP2pRecv = 1, kP2pCopy = 2 };
@@ -192,6 +194,14 @@ JCCL_DEV bool loadLL(const void* p, uint32_t flag, uint64_t* data) {
 }
 // Zeroes one LL line (used before the 32-bit flag wraps).
 JCCL_DEV void clearLL(void* p) { *reinterpret_cast<uint4*>(p) = make_uint4(0, 0, 0, 0); }
+
+// Programmatic dependent launch (sm_90): wait until the kernel before this one in the stream has completed and its
+// memory is visible (a no-op when this launch was not programmatic), then let the next kernel, if it was launched
+// programmatically, be scheduled onto SMs as ours exit. Every kernel runs this first, before touching memory.
+JCCL_DEV void kernelEntry() {
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+}
 
 JCCL_DEV bool abortRequested(uint64_t abortFlag) {
     return *reinterpret_cast<const volatile int*>(abortFlag) != 0;

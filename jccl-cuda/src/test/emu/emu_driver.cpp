@@ -441,6 +441,18 @@ CUresult cuLaunchKernel(void* f, unsigned gx, unsigned, unsigned, unsigned bx, u
     streamOf(stream)->submit([=] { runKernel(fn, args, grid, threads); });
     return OK;
 }
+// CUlaunchConfig as cuda.h lays it out; the emulator ignores the attributes (programmatic launches only overlap a
+// kernel's start with the end of the one before it, which the emulator's streams serialize anyway).
+struct EmuLaunchConfig {
+    unsigned gx, gy, gz, bx, by, bz, smem;
+    void* stream;
+    void* attrs;
+    unsigned numAttrs;
+};
+CUresult cuLaunchKernelEx(const EmuLaunchConfig* c, void* f, void** params, void** extra) {
+    if (c == nullptr) return ERR_INVALID_VALUE;
+    return cuLaunchKernel(f, c->gx, c->gy, c->gz, c->bx, c->by, c->bz, c->smem, c->stream, params, extra);
+}
 CUresult cuLaunchCooperativeKernel(void* f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                                    unsigned bz, unsigned smem, void* stream, void** params) {
     return cuLaunchKernel(f, gx, gy, gz, bx, by, bz, smem, stream, params, nullptr);

@@ -48,6 +48,7 @@ inline uint32_t gridSize() { return emu::coords.gdim; }
 inline void syncBlock() { emu::blockSync(); }
 inline int syncBlockAnd(int p) { return emu::blockSyncAnd(p); }
 inline void spinPause() { sched_yield(); }
+inline void kernelEntry() {}
 inline void fenceGpu() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline void fenceSys() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline uint32_t atomicAddGpu(uint32_t* p, uint32_t v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }

@@ -280,7 +280,8 @@ public final class GpuCommunicator implements AutoCloseable {
 
     /**
      * Block p ({@code count} elements) of send goes to rank p, which stores it as block rank() of its recv. In place
-     * (send == recv) only while a block fits the LL size ({@link GpuOptions#llMaxBytes()}), as NCCL does not
+     * (send == recv) only while a block fits the LL size (the smaller of {@link GpuOptions#llMaxBytes()} and 64 KiB),
+     * as NCCL does not
      * support it either.
      */
     public void allToAll(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, CudaStream stream) {

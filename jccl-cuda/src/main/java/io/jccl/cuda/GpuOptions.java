@@ -9,13 +9,15 @@ import java.util.Objects;
 /**
  * Tuning of a {@link GpuCommunicator}: which allReduce kernel to use by message size, where the other collectives
  * switch from LL to the ring, grid sizes, and the geometry of the Simple-protocol FIFOs. {@link #defaults()} holds
- * the values measured best on 2×H200 (NV18: LL to 64 KiB, push to 4 MiB, two-shot to 64 MiB, ring above; push to 32 MiB
+ * the values measured best on 2×H200 (NV18: LL to 512 KiB, push to 4 MiB, two-shot to 64 MiB, ring above; push to 32 MiB
  * with one process per GPU); every field can be overridden through a system property
  * ({@link #fromSystemProperties()}) named {@code jccl.cuda.<field>}, sizes with K/M/G suffixes. Every rank of a
  * communicator must use the same options (init checks it).
  *
  * @param algorithm       AUTO, or one allReduce algorithm forced for every size
- * @param llMaxBytes      LL (barrier-free, one hop) up to this many bytes per peer; also each LL slot's capacity
+ * @param llMaxBytes      LL (barrier-free, one hop) allReduce on 2 ranks up to this many bytes; every other
+ *                        collective, and allReduce on more ranks, uses LL up to the smaller of this and 64 KiB;
+ *                        also each LL slot's capacity
  * @param pushMaxBytes    allReduce by NVLink writes (push one-shot) up to this size when the pull kernels cannot
  *                        run (one process per GPU, preMulSum); each GPU's push area holds 2 * nRanks * pushMaxBytes
  * @param pullFromBytes   with one process driving every GPU, the pull kernels take over from push above this size
@@ -32,7 +34,7 @@ public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long pus
                          long twoShotMaxBytes, int maxBlocks, int ringChannels, long ringSlotBytes,
                          int ringChunkSteps) {
     /** Grid limit imposed by the kernels' barrier and pointer slots (kMaxBlocks). */
-    public static final int KERNEL_MAX_BLOCKS = 128;
+    public static final int KERNEL_MAX_BLOCKS = 160;
 
     public GpuOptions {
         Objects.requireNonNull(algorithm, "algorithm");
@@ -54,7 +56,7 @@ public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long pus
 
     /** The defaults measured on 2×H200. */
     public static GpuOptions defaults() {
-        return new GpuOptions(AllReduceAlgorithm.AUTO, 64 << 10, 32L << 20, 64 << 10, 4L << 20, 4L << 20, 64L << 20,
+        return new GpuOptions(AllReduceAlgorithm.AUTO, 512 << 10, 32L << 20, 64 << 10, 4L << 20, 4L << 20, 64L << 20,
                 128, 128, 256 << 10, 2);
     }
 

@@ -1,6 +1,7 @@
 package io.jccl.cuda.internal.comm;
 
 import io.jccl.cuda.GpuOptions;
+import io.jccl.cuda.internal.enqueue.CollPlanner;
 
 /**
  * Where each part of a rank's collective memory lives inside its one device allocation (one allocation, so one
@@ -21,7 +22,7 @@ import io.jccl.cuda.GpuOptions;
  * @param slotBytes   bytes per FIFO slot
  */
 public record AreaLayout(int nRanks, long llSlotWords, long pushSlotBytes, int channels, long slotBytes) {
-    /** Bytes reserved for {@code struct Signals} (32,976 bytes in jccl_device.cuh, which checks the bound). */
+    /** Bytes reserved for {@code struct Signals} (41,232 bytes with 160 block slots; jccl_device.cuh checks the bound). */
     public static final long SIGNALS_BYTES = 64L << 10;
     /** sizeof(struct ConnCtl). */
     public static final long CONN_CTL_BYTES = 384;
@@ -29,9 +30,14 @@ public record AreaLayout(int nRanks, long llSlotWords, long pushSlotBytes, int c
     public static final int FIFO_STEPS = 8;
     private static final long ALIGN = 4096;
 
-    /** The layout for {@code nRanks} ranks with {@code options}. */
+    /**
+     * The layout for {@code nRanks} ranks with {@code options}. LL slots hold the largest LL call the planner makes:
+     * llMaxBytes on 2 ranks, at most {@link CollPlanner#LL_OTHERS_MAX_BYTES} otherwise.
+     */
     public static AreaLayout of(int nRanks, GpuOptions options) {
-        return new AreaLayout(nRanks, options.llMaxBytes() / 8, options.pushMaxBytes(), options.ringChannels(),
+        long llBytes = nRanks == 2 ? options.llMaxBytes()
+                : Math.min(options.llMaxBytes(), CollPlanner.LL_OTHERS_MAX_BYTES);
+        return new AreaLayout(nRanks, llBytes / 8, options.pushMaxBytes(), options.ringChannels(),
                 options.ringSlotBytes());
     }
 

@@ -32,6 +32,8 @@ public final class CuModules {
         static final MethodHandle GET_FUNCTION = CudaLibrary.bind("cuModuleGetFunction", ADDRESS, ADDRESS, ADDRESS);
         static final MethodHandle LAUNCH = CudaLibrary.bindHot("cuLaunchKernel", ADDRESS, JAVA_INT, JAVA_INT, JAVA_INT,
                 JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, ADDRESS);
+        static final MethodHandle LAUNCH_EX = CudaLibrary.bindHot("cuLaunchKernelEx", ADDRESS, ADDRESS, ADDRESS,
+                ADDRESS);
         static final MethodHandle LAUNCH_COOPERATIVE = CudaLibrary.bind("cuLaunchCooperativeKernel", ADDRESS, JAVA_INT,
                 JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS);
         static final MethodHandle FUNC_SET_ATTRIBUTE = CudaLibrary.bind("cuFuncSetAttribute", ADDRESS, JAVA_INT, JAVA_INT);
@@ -127,6 +129,22 @@ public final class CuModules {
         if (rc != 0) {
             throw error(rc, "cuLaunchKernel", hex(fn), gridX, 1, 1, blockX, 1, 1, sharedBytes, hex(stream),
                     hex(params), "NULL");
+        }
+    }
+
+    /**
+     * Launches {@code fn} as {@code config} describes (cuLaunchKernelEx): grid, block, stream and launch attributes
+     * already written into the caller's reusable {@link LaunchConfig}.
+     */
+    public static void launch(MemorySegment fn, LaunchConfig config, MemorySegment params) {
+        int rc;
+        try {
+            rc = (int) H.LAUNCH_EX.invokeExact(config.segment(), fn, params, MemorySegment.NULL);
+        } catch (Throwable t) {
+            throw NativeLibrary.rethrow(t);
+        }
+        if (rc != 0) {
+            throw error(rc, "cuLaunchKernelEx", config, hex(fn), hex(params), "NULL");
         }
     }
 

@@ -20,8 +20,16 @@ import io.jccl.cuda.GpuOptions;
 public final class CollPlanner {
     /** Threads per block of every kernel (512, the kernels' launch bound). */
     public static final int THREADS = 512;
-    /** 16-byte packs each thread of the one-shot kernels handles per loop iteration. */
-    static final int PACKS_PER_THREAD = 2;
+    /**
+     * 16-byte packs per thread the push and pull grids are sized for ({@code -Djccl.cuda.packsPerThread}); 1 measured
+     * best on 2×H200 (more blocks write and read in parallel: 7.7 against 8.2 µs at 128 KiB push).
+     */
+    static final int PACKS_PER_THREAD = Math.max(1, Integer.getInteger("jccl.cuda.packsPerThread", 1));
+    /**
+     * Pull kernels on 2 ranks: 16-byte packs per source each thread keeps in flight, 2, 4 or 8
+     * ({@code -Djccl.cuda.pullUnroll}); 4 measured best on 2×H200 (two-shot 8 MiB: 32.0 against 32.9 µs).
+     */
+    static final int PULL_UNROLL = Integer.getInteger("jccl.cuda.pullUnroll", 4);
     /**
      * Bytes a ring channel should have at least before another channel is added (allReduce reaches the ring only
      * above two-shot's range, where every channel is in use either way).
@@ -29,6 +37,11 @@ public final class CollPlanner {
     static final long RING_MIN_BYTES_PER_CHANNEL = 128L << 10;
     /** Bytes a point-to-point channel should have at least before another is added. */
     static final long P2P_MIN_BYTES_PER_CHANNEL = 512L << 10;
+    /**
+     * The LL size of every collective but the 2-rank allReduce (at most {@link GpuOptions#llMaxBytes()}): LL sends
+     * twice the bytes, which only the pair allReduce's one-shot exchange has been measured to afford above this.
+     */
+    public static final long LL_OTHERS_MAX_BYTES = 64L << 10;
     /** Blocks of a local copy inside a p2p kernel. */
     public static final int COPY_BLOCKS = 2;
 
@@ -51,6 +64,11 @@ public final class CollPlanner {
         this.peerPointers = peerPointers;
     }
 
+    /** The LL size of every collective but the 2-rank allReduce. */
+    public long llOthersMaxBytes() {
+        return Math.min(options.llMaxBytes(), LL_OTHERS_MAX_BYTES);
+    }
+
     /** The grid limit every plan respects. */
     public int blockLimit() {
         return blockLimit;
@@ -69,7 +87,7 @@ public final class CollPlanner {
         }
         // The one-shots move (N-1)·S per GPU: with more GPUs their useful range shrinks (reference §7).
         long scale = nRanks <= 2 ? 1 : nRanks * 32L;
-        if (bytes <= options.llMaxBytes()) {
+        if (bytes <= (nRanks == 2 ? options.llMaxBytes() : llOthersMaxBytes())) {
             return AllReduceAlgorithm.LL;
         }
         long pushMax = pullOk ? Math.min(options.pushMaxBytes(), options.pullFromBytes()) : options.pushMaxBytes();
@@ -92,7 +110,7 @@ public final class CollPlanner {
      */
     public void plan(Collective coll, long count, int elemBytes, RedOp.Kind op, Plan plan) {
         long bytes = Math.multiplyExact(count, (long) elemBytes);
-        boolean small = nRanks == 1 || bytes <= options.llMaxBytes();
+        boolean small = nRanks == 1 || bytes <= llOthersMaxBytes();
         plan.flags = 0;
         plan.chunkBytes = 0;
         switch (coll) {
@@ -106,7 +124,8 @@ public final class CollPlanner {
                     }
                     case ONE_SHOT, TWO_SHOT -> {
                         set(plan, KernelFamily.PULL, grid(ceilDiv(bytes, 16), (long) THREADS * PACKS_PER_THREAD));
-                        plan.flags = a == AllReduceAlgorithm.TWO_SHOT ? KernelArgs.FLAG_TWO_SHOT : 0;
+                        plan.flags = (a == AllReduceAlgorithm.TWO_SHOT ? KernelArgs.FLAG_TWO_SHOT : 0)
+                                | (PULL_UNROLL >= 8 ? KernelArgs.FLAG_DEEP8 : PULL_UNROLL >= 4 ? KernelArgs.FLAG_DEEP4 : 0);
                     }
                     case RING -> ring(plan, KernelFamily.RING, bytes);
                     default -> throw new IllegalStateException("no plan for " + a);

@@ -9,7 +9,9 @@ import io.jccl.cuda.CudaDevice;
 import io.jccl.cuda.CudaEvent;
 import io.jccl.cuda.CudaStream;
 import io.jccl.cuda.internal.driver.CuModules;
+import io.jccl.cuda.internal.driver.LaunchConfig;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 
@@ -35,6 +37,15 @@ public final class Enqueuer implements GpuGroups.Pending {
     private CudaStream p2pStream;
     private CudaStream lastStream;
     private CudaEvent orderEvent;
+    private final LaunchConfig launchConfig = new LaunchConfig(Arena.ofAuto());
+
+    /**
+     * Launch kernels with programmatic stream serialization (programmatic dependent launch): a kernel's blocks may be
+     * scheduled while the previous kernel of the stream finishes; each kernel waits for it before touching memory.
+     */
+    static final boolean PDL = Boolean.parseBoolean(System.getProperty("jccl.cuda.pdl", "true"));
+    /** The same inside stream captures (the graph then holds programmatic edges); false costs a capture query. */
+    static final boolean PDL_IN_CAPTURE = Boolean.parseBoolean(System.getProperty("jccl.cuda.pdlCapture", "true"));
 
     public Enqueuer(CudaDevice device, int rank, int nRanks, KernelArgs args, CollPlanner planner) {
         this.device = device;
@@ -184,7 +195,9 @@ public final class Enqueuer implements GpuGroups.Pending {
     private void launch(MemorySegment fn, int blocks, CudaStream stream) {
         device.makeCurrent();
         order(stream);
-        CuModules.launch(fn, blocks, CollPlanner.THREADS, 0, stream.handle(), args.params());
+        boolean programmatic = PDL && (PDL_IN_CAPTURE || !stream.isCapturing());
+        CuModules.launch(fn, launchConfig.set(blocks, CollPlanner.THREADS, 0, stream.handle(), programmatic),
+                args.params());
     }
 
     /** Makes {@code stream} wait for the work this rank queued on a different stream before (outside captures). */

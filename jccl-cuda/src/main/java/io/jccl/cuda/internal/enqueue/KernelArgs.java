@@ -63,6 +63,8 @@ public final class KernelArgs {
     public static final int FLAG_PRE_SCALE = 1;
     public static final int FLAG_POST_DIV = 2;
     public static final int FLAG_TWO_SHOT = 4;
+    public static final int FLAG_DEEP4 = 8;
+    public static final int FLAG_DEEP8 = 16;
 
     static final long SIG = offset("sig");
     static final long LL = offset("ll");

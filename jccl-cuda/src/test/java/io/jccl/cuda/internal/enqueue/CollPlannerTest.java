@@ -24,14 +24,29 @@ class CollPlannerTest {
     void allReduceOnTwoGpusOfOneProcessFollowsTheSizeThresholds() {
         CollPlanner p = new CollPlanner(D, 2, 132, true);
         assertThat(p.chooseAllReduce(8, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.LL);
-        assertThat(p.chooseAllReduce(64 << 10, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.LL);
-        assertThat(p.chooseAllReduce((64 << 10) + 16, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.PUSH);
+        assertThat(p.chooseAllReduce(512 << 10, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.LL);
+        assertThat(p.chooseAllReduce((512 << 10) + 16, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.PUSH);
         assertThat(p.chooseAllReduce(4 << 20, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.PUSH);
         assertThat(p.chooseAllReduce(8 << 20, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.TWO_SHOT);
         assertThat(p.chooseAllReduce(48 << 20, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.TWO_SHOT);
         CollPlanner oneShot = new CollPlanner(D.withPullFromBytes(1 << 20), 2, 132, true);
         assertThat(oneShot.chooseAllReduce(2 << 20, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.ONE_SHOT);
         assertThat(p.chooseAllReduce(128 << 20, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.RING);
+    }
+
+    @Test
+    void onlyThePairAllReduceTakesLlAbove64KiB() {
+        CollPlanner four = new CollPlanner(D, 4, 132, true);
+        assertThat(four.chooseAllReduce(64 << 10, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.LL);
+        assertThat(four.chooseAllReduce(128 << 10, RedOp.Kind.SUM)).isNotEqualTo(AllReduceAlgorithm.LL);
+        CollPlanner two = new CollPlanner(D, 2, 132, true);
+        Plan plan = new Plan();
+        two.plan(Collective.ALL_GATHER, 32 << 10, 4, RedOp.Kind.SUM, plan);
+        assertThat(plan.family()).isEqualTo(KernelFamily.RING_COPY);
+        two.plan(Collective.ALL_GATHER, 16 << 10, 4, RedOp.Kind.SUM, plan);
+        assertThat(plan.family()).isEqualTo(KernelFamily.LL_COPY);
+        two.plan(Collective.ALL_REDUCE, 128 << 10, 4, RedOp.Kind.SUM, plan);
+        assertThat(plan.family()).isEqualTo(KernelFamily.LL);
     }
 
     @Test

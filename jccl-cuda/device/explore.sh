@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Knob exploration for the allReduce kernels on 2 GPUs (one ./jccl perf per variant), run on the GPU machine from
+# the repo root that carried .device/:  jccl-cuda/device/explore.sh  ->  $OUT/explore.txt and a summary table.
+# Variants: pull unroll (2/4/8 packs in flight per source), packs per thread (grid density), push chunk, grid limit.
+set -u
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+root=$(pwd)
+here="$root/.device/gpu"
+export JCCL_JAVA="$root/.device/java" JCCL_LIB="$here/lib"
+d=$(python3 -c "import nvidia.nccl;print(list(nvidia.nccl.__path__)[0])" 2>/dev/null) && export JCCL_NCCL_LIBRARY="$d/lib/libnccl.so.2"
+out=${OUT:-/tmp/jccl-out}
+mkdir -p "$out"
+log="$out/explore.txt"
+run() {   # run <name> <jvm props> <perf args...>
+  local name=$1 props=$2
+  shift 2
+  echo "### $name | $props | $*" >> "$log"
+  JCCL_JAVA_OPTS="-Djccl.cuda.cubinDir=$here/cubin $props" timeout 150 "$here/jccl" perf all_reduce -g 2 "$@" >> "$log" 2>&1
+  echo "rc=$? $name" >> "$log"
+}
+S="-n 100 -w 20 -c 1"
+case "${1:-pdl}" in
+  knobs)
+    run base-both "" -b 64K -e 16M -f 2 $S --backend both
+    for u in 2 4 8; do
+      run "twoshot-u$u" "-Djccl.cuda.algorithm=twoshot -Djccl.cuda.pullUnroll=$u" -b 8 -e 16M -f 4 $S --backend jccl
+      run "oneshot-u$u" "-Djccl.cuda.algorithm=oneshot -Djccl.cuda.pullUnroll=$u" -b 8 -e 16M -f 4 $S --backend jccl
+    done
+    for p in 1 4; do
+      run "auto-ppt$p" "-Djccl.cuda.packsPerThread=$p" -b 128K -e 8M -f 2 $S --backend jccl
+    done
+    for c in 64K 256K; do
+      run "push-$c" "-Djccl.cuda.algorithm=push -Djccl.cuda.pushMaxBytes=32M -Djccl.cuda.pushChunkBytes=$c" -b 128K -e 16M -f 2 $S --backend jccl
+    done
+    for m in 64 96; do
+      run "twoshot-u4-b$m" "-Djccl.cuda.algorithm=twoshot -Djccl.cuda.pullUnroll=4 -Djccl.cuda.maxBlocks=$m" -b 2M -e 16M -f 2 $S --backend jccl
+    done
+    run graph-auto "" -b 128K -e 8M -f 4 $S -G 20 --backend jccl ;;
+  pdl)
+    run base-both "" -b 64K -e 16M -f 2 $S --backend both
+    run nopdl "-Djccl.cuda.pdl=false" -b 64K -e 16M -f 2 $S --backend jccl
+    run pdl-u4 "-Djccl.cuda.pullUnroll=4" -b 64K -e 16M -f 2 $S --backend jccl
+    run pdl-ppt1 "-Djccl.cuda.packsPerThread=1" -b 64K -e 16M -f 2 $S --backend jccl
+    run pdl-u4-ppt1 "-Djccl.cuda.pullUnroll=4 -Djccl.cuda.packsPerThread=1" -b 8 -e 16M -f 2 $S --backend jccl
+    run pdl-ll256 "-Djccl.cuda.llMaxBytes=256K" -b 64K -e 512K -f 2 $S --backend jccl
+    run nopdl-u4-ppt1 "-Djccl.cuda.pdl=false -Djccl.cuda.pullUnroll=4 -Djccl.cuda.packsPerThread=1" -b 8 -e 16M -f 2 $S --backend jccl
+    run graph-pdl "" -b 8 -e 8M -f 4 $S -G 20 --backend both
+    run graph-nopdl "-Djccl.cuda.pdl=false" -b 8 -e 8M -f 4 $S -G 20 --backend jccl
+    run base-both-2 "-Djccl.cuda.pullUnroll=4 -Djccl.cuda.packsPerThread=1" -b 8 -e 16M -f 2 $S --backend both ;;
+  ll)
+    B="-Djccl.cuda.pullUnroll=4 -Djccl.cuda.packsPerThread=1"
+    run base-both "$B" -b 64K -e 16M -f 2 $S --backend both
+    run ll-2M "$B -Djccl.cuda.llMaxBytes=2M" -b 64K -e 2M -f 2 $S --backend jccl
+    run push-16K "$B -Djccl.cuda.pushChunkBytes=16K" -b 256K -e 4M -f 2 $S --backend jccl
+    run push-32K "$B -Djccl.cuda.pushChunkBytes=32K" -b 256K -e 4M -f 2 $S --backend jccl
+    run oneshot "$B -Djccl.cuda.algorithm=oneshot" -b 256K -e 4M -f 2 $S --backend jccl
+    run twoshot "$B -Djccl.cuda.algorithm=twoshot" -b 256K -e 4M -f 2 $S --backend jccl
+    run blocks132 "$B -Djccl.cuda.maxBlocks=132" -b 256K -e 16M -f 2 $S --backend jccl
+    run ll-2M-b132 "$B -Djccl.cuda.maxBlocks=132 -Djccl.cuda.llMaxBytes=2M" -b 64K -e 2M -f 2 $S --backend jccl
+    run base-both-2 "$B -Djccl.cuda.maxBlocks=132 -Djccl.cuda.llMaxBytes=256K" -b 64K -e 16M -f 2 $S --backend both ;;
+esac
+# summary: variant, size, oop time, ip time, wrong
+awk '/^### /{split($0,h," [|] "); v=substr(h[1],5)} /^# Backend: NCCL/{v=v"/nccl"} /^ +[0-9]+ +[0-9]+ +float/ && $6!="|"{printf "%-22s %10s %8s %8s %s/%s\n", v, $1, $6, $10, $9, $13}' "$log" > "$out/explore-table.txt"
+grep -E "^rc=[^0]" "$log"
+awk '$2>=131072' "$out/explore-table.txt"
