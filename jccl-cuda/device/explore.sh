@@ -58,8 +58,16 @@ case "${1:-pdl}" in
     run blocks132 "$B -Djccl.cuda.maxBlocks=132" -b 256K -e 16M -f 2 $S --backend jccl
     run ll-2M-b132 "$B -Djccl.cuda.maxBlocks=132 -Djccl.cuda.llMaxBytes=2M" -b 64K -e 2M -f 2 $S --backend jccl
     run base-both-2 "$B -Djccl.cuda.maxBlocks=132 -Djccl.cuda.llMaxBytes=256K" -b 64K -e 16M -f 2 $S --backend both ;;
+  packed)
+    run base-both "" -b 64K -e 16M -f 2 $S --backend both
+    run packed-forced "-Djccl.cuda.algorithm=llpacked -Djccl.cuda.llPackedMaxBytes=16M" -b 512K -e 16M -f 2 $S --backend jccl
+    run no-packed "-Djccl.cuda.llPackedMaxBytes=0" -b 512K -e 8M -f 2 $S --backend jccl
+    run types "" -b 1M -e 2M -f 2 -n 20 -w 5 -c 1 -d all --backend jccl
+    run bf16-ops "" -b 1M -e 2M -f 2 -n 20 -w 5 -c 1 -d bfloat16 -o all --backend jccl
+    run graph "" -b 8 -e 8M -f 4 $S -G 20 --backend both
+    run base-both-2 "" -b 64K -e 16M -f 2 $S --backend both ;;
 esac
 # summary: variant, size, oop time, ip time, wrong
-awk '/^### /{split($0,h," [|] "); v=substr(h[1],5)} /^# Backend: NCCL/{v=v"/nccl"} /^ +[0-9]+ +[0-9]+ +float/ && $6!="|"{printf "%-22s %10s %8s %8s %s/%s\n", v, $1, $6, $10, $9, $13}' "$log" > "$out/explore-table.txt"
+awk '/^### /{split($0,h," [|] "); v=substr(h[1],5)} /^# Backend: NCCL/{v=v"/nccl"} /^ +[0-9]+ +[0-9]+ +[a-z0-9]+ +[a-z]+ / && $6!="|"{printf "%-22s %10s %-8s %-6s %8s %8s %s/%s\n", v, $1, $3, $4, $6, $10, $9, $13}' "$log" > "$out/explore-table.txt"
 grep -E "^rc=[^0]" "$log"
 awk '$2>=131072' "$out/explore-table.txt"

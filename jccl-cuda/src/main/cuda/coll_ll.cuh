@@ -45,35 +45,32 @@ JCCL_DEV uint64_t llSegment(const KernelArgs& a, int p) {
     return (a.coll == kReduceScatter || a.coll == kAllToAll) ? (uint64_t)p * a.count : 0;
 }
 
-template <typename T, bool SUMONLY, bool COPY>
-JCCL_DEV void llColl(const KernelArgs& a) {
-    constexpr int EW = 8 / sizeof(T);
+// One LL call's sequence number, line flag and area parity (the same on every rank), read by llBegin.
+struct LlCall {
+    uint64_t seq;
+    uint32_t flag;
+    int parity;
+    bool aborted;
+};
+
+// Starts an LL call on every block: takes the next sequence number and waits until every peer this rank sends to
+// has finished call seq-2, whose lines share this call's parity.
+JCCL_DEV LlCall llBegin(const KernelArgs& a) {
     Signals* self = sigOf(a, a.rank);
     JCCL_SHARED(uint64_t, sSeq, 0);
     JCCL_SHARED(uint64_t, sPrev, 1);
-    JCCL_SHARED(int, sLast, 2);
     if (threadId() == 0) {
         sPrev = ldVolatile64(&self->llSeqPrev);
         sSeq = llNextSeq(ldVolatile64(&self->llSeq));
     }
     syncBlock();
-    const uint64_t seq = sSeq;
-    const uint32_t flag = (uint32_t)seq;
-    const int parity = (int)(seq & 1);
-    const int N = a.nRanks, r = a.rank;
-    const Red red = makeRed(a);
-    const bool pre = !COPY && (a.flags & kFlagPreScale) != 0;
-    const bool post = !COPY && (a.flags & kFlagPostDiv) != 0;
-    const uint64_t count = a.count;
-    const uint64_t nWords = (count + EW - 1) / EW;
-    const uint64_t tid = (uint64_t)blockId() * blockSize() + threadId();
-    const uint64_t stride = (uint64_t)gridSize() * blockSize();
-    const T* in = reinterpret_cast<const T*>(a.in);
-    T* out = reinterpret_cast<T*>(a.out);
+    LlCall c;
+    c.seq = sSeq;
+    c.flag = (uint32_t)c.seq;
+    c.parity = (int)(c.seq & 1);
+    const int r = a.rank;
     bool aborted = false;
-
-    // Never overwrite lines of call seq-2 that a peer has not finished reading.
-    if (threadId() < (uint32_t)N && (int)threadId() != r && llSendsTo(a, threadId())) {
+    if (threadId() < (uint32_t)a.nRanks && (int)threadId() != r && llSendsTo(a, threadId())) {
         uint32_t spins = 0;
         const int p = threadId();
         while ((int64_t)(ldVolatile64(&self->llPeerSeen[p]) - sPrev) < 0
@@ -88,7 +85,71 @@ JCCL_DEV void llColl(const KernelArgs& a) {
             }
         }
     }
-    aborted = syncBlockAnd(!aborted) == 0;
+    c.aborted = syncBlockAnd(!aborted) == 0;
+    return c;
+}
+
+// Ends an LL call on every block (after its receives): the last block to finish records the sequence, tells the
+// peers, and clears this parity before a wrap.
+JCCL_DEV void llEnd(const KernelArgs& a, const LlCall& c) {
+    Signals* self = sigOf(a, a.rank);
+    JCCL_SHARED(int, sLast, 2);
+    const int N = a.nRanks, r = a.rank;
+    const uint64_t seq = c.seq;
+    const uint32_t flag = c.flag;
+    const int parity = c.parity;
+    syncBlock();
+    if (threadId() == 0) {
+        fenceGpu();
+        const uint32_t ticket = atomicAddGpu(&self->llDone, 1u);
+        sLast = ticket == gridSize() - 1;
+    }
+    syncBlock();
+    if (sLast) {
+        if (flag >= 0xFFFFFFFEu) {
+            const uint64_t lines = (uint64_t)N * a.llSlotWords;
+            char* area = llLine(a.ll.p[r], parity, N, 0, a.llSlotWords, 0);
+            for (uint64_t i = threadId(); i < lines; i += blockSize()) clearLL(area + i * 16);
+            syncBlock();
+        }
+        if (threadId() == 0) {
+            stVolatile(&self->llDone, 0u);
+            stVolatile64(&self->llSeqPrev, ldVolatile64(&self->llSeq));
+            stVolatile64(&self->llSeq, seq);
+            // Every rank this one received from has finished seq - 1; ranks that sent without receiving back
+            // learn that this rank finished seq.
+            const bool symmetric = a.coll != kBroadcast && a.coll != kReduce;
+            bool told = false;
+            for (int p = 0; p < N; p++) {
+                if (p == r || !llRecvsFrom(a, p)) continue;
+                stVolatile64(&self->llPeerSeen[p], seq - 1);
+                if (!symmetric) {
+                    if (!told) fenceSys();
+                    told = true;
+                    stReleaseSys64(&sigOf(a, p)->llPeerDone[r], seq);
+                }
+            }
+        }
+    }
+}
+
+template <typename T, bool SUMONLY, bool COPY>
+JCCL_DEV void llColl(const KernelArgs& a) {
+    constexpr int EW = 8 / sizeof(T);
+    const LlCall c = llBegin(a);
+    const uint32_t flag = c.flag;
+    const int parity = c.parity;
+    const int N = a.nRanks, r = a.rank;
+    const Red red = makeRed(a);
+    const bool pre = !COPY && (a.flags & kFlagPreScale) != 0;
+    const bool post = !COPY && (a.flags & kFlagPostDiv) != 0;
+    const uint64_t count = a.count;
+    const uint64_t nWords = (count + EW - 1) / EW;
+    const uint64_t tid = (uint64_t)blockId() * blockSize() + threadId();
+    const uint64_t stride = (uint64_t)gridSize() * blockSize();
+    const T* in = reinterpret_cast<const T*>(a.in);
+    T* out = reinterpret_cast<T*>(a.out);
+    bool aborted = c.aborted;
 
     // Send: the word w of each peer's segment, scaled for preMulSum, as one line into its slot for this rank.
     for (uint64_t w = tid; w < nWords && !aborted; w += stride) {
@@ -148,40 +209,88 @@ JCCL_DEV void llColl(const KernelArgs& a) {
         }
     }
 
-    // The last block to finish records the sequence, tells the peers, and clears this parity before a wrap.
-    syncBlock();
-    if (threadId() == 0) {
-        fenceGpu();
-        const uint32_t ticket = atomicAddGpu(&self->llDone, 1u);
-        sLast = ticket == gridSize() - 1;
-    }
-    syncBlock();
-    if (sLast) {
-        if (flag >= 0xFFFFFFFEu) {
-            const uint64_t lines = (uint64_t)N * a.llSlotWords;
-            char* area = llLine(a.ll.p[r], parity, N, 0, a.llSlotWords, 0);
-            for (uint64_t i = threadId(); i < lines; i += blockSize()) clearLL(area + i * 16);
-            syncBlock();
+    llEnd(a, c);
+}
+
+// Packed LL allReduce on 2 ranks (LL_PACKED): as the LL allReduce, but each 16-byte line carries 12 bytes of data
+// and one 4-byte flag, {d0, d1, d2, flag}, written and read as one 16-byte volatile access (LL's lines carry 8 bytes
+// and two flags, so that 8-byte halves would do). 75% of the bytes on the link are data instead of 50%. It relies
+// on NVLink delivering a thread's aligned 16-byte store whole, as NCCL's LL128 relies on whole 128-byte warp
+// stores there; the planner takes it only on the pair of GPUs of one process or node (never over PCIe through the
+// host). A thread owns groups of 48 bytes (6 words, 4 lines; interleaved across its warp, see llPackedWord): it
+// sends its group as 4 lines, then polls the peer's 4 lines and reduces in rank order. Sequence numbers, parity and
+// the end of call are the LL kernel's.
+// Word k (0..5) of group g lives at data word (g / 32) * 192 + k * 32 + g % 32, and line j (0..3) of group g at line
+// (g / 32) * 128 + j * 32 + g % 32: a warp's loads, line stores and polls each cover contiguous memory.
+JCCL_DEV uint64_t llPackedWord(uint64_t g, int k) { return (g >> 5) * 192 + (uint64_t)k * 32 + (g & 31); }
+JCCL_DEV uint64_t llPackedLine(uint64_t g, int j) { return (g >> 5) * 128 + (uint64_t)j * 32 + (g & 31); }
+
+template <typename T, bool SUMONLY>
+JCCL_DEV void llPackedAllReduce(const KernelArgs& a) {
+    constexpr int EW = 8 / sizeof(T);
+    constexpr int GW = 6;   // 8-byte words per group: 48 bytes in 4 lines of 12
+    const LlCall c = llBegin(a);
+    const int r = a.rank, peer = 1 - a.rank;
+    const Red red = makeRed(a);
+    const bool pre = (a.flags & kFlagPreScale) != 0;
+    const bool post = (a.flags & kFlagPostDiv) != 0;
+    const uint64_t count = a.count;
+    const uint64_t nWords = (count + EW - 1) / EW;
+    const uint64_t nGroups = (nWords + 32 * GW - 1) / (32 * GW) * 32;   // whole warps of groups
+    const uint64_t tid = (uint64_t)blockId() * blockSize() + threadId();
+    const uint64_t stride = (uint64_t)gridSize() * blockSize();   // a multiple of 32
+    const T* in = reinterpret_cast<const T*>(a.in);
+    T* out = reinterpret_cast<T*>(a.out);
+    bool aborted = c.aborted;
+
+    for (uint64_t g = tid; g < nGroups && !aborted; g += stride) {
+        uint32_t v[2 * GW];
+#pragma unroll
+        for (int k = 0; k < GW; k++) {
+            const uint64_t w = llPackedWord(g, k);
+            uint64_t x = w < nWords ? loadWord(in, w, count) : 0;
+            if (pre) x = reduceWord<T, SUMONLY>(&x, 1, red, 0, false);
+            v[2 * k] = (uint32_t)x;
+            v[2 * k + 1] = (uint32_t)(x >> 32);
         }
-        if (threadId() == 0) {
-            stVolatile(&self->llDone, 0u);
-            stVolatile64(&self->llSeqPrev, ldVolatile64(&self->llSeq));
-            stVolatile64(&self->llSeq, seq);
-            // Every rank this one received from has finished seq - 1; ranks that sent without receiving back
-            // learn that this rank finished seq.
-            const bool symmetric = a.coll != kBroadcast && a.coll != kReduce;
-            bool told = false;
-            for (int p = 0; p < N; p++) {
-                if (p == r || !llRecvsFrom(a, p)) continue;
-                stVolatile64(&self->llPeerSeen[p], seq - 1);
-                if (!symmetric) {
-                    if (!told) fenceSys();
-                    told = true;
-                    stReleaseSys64(&sigOf(a, p)->llPeerDone[r], seq);
+#pragma unroll
+        for (int j = 0; j < 4; j++) {
+            storeLLPacked(llLine(a.ll.p[peer], c.parity, 2, r, a.llSlotWords, llPackedLine(g, j)), v[3 * j],
+                          v[3 * j + 1], v[3 * j + 2], c.flag);
+        }
+    }
+    for (uint64_t g = tid; g < nGroups && !aborted; g += stride) {
+        uint32_t d[2 * GW];
+#pragma unroll
+        for (int j = 0; j < 4; j++) {
+            const char* line = llLine(a.ll.p[r], c.parity, 2, peer, a.llSlotWords, llPackedLine(g, j));
+            uint32_t spins = 0;
+            while (!loadLLPacked(line, c.flag, &d[3 * j])) {
+                spinPause();
+                if (++spins == kSpinsBeforeAbortCheck) {
+                    spins = 0;
+                    if (abortRequested(a.abortFlag)) {
+                        aborted = true;
+                        break;
+                    }
                 }
             }
+            if (aborted) break;
+        }
+        if (aborted) break;
+#pragma unroll
+        for (int k = 0; k < GW; k++) {
+            const uint64_t w = llPackedWord(g, k);
+            if (w >= nWords) continue;
+            uint64_t vals[2];
+            uint64_t mine = loadWord(in, w, count);
+            if (pre) mine = reduceWord<T, SUMONLY>(&mine, 1, red, 0, false);
+            vals[r] = mine;
+            vals[peer] = ((uint64_t)d[2 * k + 1] << 32) | d[2 * k];
+            storeWord(out, w, count, reduceWord<T, SUMONLY>(vals, 2, red, -1, post));
         }
     }
+    llEnd(a, c);
 }
 
 }  // namespace jccl

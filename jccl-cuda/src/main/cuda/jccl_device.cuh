@@ -192,6 +192,19 @@ JCCL_DEV bool loadLL(const void* p, uint32_t flag, uint64_t* data) {
     *data = ((uint64_t)d1 << 32) | d0;
     return f0 == flag && f1 == flag;
 }
+// Packed LL line: {d0, d1, d2, flag}, one 16-byte volatile access each way (see coll_ll.cuh, llPackedAllReduce).
+JCCL_DEV void storeLLPacked(void* p, uint32_t d0, uint32_t d1, uint32_t d2, uint32_t flag) {
+    asm volatile("st.volatile.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(d0), "r"(d1), "r"(d2), "r"(flag)
+                 : "memory");
+}
+JCCL_DEV bool loadLLPacked(const void* p, uint32_t flag, uint32_t* d) {
+    uint32_t f;
+    asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(f)
+                 : "l"(p)
+                 : "memory");
+    return f == flag;
+}
 // Zeroes one LL line (used before the 32-bit flag wraps).
 JCCL_DEV void clearLL(void* p) { *reinterpret_cast<uint4*>(p) = make_uint4(0, 0, 0, 0); }
 

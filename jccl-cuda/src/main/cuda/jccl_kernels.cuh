@@ -12,6 +12,7 @@
 #define JCCL_REDUCE_KERNELS(T, TN, OC, SUMONLY) JCCL_REDUCE_KERNELS_I(T, TN, OC, SUMONLY)
 #define JCCL_REDUCE_KERNELS_I(T, TN, OC, SUMONLY)                                               \
     JCCL_KERNEL(jccl_ll_##TN##_##OC) { jccl::kernelEntry(); jccl::llColl<T, SUMONLY, false>(a); }                     \
+    JCCL_KERNEL(jccl_llp_##TN##_##OC) { jccl::kernelEntry(); jccl::llPackedAllReduce<T, SUMONLY>(a); }          \
     JCCL_KERNEL(jccl_push_##TN##_##OC) { jccl::kernelEntry(); jccl::pushAllReduce<T, SUMONLY>(a); }                   \
     JCCL_KERNEL(jccl_pull_##TN##_##OC) { jccl::kernelEntry(); jccl::pullAllReduce<T, SUMONLY>(a); }                   \
     JCCL_KERNEL(jccl_ring_##TN##_##OC) { jccl::kernelEntry(); jccl::ringColl<T, SUMONLY, false>(a); }

@@ -93,6 +93,19 @@ inline bool loadLL(const void* p, uint32_t flag, uint64_t* data) {
     *data = ((uint64_t)d1 << 32) | d0;
     return true;
 }
+inline void storeLLPacked(void* p, uint32_t d0, uint32_t d1, uint32_t d2, uint32_t flag) {
+    uint32_t* q = reinterpret_cast<uint32_t*>(p);
+    __atomic_store_n(&q[0], d0, __ATOMIC_RELAXED);
+    __atomic_store_n(&q[1], d1, __ATOMIC_RELAXED);
+    __atomic_store_n(&q[2], d2, __ATOMIC_RELAXED);
+    __atomic_store_n(&q[3], flag, __ATOMIC_RELEASE);
+}
+inline bool loadLLPacked(const void* p, uint32_t flag, uint32_t* d) {
+    const uint32_t* q = reinterpret_cast<const uint32_t*>(p);
+    if (__atomic_load_n(&q[3], __ATOMIC_ACQUIRE) != flag) return false;
+    for (int i = 0; i < 3; i++) d[i] = __atomic_load_n(&q[i], __ATOMIC_RELAXED);
+    return true;
+}
 inline void clearLL(void* p) {
     uint32_t* q = reinterpret_cast<uint32_t*>(p);
     for (int i = 0; i < 4; i++) __atomic_store_n(&q[i], 0u, __ATOMIC_RELAXED);

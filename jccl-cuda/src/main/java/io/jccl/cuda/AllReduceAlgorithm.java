@@ -6,10 +6,15 @@ package io.jccl.cuda;
  * (small) and the ring (large) by {@link GpuOptions#llMaxBytes()}.
  */
 public enum AllReduceAlgorithm {
-    /** Choose by size: LL, push one-shot, pull one-shot (two-shot when in place), two-shot, ring. */
+    /** Choose by size: LL, packed LL (2 GPUs), push one-shot, pull one-shot (two-shot when in place), two-shot, ring. */
     AUTO("auto"),
     /** Barrier-free one-shot with LL packets pushed to every peer; small messages (up to llMaxBytes). */
     LL("ll"),
+    /**
+     * LL with 12 data bytes per 16-byte line instead of 8: 75% of the link's bytes are data. Two GPUs only
+     * (up to llPackedMaxBytes).
+     */
+    LL_PACKED("llpacked"),
     /** Every GPU writes its input into every peer's push area, one barrier, then reduces locally (up to pushMaxBytes). */
     PUSH("push"),
     /**
@@ -41,6 +46,6 @@ public enum AllReduceAlgorithm {
             }
         }
         throw new io.jccl.JcclException(io.jccl.Result.INVALID_ARGUMENT, "unknown allReduce algorithm '" + name
-                + "'; expected auto, ll, push, oneshot, twoshot or ring");
+                + "'; expected auto, ll, llpacked, push, oneshot, twoshot or ring");
     }
 }

@@ -18,6 +18,9 @@ import java.util.Objects;
  * @param llMaxBytes      LL (barrier-free, one hop) allReduce on 2 ranks up to this many bytes; every other
  *                        collective, and allReduce on more ranks, uses LL up to the smaller of this and 64 KiB;
  *                        also each LL slot's capacity
+ * @param llPackedMaxBytes allReduce on 2 ranks by packed LL (12 data bytes per 16-byte line) up to this size, above
+ *                        llMaxBytes; 0 (the default) turns it off: on 2×H200 it was slower than push at every size
+ *                        measured (1 MiB: 16.0 against 10.2 µs; 4 MiB: 28.8 against 20.1 µs)
  * @param pushMaxBytes    allReduce by NVLink writes (push one-shot) up to this size when the pull kernels cannot
  *                        run (one process per GPU, preMulSum); each GPU's push area holds 2 * nRanks * pushMaxBytes
  * @param pullFromBytes   with one process driving every GPU, the pull kernels take over from push above this size
@@ -29,7 +32,7 @@ import java.util.Objects;
  * @param ringSlotBytes   bytes per FIFO slot (8 slots per channel and connection)
  * @param ringChunkSteps  FIFO slots per ring chunk
  */
-public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long pushMaxBytes, long pushChunkBytes,
+public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long llPackedMaxBytes, long pushMaxBytes, long pushChunkBytes,
                          long pullFromBytes, long oneShotMaxBytes,
                          long twoShotMaxBytes, int maxBlocks, int ringChannels, long ringSlotBytes,
                          int ringChunkSteps) {
@@ -39,6 +42,7 @@ public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long pus
     public GpuOptions {
         Objects.requireNonNull(algorithm, "algorithm");
         check(llMaxBytes >= 16 && llMaxBytes % 16 == 0, "llMaxBytes must be a positive multiple of 16", llMaxBytes);
+        check(llPackedMaxBytes >= 0, "llPackedMaxBytes must be >= 0", llPackedMaxBytes);
         check(pushMaxBytes >= 16 && pushMaxBytes % 16 == 0, "pushMaxBytes must be a positive multiple of 16",
                 pushMaxBytes);
         check(pushChunkBytes >= 16 && pushChunkBytes % 16 == 0, "pushChunkBytes must be a positive multiple of 16",
@@ -56,7 +60,8 @@ public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long pus
 
     /** The defaults measured on 2×H200. */
     public static GpuOptions defaults() {
-        return new GpuOptions(AllReduceAlgorithm.AUTO, 512 << 10, 32L << 20, 64 << 10, 4L << 20, 4L << 20, 64L << 20,
+        return new GpuOptions(AllReduceAlgorithm.AUTO, 512 << 10, 0, 32L << 20, 64 << 10, 4L << 20, 4L << 20,
+                64L << 20,
                 128, 128, 256 << 10, 2);
     }
 
@@ -65,7 +70,8 @@ public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long pus
         GpuOptions d = defaults();
         return new GpuOptions(
                 AllReduceAlgorithm.fromName(System.getProperty("jccl.cuda.algorithm", d.algorithm.shortName())),
-                bytes("llMaxBytes", d.llMaxBytes), bytes("pushMaxBytes", d.pushMaxBytes),
+                bytes("llMaxBytes", d.llMaxBytes), bytes("llPackedMaxBytes", d.llPackedMaxBytes),
+                bytes("pushMaxBytes", d.pushMaxBytes),
                 bytes("pushChunkBytes", d.pushChunkBytes), bytes("pullFromBytes", d.pullFromBytes),
                 bytes("oneShotMaxBytes", d.oneShotMaxBytes),
                 bytes("twoShotMaxBytes", d.twoShotMaxBytes), (int) bytes("maxBlocks", d.maxBlocks),
@@ -74,38 +80,43 @@ public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long pus
     }
 
     public GpuOptions withAlgorithm(AllReduceAlgorithm a) {
-        return new GpuOptions(a, llMaxBytes, pushMaxBytes, pushChunkBytes, pullFromBytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, ringChannels,
+        return new GpuOptions(a, llMaxBytes, llPackedMaxBytes, pushMaxBytes, pushChunkBytes, pullFromBytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, ringChannels,
                 ringSlotBytes, ringChunkSteps);
     }
 
     public GpuOptions withLlMaxBytes(long bytes) {
-        return new GpuOptions(algorithm, bytes, pushMaxBytes, pushChunkBytes, pullFromBytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, ringChannels,
+        return new GpuOptions(algorithm, bytes, llPackedMaxBytes, pushMaxBytes, pushChunkBytes, pullFromBytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, ringChannels,
                 ringSlotBytes, ringChunkSteps);
     }
 
+    public GpuOptions withLlPackedMaxBytes(long bytes) {
+        return new GpuOptions(algorithm, llMaxBytes, bytes, pushMaxBytes, pushChunkBytes, pullFromBytes, oneShotMaxBytes,
+                twoShotMaxBytes, maxBlocks, ringChannels, ringSlotBytes, ringChunkSteps);
+    }
+
     public GpuOptions withPushMaxBytes(long bytes) {
-        return new GpuOptions(algorithm, llMaxBytes, bytes, pushChunkBytes, pullFromBytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, ringChannels,
+        return new GpuOptions(algorithm, llMaxBytes, llPackedMaxBytes, bytes, pushChunkBytes, pullFromBytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, ringChannels,
                 ringSlotBytes, ringChunkSteps);
     }
 
     public GpuOptions withPushChunkBytes(long bytes) {
-        return new GpuOptions(algorithm, llMaxBytes, pushMaxBytes, bytes, pullFromBytes, oneShotMaxBytes, twoShotMaxBytes,
+        return new GpuOptions(algorithm, llMaxBytes, llPackedMaxBytes, pushMaxBytes, bytes, pullFromBytes, oneShotMaxBytes, twoShotMaxBytes,
                 maxBlocks,
                 ringChannels, ringSlotBytes, ringChunkSteps);
     }
 
     public GpuOptions withPullFromBytes(long bytes) {
-        return new GpuOptions(algorithm, llMaxBytes, pushMaxBytes, pushChunkBytes, bytes, oneShotMaxBytes,
+        return new GpuOptions(algorithm, llMaxBytes, llPackedMaxBytes, pushMaxBytes, pushChunkBytes, bytes, oneShotMaxBytes,
                 twoShotMaxBytes, maxBlocks, ringChannels, ringSlotBytes, ringChunkSteps);
     }
 
     public GpuOptions withMaxBlocks(int blocks) {
-        return new GpuOptions(algorithm, llMaxBytes, pushMaxBytes, pushChunkBytes, pullFromBytes, oneShotMaxBytes, twoShotMaxBytes, blocks, ringChannels,
+        return new GpuOptions(algorithm, llMaxBytes, llPackedMaxBytes, pushMaxBytes, pushChunkBytes, pullFromBytes, oneShotMaxBytes, twoShotMaxBytes, blocks, ringChannels,
                 ringSlotBytes, ringChunkSteps);
     }
 
     public GpuOptions withRing(int channels, long slotBytes, int chunkSteps) {
-        return new GpuOptions(algorithm, llMaxBytes, pushMaxBytes, pushChunkBytes, pullFromBytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, channels,
+        return new GpuOptions(algorithm, llMaxBytes, llPackedMaxBytes, pushMaxBytes, pushChunkBytes, pullFromBytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, channels,
                 slotBytes, chunkSteps);
     }
 

@@ -41,15 +41,19 @@ class GpuCollectivesGpuTest {
     private static List<GpuCommunicator> comms;
     private static GpuChecker checker;
 
-    /** Thresholds small enough that a few KiB reach every kernel: LL 1K, push 4K, one-shot 16K, two-shot 32K. */
+    /**
+     * Thresholds small enough that a few KiB reach every kernel: LL 1K, packed LL 2K, push 4K, one-shot 16K,
+     * two-shot 32K.
+     */
     static GpuOptions smallOptions() {
-        return GpuOptions.defaults().withLlMaxBytes(1 << 10).withPushMaxBytes(4 << 10).withPushChunkBytes(256)
+        return GpuOptions.defaults().withLlMaxBytes(1 << 10).withLlPackedMaxBytes(2 << 10).withPushMaxBytes(4 << 10)
+                .withPushChunkBytes(256)
                 .withPullFromBytes(4 << 10).withMaxBlocks(8)
                 .withRing(4, 4 << 10, 2);
     }
 
     static GpuOptions withPull(GpuOptions o) {
-        return new GpuOptions(o.algorithm(), o.llMaxBytes(), o.pushMaxBytes(), o.pushChunkBytes(), o.pullFromBytes(),
+        return new GpuOptions(o.algorithm(), o.llMaxBytes(), o.llPackedMaxBytes(), o.pushMaxBytes(), o.pushChunkBytes(), o.pullFromBytes(),
                 16 << 10, 32 << 10, o.maxBlocks(),
                 o.ringChannels(), o.ringSlotBytes(), o.ringChunkSteps());
     }
@@ -126,14 +130,18 @@ class GpuCollectivesGpuTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = AllReduceAlgorithm.class, names = {"LL", "PUSH", "ONE_SHOT", "TWO_SHOT", "RING"})
+    @EnumSource(value = AllReduceAlgorithm.class, names = {"LL", "LL_PACKED", "PUSH", "ONE_SHOT", "TWO_SHOT", "RING"})
     void everyAllReduceAlgorithmForced(AllReduceAlgorithm a) {
         GpuOptions o = withPull(smallOptions()).withAlgorithm(a);
         List<GpuCommunicator> forced = GpuCommunicator.initAll(twoGpus(), Config.defaults(), o);
         try (GpuChecker c = new GpuChecker(forced, 1 << 20, TIMEOUT)) {
             List<Case> cases = new ArrayList<>();
-            long max = a == AllReduceAlgorithm.LL ? o.llMaxBytes() : a == AllReduceAlgorithm.PUSH ? o.pushMaxBytes()
-                    : 200_000;
+            long max = switch (a) {
+                case LL -> o.llMaxBytes();
+                case LL_PACKED -> o.llPackedMaxBytes();
+                case PUSH -> o.pushMaxBytes();
+                default -> 200_000;
+            };
             for (DataType t : new DataType[] {DataType.FLOAT32, DataType.BFLOAT16, DataType.INT8}) {
                 for (long count : new long[] {1, 5, 64, 999, 4097, 50_001}) {
                     if (count * t.sizeBytes() <= max) {

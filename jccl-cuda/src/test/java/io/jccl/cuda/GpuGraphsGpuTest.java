@@ -43,7 +43,7 @@ class GpuGraphsGpuTest {
         List<GpuCommunicator> comms = GpuCommunicator.initAll(GpuCollectivesGpuTest.twoGpus(), Config.defaults(),
                 GpuCollectivesGpuTest.withPull(GpuCollectivesGpuTest.smallOptions()));
         int n = comms.size();
-        long[] counts = {6, 200, 700, 3000, 6000, 20_000};   // ll, ll, push, oneshot, twoshot, ring
+        long[] counts = {6, 200, 400, 700, 3000, 6000, 20_000};   // ll, ll, llpacked, push, oneshot, twoshot, ring
         List<CudaStream> streams = new ArrayList<>();
         List<DeviceBuffer> bufs = new ArrayList<>();
         try (Arena arena = Arena.ofConfined()) {

@@ -32,12 +32,14 @@ public record AreaLayout(int nRanks, long llSlotWords, long pushSlotBytes, int c
 
     /**
      * The layout for {@code nRanks} ranks with {@code options}. LL slots hold the largest LL call the planner makes:
-     * llMaxBytes on 2 ranks, at most {@link CollPlanner#LL_OTHERS_MAX_BYTES} otherwise.
+     * llMaxBytes (8 bytes a line) or llPackedMaxBytes (whole warps of 32 groups of 48 bytes, 4 lines each) on 2 ranks, at most
+     * {@link CollPlanner#LL_OTHERS_MAX_BYTES} otherwise.
      */
     public static AreaLayout of(int nRanks, GpuOptions options) {
-        long llBytes = nRanks == 2 ? options.llMaxBytes()
-                : Math.min(options.llMaxBytes(), CollPlanner.LL_OTHERS_MAX_BYTES);
-        return new AreaLayout(nRanks, llBytes / 8, options.pushMaxBytes(), options.ringChannels(),
+        long llLines = nRanks == 2
+                ? Math.max(options.llMaxBytes() / 8, (options.llPackedMaxBytes() + 1535) / 1536 * 128)
+                : Math.min(options.llMaxBytes(), CollPlanner.LL_OTHERS_MAX_BYTES) / 8;
+        return new AreaLayout(nRanks, llLines, options.pushMaxBytes(), options.ringChannels(),
                 options.ringSlotBytes());
     }
 

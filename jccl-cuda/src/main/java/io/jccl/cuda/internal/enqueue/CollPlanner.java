@@ -90,6 +90,9 @@ public final class CollPlanner {
         if (bytes <= (nRanks == 2 ? options.llMaxBytes() : llOthersMaxBytes())) {
             return AllReduceAlgorithm.LL;
         }
+        if (nRanks == 2 && bytes <= options.llPackedMaxBytes()) {
+            return AllReduceAlgorithm.LL_PACKED;
+        }
         long pushMax = pullOk ? Math.min(options.pushMaxBytes(), options.pullFromBytes()) : options.pushMaxBytes();
         if (bytes <= pushMax / scale) {
             return AllReduceAlgorithm.PUSH;
@@ -118,6 +121,7 @@ public final class CollPlanner {
                 AllReduceAlgorithm a = chooseAllReduce(bytes, op);
                 switch (a) {
                     case LL -> set(plan, KernelFamily.LL, grid(ceilDiv(bytes, 8), THREADS));
+                    case LL_PACKED -> set(plan, KernelFamily.LL_PACKED, grid(ceilDiv(bytes, 48), THREADS));
                     case PUSH -> {
                         set(plan, KernelFamily.PUSH, grid(ceilDiv(bytes, 16), (long) THREADS * PACKS_PER_THREAD));
                         plan.chunkBytes = options.pushChunkBytes();
@@ -172,6 +176,11 @@ public final class CollPlanner {
         if (a == AllReduceAlgorithm.LL && bytes > options.llMaxBytes()) {
             throw new JcclException(Result.INVALID_ARGUMENT, "the LL allReduce handles at most llMaxBytes = "
                     + options.llMaxBytes() + " bytes, got " + bytes + "; raise jccl.cuda.llMaxBytes or use AUTO");
+        }
+        if (a == AllReduceAlgorithm.LL_PACKED && (nRanks != 2 || bytes > options.llPackedMaxBytes())) {
+            throw new JcclException(Result.INVALID_ARGUMENT, "the packed LL allReduce runs on 2 ranks (this "
+                    + "communicator has " + nRanks + ") up to llPackedMaxBytes = " + options.llPackedMaxBytes()
+                    + " bytes, got " + bytes + "; raise jccl.cuda.llPackedMaxBytes or use AUTO");
         }
         if (a == AllReduceAlgorithm.PUSH && bytes > options.pushMaxBytes()) {
             throw new JcclException(Result.INVALID_ARGUMENT, "the push allReduce handles at most pushMaxBytes = "

@@ -11,6 +11,8 @@ import io.jccl.DataType;
 public enum KernelFamily {
     /** Barrier-free one-hop LL: allReduce, reduceScatter, reduce. */
     LL("ll", true),
+    /** Packed LL allReduce on 2 ranks (12 data bytes per 16-byte line). */
+    LL_PACKED("llp", true),
     /** Push one-shot allReduce. */
     PUSH("push", true),
     /** Pull one-shot / two-shot allReduce (peer pointers). */

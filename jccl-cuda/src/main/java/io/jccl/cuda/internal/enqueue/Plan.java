@@ -31,12 +31,12 @@ public final class Plan {
         return flags;
     }
 
-    /** The algorithm as benchmarks print it: ll, push, oneshot, twoshot, ring, p2p. */
+    /** The algorithm as benchmarks print it: ll, llpacked, push, oneshot, twoshot, ring, p2p. */
     public String algorithmName() {
         if (family == KernelFamily.PULL) {
             return (flags & KernelArgs.FLAG_TWO_SHOT) != 0 ? "twoshot" : "oneshot";
         }
-        return family.shortName();
+        return family == KernelFamily.LL_PACKED ? "llpacked" : family.shortName();
     }
 
     @Override

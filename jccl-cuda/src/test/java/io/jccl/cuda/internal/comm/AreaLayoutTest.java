@@ -15,6 +15,8 @@ class AreaLayoutTest {
         AreaLayout l = AreaLayout.of(2, GpuOptions.defaults());
         assertThat(l.llOffset()).isEqualTo(AreaLayout.SIGNALS_BYTES);
         assertThat(l.llBytes()).isEqualTo(2L * 2 * (512 << 10) / 8 * 16);
+        assertThat(AreaLayout.of(2, GpuOptions.defaults().withLlPackedMaxBytes(4 << 20)).llBytes())
+                .isEqualTo(2L * 2 * (((4 << 20) + 1535) / 1536 * 128) * 16);
         assertThat(AreaLayout.of(4, GpuOptions.defaults()).llBytes()).isEqualTo(2L * 4 * (64 << 10) / 8 * 16);
         assertThat(l.pushOffset() % 4096).isZero();
         assertThat(l.pushOffset()).isGreaterThanOrEqualTo(l.llOffset() + l.llBytes());

@@ -27,9 +27,12 @@ class CollPlannerTest {
         assertThat(p.chooseAllReduce(512 << 10, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.LL);
         assertThat(p.chooseAllReduce((512 << 10) + 16, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.PUSH);
         assertThat(p.chooseAllReduce(4 << 20, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.PUSH);
+        CollPlanner packed = new CollPlanner(D.withLlPackedMaxBytes(4 << 20), 2, 132, true);
+        assertThat(packed.chooseAllReduce((512 << 10) + 16, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.LL_PACKED);
+        assertThat(packed.chooseAllReduce(4 << 20, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.LL_PACKED);
         assertThat(p.chooseAllReduce(8 << 20, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.TWO_SHOT);
         assertThat(p.chooseAllReduce(48 << 20, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.TWO_SHOT);
-        CollPlanner oneShot = new CollPlanner(D.withPullFromBytes(1 << 20), 2, 132, true);
+        CollPlanner oneShot = new CollPlanner(D.withPullFromBytes(1 << 20).withLlPackedMaxBytes(0), 2, 132, true);
         assertThat(oneShot.chooseAllReduce(2 << 20, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.ONE_SHOT);
         assertThat(p.chooseAllReduce(128 << 20, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.RING);
     }
@@ -39,6 +42,10 @@ class CollPlannerTest {
         CollPlanner four = new CollPlanner(D, 4, 132, true);
         assertThat(four.chooseAllReduce(64 << 10, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.LL);
         assertThat(four.chooseAllReduce(128 << 10, RedOp.Kind.SUM)).isNotEqualTo(AllReduceAlgorithm.LL);
+        assertThat(four.chooseAllReduce(1 << 20, RedOp.Kind.SUM)).isNotEqualTo(AllReduceAlgorithm.LL_PACKED);
+        CollPlanner forcedFour = new CollPlanner(D.withAlgorithm(AllReduceAlgorithm.LL_PACKED), 4, 132, true);
+        assertThatThrownBy(() -> forcedFour.chooseAllReduce(1024, RedOp.Kind.SUM)).isInstanceOf(JcclException.class)
+                .hasMessageContaining("2 ranks");
         CollPlanner two = new CollPlanner(D, 2, 132, true);
         Plan plan = new Plan();
         two.plan(Collective.ALL_GATHER, 32 << 10, 4, RedOp.Kind.SUM, plan);
