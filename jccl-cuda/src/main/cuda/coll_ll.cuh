@@ -71,19 +71,12 @@ JCCL_DEV LlCall llBegin(const KernelArgs& a) {
     const int r = a.rank;
     bool aborted = false;
     if (threadId() < (uint32_t)a.nRanks && (int)threadId() != r && llSendsTo(a, threadId())) {
-        uint32_t spins = 0;
         const int p = threadId();
-        while ((int64_t)(ldVolatile64(&self->llPeerSeen[p]) - sPrev) < 0
-               && (int64_t)(ldAcquireSys64(&self->llPeerDone[p]) - sPrev) < 0) {
-            spinPause();
-            if (++spins == kSpinsBeforeAbortCheck) {
-                spins = 0;
-                if (abortRequested(a.abortFlag)) {
-                    aborted = true;
-                    break;
-                }
-            }
-        }
+        const uint64_t prev = sPrev;
+        aborted = !spinUntil(a.abortFlag, [&] {
+            return (int64_t)(ldVolatile64(&self->llPeerSeen[p]) - prev) >= 0
+                   || (int64_t)(ldAcquireSys64(&self->llPeerDone[p]) - prev) >= 0;
+        });
     }
     c.aborted = syncBlockAnd(!aborted) == 0;
     return c;
@@ -177,18 +170,11 @@ JCCL_DEV void llColl(const KernelArgs& a) {
                 vals[p] = v;
             } else if (llRecvsFrom(a, p)) {
                 const char* line = llLine(a.ll.p[r], parity, N, p, a.llSlotWords, w);
-                uint32_t spins = 0;
-                while (!loadLL(line, flag, &vals[p])) {
-                    spinPause();
-                    if (++spins == kSpinsBeforeAbortCheck) {
-                        spins = 0;
-                        if (abortRequested(a.abortFlag)) {
-                            aborted = true;
-                            break;
-                        }
-                    }
+                uint64_t* v = &vals[p];
+                if (!spinUntil(a.abortFlag, [&] { return loadLL(line, flag, v); })) {
+                    aborted = true;
+                    break;
                 }
-                if (aborted) break;
             }
         }
         if (aborted) break;
@@ -264,18 +250,11 @@ JCCL_DEV void llPackedAllReduce(const KernelArgs& a) {
 #pragma unroll
         for (int j = 0; j < 4; j++) {
             const char* line = llLine(a.ll.p[r], c.parity, 2, peer, a.llSlotWords, llPackedLine(g, j));
-            uint32_t spins = 0;
-            while (!loadLLPacked(line, c.flag, &d[3 * j])) {
-                spinPause();
-                if (++spins == kSpinsBeforeAbortCheck) {
-                    spins = 0;
-                    if (abortRequested(a.abortFlag)) {
-                        aborted = true;
-                        break;
-                    }
-                }
+            uint32_t* dj = &d[3 * j];
+            if (!spinUntil(a.abortFlag, [&] { return loadLLPacked(line, c.flag, dj); })) {
+                aborted = true;
+                break;
             }
-            if (aborted) break;
         }
         if (aborted) break;
 #pragma unroll

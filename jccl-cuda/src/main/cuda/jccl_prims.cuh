@@ -11,6 +11,21 @@
 
 namespace jccl {
 
+// Spins until ready() holds; false when the host raised the abort word first (checked every
+// kSpinsBeforeAbortCheck polls).
+template <typename F>
+JCCL_DEV bool spinUntil(uint64_t abortFlag, F ready) {
+    uint32_t spins = 0;
+    while (!ready()) {
+        spinPause();
+        if (++spins == kSpinsBeforeAbortCheck) {
+            spins = 0;
+            if (abortRequested(abortFlag)) return false;
+        }
+    }
+    return true;
+}
+
 JCCL_DEV Signals* sigOf(const KernelArgs& a, int rank) { return reinterpret_cast<Signals*>(a.sig.p[rank]); }
 
 // Per-block cross-GPU barrier: block b of every rank must call it equally often, and every rank launches the same
