@@ -105,6 +105,24 @@ class GraphSearchTest {
     }
 
     @Test
+    void fourH200MatchNcclsOwnGraphs() {
+        // NCCL 2.28.9 on 4xH200 (every pair NV18 through NVSwitch; nccl-2.28.9-4xH200/graph.xml): ring and tree
+        // graphs of 12 channels at 30 GB/s over NVLink, every channel 0 1 2 3, samechannels on.
+        TopoSystem s = Fixtures.system("nccl-2.28.9-4xH200/topo.xml", false, P);
+        TopoGraph r = ring(s);
+        assertThat(r.nChannels()).isEqualTo(12);
+        assertThat(r.bwIntra()).isEqualTo(30.0);
+        assertThat(r.typeIntra()).isEqualTo(PathType.NVL);
+        TopoGraph t = tree(s, r.nChannels());
+        assertThat(t.nChannels()).isEqualTo(12);
+        assertThat(t.bwIntra()).isEqualTo(30.0);
+        for (int c = 0; c < 12; c++) {
+            assertThat(r.channelRanks(c)).containsExactly(0, 1, 2, 3);
+            assertThat(t.channelRanks(c)).containsExactly(0, 1, 2, 3);
+        }
+    }
+
+    @Test
     void twoGpuNodeWithNicRing() {
         // Inter-node ring NET -> GPU -> GPU -> NET. maxBw = 12.5 (GPU->NET), sm80 inter speeds start at 12.
         // NET0 -> GPU0 is PIX, but the last GPU (1) reaches NET0 only by PXN (via GPU0 over NVLink), so the ring is
@@ -173,7 +191,8 @@ class GraphSearchTest {
 
     @ParameterizedTest
     @CsvSource({"dgx-h100.xml,false", "dgx-h100.xml,true", "pcie-2socket.xml,false", "pcie-2socket.xml,true",
-        "nvlink-pair-h200.xml,false", "two-gpu-one-nic-node.xml,true", "nccl-2.28.9-2xH200/topo.xml,false"})
+        "nvlink-pair-h200.xml,false", "two-gpu-one-nic-node.xml,true", "nccl-2.28.9-2xH200/topo.xml,false",
+        "nccl-2.28.9-4xH200/topo.xml,false"})
     void searchGivesBackAllBandwidthAndIsDeterministic(String fixture, boolean nets) {
         TopoSystem s = Fixtures.system(fixture, nets, P);
         double before = s.totalLinkBandwidth();
