@@ -17,7 +17,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * {@link #launch} allocates nothing: the caller owns the kernelParams array.
  *
  * <p>Thread: stateless, any platform thread with the module's context current. Mirrors NCCL's kernel launch
- * (ncclLaunchKernel → cuLaunchKernelEx) without the launch attributes.
+ * (ncclLaunchKernel → cuLaunchKernelEx), with only the programmatic-serialization attribute (see LaunchConfig).
  */
 public final class CuModules {
     /** CUfunction_attribute: maximum dynamic shared memory per block. */
@@ -30,12 +30,8 @@ public final class CuModules {
         static final MethodHandle LOAD_DATA = CudaLibrary.bind("cuModuleLoadData", ADDRESS, ADDRESS);
         static final MethodHandle UNLOAD = CudaLibrary.bind("cuModuleUnload", ADDRESS);
         static final MethodHandle GET_FUNCTION = CudaLibrary.bind("cuModuleGetFunction", ADDRESS, ADDRESS, ADDRESS);
-        static final MethodHandle LAUNCH = CudaLibrary.bindHot("cuLaunchKernel", ADDRESS, JAVA_INT, JAVA_INT, JAVA_INT,
-                JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, ADDRESS);
         static final MethodHandle LAUNCH_EX = CudaLibrary.bindHot("cuLaunchKernelEx", ADDRESS, ADDRESS, ADDRESS,
                 ADDRESS);
-        static final MethodHandle LAUNCH_COOPERATIVE = CudaLibrary.bind("cuLaunchCooperativeKernel", ADDRESS, JAVA_INT,
-                JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS);
         static final MethodHandle FUNC_SET_ATTRIBUTE = CudaLibrary.bind("cuFuncSetAttribute", ADDRESS, JAVA_INT, JAVA_INT);
         static final MethodHandle LIBRARY_LOAD_DATA = CudaLibrary.bind("cuLibraryLoadData", ADDRESS, ADDRESS, ADDRESS,
                 ADDRESS, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT);
@@ -114,25 +110,6 @@ public final class CuModules {
     }
 
     /**
-     * Launches {@code fn} on a 1-D grid. {@code params} is a native array of pointers, one per kernel parameter,
-     * each to that parameter's value (the driver copies the values before returning).
-     */
-    public static void launch(MemorySegment fn, int gridX, int blockX, int sharedBytes, MemorySegment stream,
-                              MemorySegment params) {
-        int rc;
-        try {
-            rc = (int) H.LAUNCH.invokeExact(fn, gridX, 1, 1, blockX, 1, 1, sharedBytes, stream, params,
-                    MemorySegment.NULL);
-        } catch (Throwable t) {
-            throw NativeLibrary.rethrow(t);
-        }
-        if (rc != 0) {
-            throw error(rc, "cuLaunchKernel", hex(fn), gridX, 1, 1, blockX, 1, 1, sharedBytes, hex(stream),
-                    hex(params), "NULL");
-        }
-    }
-
-    /**
      * Launches {@code fn} as {@code config} describes (cuLaunchKernelEx): grid, block, stream and launch attributes
      * already written into the caller's reusable {@link LaunchConfig}.
      */
@@ -145,21 +122,6 @@ public final class CuModules {
         }
         if (rc != 0) {
             throw error(rc, "cuLaunchKernelEx", config, hex(fn), hex(params), "NULL");
-        }
-    }
-
-    /** Launches {@code fn} cooperatively: fails instead of hanging when the grid cannot be resident at once. */
-    public static void launchCooperative(MemorySegment fn, int gridX, int blockX, int sharedBytes,
-                                         MemorySegment stream, MemorySegment params) {
-        int rc;
-        try {
-            rc = (int) H.LAUNCH_COOPERATIVE.invokeExact(fn, gridX, 1, 1, blockX, 1, 1, sharedBytes, stream, params);
-        } catch (Throwable t) {
-            throw NativeLibrary.rethrow(t);
-        }
-        if (rc != 0) {
-            throw error(rc, "cuLaunchCooperativeKernel", hex(fn), gridX, 1, 1, blockX, 1, 1, sharedBytes,
-                    hex(stream), hex(params));
         }
     }
 
