@@ -31,11 +31,15 @@ import java.util.Objects;
  * @param ringChannels    channels (blocks) of the ring and of each point-to-point connection
  * @param ringSlotBytes   bytes per FIFO slot (8 slots per channel and connection)
  * @param ringChunkSteps  FIFO slots per ring chunk
+ * @param packsPerThread  16-byte packs per thread the push and pull allReduce grids are sized for (1: more blocks
+ *                        write and read in parallel; push at 128 KiB took 7.9 µs against 8.2 with 2)
+ * @param pullUnroll      pull allReduce on 2 GPUs: 16-byte packs per source each thread keeps in flight, 2, 4 or 8
+ *                        (4: two-shot at 8 MiB took 32.0 µs against 32.9 with 2; 8 gained nothing more)
  */
 public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long llPackedMaxBytes, long pushMaxBytes, long pushChunkBytes,
                          long pullFromBytes, long oneShotMaxBytes,
                          long twoShotMaxBytes, int maxBlocks, int ringChannels, long ringSlotBytes,
-                         int ringChunkSteps) {
+                         int ringChunkSteps, int packsPerThread, int pullUnroll) {
     /** Grid limit imposed by the kernels' barrier and pointer slots (kMaxBlocks). */
     public static final int KERNEL_MAX_BLOCKS = 160;
 
@@ -56,13 +60,15 @@ public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long llP
         check(ringSlotBytes >= 4096 && ringSlotBytes % 4096 == 0, "ringSlotBytes must be a multiple of 4096",
                 ringSlotBytes);
         check(ringChunkSteps >= 1 && ringChunkSteps <= 8, "ringChunkSteps must be in 1..8", ringChunkSteps);
+        check(packsPerThread >= 1 && packsPerThread <= 64, "packsPerThread must be in 1..64", packsPerThread);
+        check(pullUnroll == 2 || pullUnroll == 4 || pullUnroll == 8, "pullUnroll must be 2, 4 or 8", pullUnroll);
     }
 
     /** The defaults measured on 2×H200. */
     public static GpuOptions defaults() {
         return new GpuOptions(AllReduceAlgorithm.AUTO, 512 << 10, 0, 32L << 20, 64 << 10, 4L << 20, 4L << 20,
                 64L << 20,
-                128, 128, 256 << 10, 2);
+                128, 128, 256 << 10, 2, 1, 4);
     }
 
     /** {@link #defaults()} with every {@code jccl.cuda.<field>} system property applied. */
@@ -76,48 +82,49 @@ public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long llP
                 bytes("oneShotMaxBytes", d.oneShotMaxBytes),
                 bytes("twoShotMaxBytes", d.twoShotMaxBytes), (int) bytes("maxBlocks", d.maxBlocks),
                 (int) bytes("ringChannels", d.ringChannels), bytes("ringSlotBytes", d.ringSlotBytes),
-                (int) bytes("ringChunkSteps", d.ringChunkSteps));
+                (int) bytes("ringChunkSteps", d.ringChunkSteps), (int) bytes("packsPerThread", d.packsPerThread),
+                (int) bytes("pullUnroll", d.pullUnroll));
     }
 
     public GpuOptions withAlgorithm(AllReduceAlgorithm a) {
         return new GpuOptions(a, llMaxBytes, llPackedMaxBytes, pushMaxBytes, pushChunkBytes, pullFromBytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, ringChannels,
-                ringSlotBytes, ringChunkSteps);
+                ringSlotBytes, ringChunkSteps, packsPerThread, pullUnroll);
     }
 
     public GpuOptions withLlMaxBytes(long bytes) {
         return new GpuOptions(algorithm, bytes, llPackedMaxBytes, pushMaxBytes, pushChunkBytes, pullFromBytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, ringChannels,
-                ringSlotBytes, ringChunkSteps);
+                ringSlotBytes, ringChunkSteps, packsPerThread, pullUnroll);
     }
 
     public GpuOptions withLlPackedMaxBytes(long bytes) {
         return new GpuOptions(algorithm, llMaxBytes, bytes, pushMaxBytes, pushChunkBytes, pullFromBytes, oneShotMaxBytes,
-                twoShotMaxBytes, maxBlocks, ringChannels, ringSlotBytes, ringChunkSteps);
+                twoShotMaxBytes, maxBlocks, ringChannels, ringSlotBytes, ringChunkSteps, packsPerThread, pullUnroll);
     }
 
     public GpuOptions withPushMaxBytes(long bytes) {
         return new GpuOptions(algorithm, llMaxBytes, llPackedMaxBytes, bytes, pushChunkBytes, pullFromBytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, ringChannels,
-                ringSlotBytes, ringChunkSteps);
+                ringSlotBytes, ringChunkSteps, packsPerThread, pullUnroll);
     }
 
     public GpuOptions withPushChunkBytes(long bytes) {
         return new GpuOptions(algorithm, llMaxBytes, llPackedMaxBytes, pushMaxBytes, bytes, pullFromBytes, oneShotMaxBytes, twoShotMaxBytes,
                 maxBlocks,
-                ringChannels, ringSlotBytes, ringChunkSteps);
+                ringChannels, ringSlotBytes, ringChunkSteps, packsPerThread, pullUnroll);
     }
 
     public GpuOptions withPullFromBytes(long bytes) {
         return new GpuOptions(algorithm, llMaxBytes, llPackedMaxBytes, pushMaxBytes, pushChunkBytes, bytes, oneShotMaxBytes,
-                twoShotMaxBytes, maxBlocks, ringChannels, ringSlotBytes, ringChunkSteps);
+                twoShotMaxBytes, maxBlocks, ringChannels, ringSlotBytes, ringChunkSteps, packsPerThread, pullUnroll);
     }
 
     public GpuOptions withMaxBlocks(int blocks) {
         return new GpuOptions(algorithm, llMaxBytes, llPackedMaxBytes, pushMaxBytes, pushChunkBytes, pullFromBytes, oneShotMaxBytes, twoShotMaxBytes, blocks, ringChannels,
-                ringSlotBytes, ringChunkSteps);
+                ringSlotBytes, ringChunkSteps, packsPerThread, pullUnroll);
     }
 
     public GpuOptions withRing(int channels, long slotBytes, int chunkSteps) {
         return new GpuOptions(algorithm, llMaxBytes, llPackedMaxBytes, pushMaxBytes, pushChunkBytes, pullFromBytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, channels,
-                slotBytes, chunkSteps);
+                slotBytes, chunkSteps, packsPerThread, pullUnroll);
     }
 
     /** Parses "4096", "64K", "8M", "1G" (binary units). */

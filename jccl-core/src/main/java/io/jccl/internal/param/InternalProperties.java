@@ -38,7 +38,8 @@ public final class InternalProperties {
         add(Param.ofString("jccl.cuda.algorithm", "auto", CUDA,
                 "GpuCommunicator allReduce kernel: auto, ll, llpacked, push, oneshot, twoshot or ring"));
         for (String f : List.of("llMaxBytes", "llPackedMaxBytes", "pushMaxBytes", "pushChunkBytes", "pullFromBytes", "oneShotMaxBytes",
-                "twoShotMaxBytes", "maxBlocks", "ringChannels", "ringSlotBytes", "ringChunkSteps")) {
+                "twoShotMaxBytes", "maxBlocks", "ringChannels", "ringSlotBytes", "ringChunkSteps", "packsPerThread",
+                "pullUnroll")) {
             add(Param.ofString("jccl.cuda." + f, "", CUDA, "GpuCommunicator option " + f
                     + " (see GpuOptions; unset: the measured default)"));
         }
@@ -46,10 +47,6 @@ public final class InternalProperties {
                 "launch kernels with programmatic dependent launch (a kernel's blocks start as the previous one ends)"));
         add(Param.ofBoolean("jccl.cuda.pdlCapture", true, CUDA,
                 "programmatic dependent launch inside CUDA graph captures too (false: plain launches there)"));
-        add(Param.ofInt("jccl.cuda.pullUnroll", 4, CUDA,
-                "pull allReduce on 2 GPUs: 16-byte packs per source each thread keeps in flight (2, 4 or 8)"));
-        add(Param.ofInt("jccl.cuda.packsPerThread", 1, CUDA,
-                "16-byte packs per thread the push and pull allReduce grids are sized for"));
         add(Param.ofString("jccl.cuda.cubinDir", "", CUDA, "directory of pre-assembled kernels (cubins); unset: JIT from the PTX"));
         add(Param.ofString("jccl.nccl.library", "", CUDA, "path of libnccl.so.2 when JCCL_NCCL_LIBRARY is unset"));
     }

@@ -7,6 +7,7 @@ import java.lang.foreign.StructLayout;
 import java.lang.invoke.VarHandle;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 /**
@@ -26,7 +27,7 @@ public final class LaunchConfig {
     /** CUlaunchAttribute: id, 4 bytes of padding, a 64-byte value union (8-byte aligned). */
     static final StructLayout ATTRIBUTE = MemoryLayout.structLayout(
             JAVA_INT.withName("id"), MemoryLayout.paddingLayout(4),
-            MemoryLayout.sequenceLayout(64, java.lang.foreign.ValueLayout.JAVA_BYTE).withName("value"));
+            MemoryLayout.sequenceLayout(64, JAVA_BYTE).withName("value"));
     /** CUlaunchConfig as cuda.h lays it out (56 bytes on 64-bit hosts). */
     static final StructLayout CONFIG = MemoryLayout.structLayout(
             JAVA_INT.withName("gridDimX"), JAVA_INT.withName("gridDimY"), JAVA_INT.withName("gridDimZ"),

@@ -21,16 +21,6 @@ public final class CollPlanner {
     /** Threads per block of every kernel (512, the kernels' launch bound). */
     public static final int THREADS = 512;
     /**
-     * 16-byte packs per thread the push and pull grids are sized for ({@code -Djccl.cuda.packsPerThread}); 1 measured
-     * best on 2×H200 (more blocks write and read in parallel: 7.7 against 8.2 µs at 128 KiB push).
-     */
-    static final int PACKS_PER_THREAD = Math.max(1, Integer.getInteger("jccl.cuda.packsPerThread", 1));
-    /**
-     * Pull kernels on 2 ranks: 16-byte packs per source each thread keeps in flight, 2, 4 or 8
-     * ({@code -Djccl.cuda.pullUnroll}); 4 measured best on 2×H200 (two-shot 8 MiB: 32.0 against 32.9 µs).
-     */
-    static final int PULL_UNROLL = Integer.getInteger("jccl.cuda.pullUnroll", 4);
-    /**
      * Bytes a ring channel should have at least before another channel is added (allReduce reaches the ring only
      * above two-shot's range, where every channel is in use either way).
      */
@@ -49,6 +39,8 @@ public final class CollPlanner {
     private final int nRanks;
     private final int blockLimit;
     private final boolean peerPointers;
+    /** Kernel flags of the pull allReduce's in-flight depth ({@link GpuOptions#pullUnroll()}). */
+    private final int pullDepthFlags;
 
     /**
      * @param residentBlocks blocks of 512 threads that can surely run at once on every GPU of the communicator (the
@@ -62,6 +54,8 @@ public final class CollPlanner {
         this.blockLimit = Math.max(1, Math.min(Math.min(GpuOptions.KERNEL_MAX_BLOCKS, options.maxBlocks()),
                 residentBlocks));
         this.peerPointers = peerPointers;
+        this.pullDepthFlags = options.pullUnroll() == 8 ? KernelArgs.FLAG_DEEP8
+                : options.pullUnroll() == 4 ? KernelArgs.FLAG_DEEP4 : 0;
     }
 
     /** The LL size of every collective but the 2-rank allReduce. */
@@ -123,13 +117,13 @@ public final class CollPlanner {
                     case LL -> set(plan, KernelFamily.LL, grid(ceilDiv(bytes, 8), THREADS));
                     case LL_PACKED -> set(plan, KernelFamily.LL_PACKED, grid(ceilDiv(bytes, 48), THREADS));
                     case PUSH -> {
-                        set(plan, KernelFamily.PUSH, grid(ceilDiv(bytes, 16), (long) THREADS * PACKS_PER_THREAD));
+                        set(plan, KernelFamily.PUSH, grid(ceilDiv(bytes, 16), (long) THREADS * options.packsPerThread()));
                         plan.chunkBytes = options.pushChunkBytes();
                     }
                     case ONE_SHOT, TWO_SHOT -> {
-                        set(plan, KernelFamily.PULL, grid(ceilDiv(bytes, 16), (long) THREADS * PACKS_PER_THREAD));
+                        set(plan, KernelFamily.PULL, grid(ceilDiv(bytes, 16), (long) THREADS * options.packsPerThread()));
                         plan.flags = (a == AllReduceAlgorithm.TWO_SHOT ? KernelArgs.FLAG_TWO_SHOT : 0)
-                                | (PULL_UNROLL >= 8 ? KernelArgs.FLAG_DEEP8 : PULL_UNROLL >= 4 ? KernelArgs.FLAG_DEEP4 : 0);
+                                | pullDepthFlags;
                     }
                     case RING -> ring(plan, KernelFamily.RING, bytes);
                     default -> throw new IllegalStateException("no plan for " + a);
