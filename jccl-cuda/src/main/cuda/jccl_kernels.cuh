@@ -9,18 +9,25 @@
 #include "coll_p2p.cuh"
 #include "coll_ring.cuh"
 
-#define JCCL_REDUCE_KERNELS(T, TN, OC, SUMONLY) JCCL_REDUCE_KERNELS_I(T, TN, OC, SUMONLY)
-#define JCCL_REDUCE_KERNELS_I(T, TN, OC, SUMONLY)                                               \
-    JCCL_KERNEL(jccl_ll_##TN##_##OC) { jccl::kernelEntry(); jccl::llColl<T, SUMONLY, false>(a); }                     \
-    JCCL_KERNEL(jccl_llp_##TN##_##OC) { jccl::kernelEntry(); jccl::llPackedAllReduce<T, SUMONLY>(a); }          \
-    JCCL_KERNEL(jccl_push_##TN##_##OC) { jccl::kernelEntry(); jccl::pushAllReduce<T, SUMONLY>(a); }                   \
-    JCCL_KERNEL(jccl_pull_##TN##_##OC) { jccl::kernelEntry(); jccl::pullAllReduce<T, SUMONLY>(a); }                   \
-    JCCL_KERNEL(jccl_ring_##TN##_##OC) { jccl::kernelEntry(); jccl::ringColl<T, SUMONLY, false>(a); }
+// A kernel entry point: the programmatic-launch wait (kernelEntry), then the collective.
+#define JCCL_ENTRY(name, call) \
+    JCCL_KERNEL(name) {        \
+        jccl::kernelEntry();   \
+        call;                  \
+    }
 
-#define JCCL_COPY_KERNELS()                                                                      \
-    JCCL_KERNEL(jccl_ll_copy) { jccl::kernelEntry(); jccl::llColl<uint8_t, true, true>(a); }                          \
-    JCCL_KERNEL(jccl_ring_copy) { jccl::kernelEntry(); jccl::ringColl<uint8_t, true, true>(a); }                      \
-    JCCL_KERNEL(jccl_p2p) { jccl::kernelEntry(); jccl::p2pBatch(a); }
+#define JCCL_REDUCE_KERNELS(T, TN, OC, SUMONLY) JCCL_REDUCE_KERNELS_I(T, TN, OC, SUMONLY)
+#define JCCL_REDUCE_KERNELS_I(T, TN, OC, SUMONLY)                                              \
+    JCCL_ENTRY(jccl_ll_##TN##_##OC, (jccl::llColl<T, SUMONLY, false>(a)))                       \
+    JCCL_ENTRY(jccl_llp_##TN##_##OC, (jccl::llPackedAllReduce<T, SUMONLY>(a)))                  \
+    JCCL_ENTRY(jccl_push_##TN##_##OC, (jccl::pushAllReduce<T, SUMONLY>(a)))                     \
+    JCCL_ENTRY(jccl_pull_##TN##_##OC, (jccl::pullAllReduce<T, SUMONLY>(a)))                     \
+    JCCL_ENTRY(jccl_ring_##TN##_##OC, (jccl::ringColl<T, SUMONLY, false>(a)))
+
+#define JCCL_COPY_KERNELS()                                                                     \
+    JCCL_ENTRY(jccl_ll_copy, (jccl::llColl<uint8_t, true, true>(a)))                            \
+    JCCL_ENTRY(jccl_ring_copy, (jccl::ringColl<uint8_t, true, true>(a)))                        \
+    JCCL_ENTRY(jccl_p2p, (jccl::p2pBatch(a)))
 
 // Every element type: X(C type, kernel suffix).
 #define JCCL_FOR_EACH_TYPE(X)            \
