@@ -66,6 +66,24 @@ case "${1:-pdl}" in
     run bf16-ops "" -b 1M -e 2M -f 2 -n 20 -w 5 -c 1 -d bfloat16 -o all --backend jccl
     run graph "" -b 8 -e 8M -f 4 $S -G 20 --backend both
     run base-both-2 "" -b 64K -e 16M -f 2 $S --backend both ;;
+  v2)
+    P="-Djccl.cuda.algorithm=llpacked -Djccl.cuda.llPackedMaxBytes=16M"
+    run base-both "" -b 64K -e 16M -f 2 $S --backend both
+    run packed-g128 "$P" -b 64K -e 16M -f 2 $S --backend jccl
+    for g in 64 256 512; do
+      run "packed-g$g" "$P -Djccl.cuda.llPackedBlockGroups=$g" -b 256K -e 4M -f 2 $S --backend jccl
+    done
+    for p in 1 2 4; do
+      for c in 4K 8K 16K; do
+        run "push-ppt$p-c$c" "-Djccl.cuda.algorithm=push -Djccl.cuda.packsPerThread=$p -Djccl.cuda.pushChunkBytes=$c" -b 512K -e 8M -f 2 $S --backend jccl
+      done
+    done
+    run types "$P" -b 1M -e 2M -f 2 -n 20 -w 5 -c 1 -d all --backend jccl
+    run bf16-ops "$P" -b 1M -e 2M -f 2 -n 20 -w 5 -c 1 -d bfloat16 -o all --backend jccl
+    run odd "$P" -b 999997 -e 999997 -n 20 -w 5 -c 1 -d all --backend jccl
+    run auto-p4M "-Djccl.cuda.llPackedMaxBytes=4M" -b 64K -e 16M -f 2 $S --backend both
+    run auto-p4M-ll256 "-Djccl.cuda.llPackedMaxBytes=4M -Djccl.cuda.llMaxBytes=256K" -b 64K -e 4M -f 2 $S --backend jccl
+    run graph-p4M "-Djccl.cuda.llPackedMaxBytes=4M" -b 8 -e 8M -f 4 $S -G 20 --backend both ;;
 esac
 # summary: variant, size, oop time, ip time, wrong
 awk '/^### /{split($0,h," [|] "); v=substr(h[1],5)} /^# Backend: NCCL/{v=v"/nccl"} /^ +[0-9]+ +[0-9]+ +[a-z0-9]+ +[a-z]+ / && $6!="|"{printf "%-22s %10s %-8s %-6s %8s %8s %s/%s\n", v, $1, $3, $4, $6, $10, $9, $13}' "$log" > "$out/explore-table.txt"

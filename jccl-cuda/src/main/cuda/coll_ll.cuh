@@ -203,18 +203,43 @@ JCCL_DEV void llColl(const KernelArgs& a) {
 // and two flags, so that 8-byte halves would do). 75% of the bytes on the link are data instead of 50%. It relies
 // on NVLink delivering a thread's aligned 16-byte store whole, as NCCL's LL128 relies on whole 128-byte warp
 // stores there; the planner takes it only on the pair of GPUs of one process or node (never over PCIe through the
-// host). A thread owns groups of 48 bytes (6 words, 4 lines; interleaved across its warp, see llPackedWord): it
-// sends its group as 4 lines, then polls the peer's 4 lines and reduces in rank order. Sequence numbers, parity and
-// the end of call are the LL kernel's.
-// Word k (0..5) of group g lives at data word (g / 32) * 192 + k * 32 + g % 32, and line j (0..3) of group g at line
-// (g / 32) * 128 + j * 32 + g % 32: a warp's loads, line stores and polls each cover contiguous memory.
-JCCL_DEV uint64_t llPackedWord(uint64_t g, int k) { return (g >> 5) * 192 + (uint64_t)k * 32 + (g & 31); }
+// host). Sequence numbers, parity and the end of call are the LL kernel's.
+//
+// A thread owns groups of 48 bytes (6 words, 4 lines): group g is bytes [48 g, 48 g + 48) of the buffer, read and
+// written as three 16-byte packs when the buffers allow it, and line j (0..3) of group g lives at line
+// (g / 32) * 128 + j * 32 + g % 32, so a warp's line stores and polls each cover 512 contiguous bytes. Each block
+// owns a contiguous run of groups, whole warps of them (the planner sizes the grid; a block's threads may own none).
+// A thread sends its groups, then for each group loads its own input and polls the peer's 4 lines together (all
+// of these loads are in flight at once), then reduces in rank order.
 JCCL_DEV uint64_t llPackedLine(uint64_t g, int j) { return (g >> 5) * 128 + (uint64_t)j * 32 + (g & 31); }
+
+// Loads group g of the input as 6 words (zeros past the end), scaled for preMulSum when asked.
+template <typename T, bool SUMONLY>
+JCCL_DEV void llPackedLoad(const T* in, uint64_t g, uint64_t count, bool packs, bool pre, const Red& red,
+                           uint64_t* x) {
+    constexpr int EW = 8 / sizeof(T);
+    if (packs && (g + 1) * 6 * EW <= count) {
+        const uint4* p = reinterpret_cast<const uint4*>(in) + g * 3;
+#pragma unroll
+        for (int i = 0; i < 3; i++) {
+            const uint4 q = loadPack(p + i);
+            x[2 * i] = ((uint64_t)q.y << 32) | q.x;
+            x[2 * i + 1] = ((uint64_t)q.w << 32) | q.z;
+        }
+    } else {
+        const uint64_t nWords = (count + EW - 1) / EW;
+#pragma unroll
+        for (int k = 0; k < 6; k++) x[k] = g * 6 + k < nWords ? loadWord(in, g * 6 + k, count) : 0;
+    }
+    if (pre) {
+#pragma unroll
+        for (int k = 0; k < 6; k++) x[k] = reduceWord<T, SUMONLY>(&x[k], 1, red, 0, false);
+    }
+}
 
 template <typename T, bool SUMONLY>
 JCCL_DEV void llPackedAllReduce(const KernelArgs& a) {
     constexpr int EW = 8 / sizeof(T);
-    constexpr int GW = 6;   // 8-byte words per group: 48 bytes in 4 lines of 12
     const LlCall c = llBegin(a);
     const int r = a.rank, peer = 1 - a.rank;
     const Red red = makeRed(a);
@@ -222,22 +247,23 @@ JCCL_DEV void llPackedAllReduce(const KernelArgs& a) {
     const bool post = (a.flags & kFlagPostDiv) != 0;
     const uint64_t count = a.count;
     const uint64_t nWords = (count + EW - 1) / EW;
-    const uint64_t nGroups = (nWords + 32 * GW - 1) / (32 * GW) * 32;   // whole warps of groups
-    const uint64_t tid = (uint64_t)blockId() * blockSize() + threadId();
-    const uint64_t stride = (uint64_t)gridSize() * blockSize();   // a multiple of 32
+    const uint64_t nGroups = (nWords + 5) / 6;
+    const uint64_t perBlock = ((nGroups + gridSize() - 1) / gridSize() + 31) / 32 * 32;
+    const uint64_t gBegin = (uint64_t)blockId() * perBlock;
+    const uint64_t gEnd = jmin(nGroups, gBegin + perBlock);
     const T* in = reinterpret_cast<const T*>(a.in);
     T* out = reinterpret_cast<T*>(a.out);
+    const bool packs = ((reinterpret_cast<uintptr_t>(a.in) | reinterpret_cast<uintptr_t>(a.out)) & 15) == 0;
     bool aborted = c.aborted;
 
-    for (uint64_t g = tid; g < nGroups && !aborted; g += stride) {
-        uint32_t v[2 * GW];
+    for (uint64_t g = gBegin + threadId(); g < gEnd && !aborted; g += blockSize()) {
+        uint64_t x[6];
+        llPackedLoad<T, SUMONLY>(in, g, count, packs, pre, red, x);
+        uint32_t v[12];
 #pragma unroll
-        for (int k = 0; k < GW; k++) {
-            const uint64_t w = llPackedWord(g, k);
-            uint64_t x = w < nWords ? loadWord(in, w, count) : 0;
-            if (pre) x = reduceWord<T, SUMONLY>(&x, 1, red, 0, false);
-            v[2 * k] = (uint32_t)x;
-            v[2 * k + 1] = (uint32_t)(x >> 32);
+        for (int k = 0; k < 6; k++) {
+            v[2 * k] = (uint32_t)x[k];
+            v[2 * k + 1] = (uint32_t)(x[k] >> 32);
         }
 #pragma unroll
         for (int j = 0; j < 4; j++) {
@@ -245,28 +271,42 @@ JCCL_DEV void llPackedAllReduce(const KernelArgs& a) {
                           v[3 * j + 1], v[3 * j + 2], c.flag);
         }
     }
-    for (uint64_t g = tid; g < nGroups && !aborted; g += stride) {
-        uint32_t d[2 * GW];
+    for (uint64_t g = gBegin + threadId(); g < gEnd && !aborted; g += blockSize()) {
+        uint64_t mine[6];
+        llPackedLoad<T, SUMONLY>(in, g, count, packs, pre, red, mine);
+        uint32_t d[12];
+        // All four lines are loaded on every poll, without branches between the loads, so they are in flight
+        // together (a line already seen cannot change: the peer writes this parity again only after this call).
+        if (!spinUntil(a.abortFlag, [&] {
+                int all = 1;
 #pragma unroll
-        for (int j = 0; j < 4; j++) {
-            const char* line = llLine(a.ll.p[r], c.parity, 2, peer, a.llSlotWords, llPackedLine(g, j));
-            uint32_t* dj = &d[3 * j];
-            if (!spinUntil(a.abortFlag, [&] { return loadLLPacked(line, c.flag, dj); })) {
-                aborted = true;
-                break;
-            }
+                for (int j = 0; j < 4; j++) {
+                    all &= (int)loadLLPacked(llLine(a.ll.p[r], c.parity, 2, peer, a.llSlotWords, llPackedLine(g, j)),
+                                             c.flag, d + 3 * j);
+                }
+                return all != 0;
+            })) {
+            aborted = true;
+            break;
         }
-        if (aborted) break;
+        uint64_t y[6];
 #pragma unroll
-        for (int k = 0; k < GW; k++) {
-            const uint64_t w = llPackedWord(g, k);
-            if (w >= nWords) continue;
-            uint64_t vals[2];
-            uint64_t mine = loadWord(in, w, count);
-            if (pre) mine = reduceWord<T, SUMONLY>(&mine, 1, red, 0, false);
-            vals[r] = mine;
-            vals[peer] = ((uint64_t)d[2 * k + 1] << 32) | d[2 * k];
-            storeWord(out, w, count, reduceWord<T, SUMONLY>(vals, 2, red, -1, post));
+        for (int k = 0; k < 6; k++) {
+            const uint64_t theirs = ((uint64_t)d[2 * k + 1] << 32) | d[2 * k];
+            const uint64_t pair[2] = {r == 0 ? mine[k] : theirs, r == 0 ? theirs : mine[k]};
+            y[k] = reduceWord<T, SUMONLY>(pair, 2, red, -1, post);
+        }
+        if (packs && (g + 1) * 6 * EW <= count) {
+            uint4* p = reinterpret_cast<uint4*>(out) + g * 3;
+#pragma unroll
+            for (int i = 0; i < 3; i++) {
+                storePack(p + i, make_uint4((uint32_t)y[2 * i], (uint32_t)(y[2 * i] >> 32), (uint32_t)y[2 * i + 1],
+                                            (uint32_t)(y[2 * i + 1] >> 32)));
+            }
+        } else {
+#pragma unroll
+            for (int k = 0; k < 6; k++)
+                if (g * 6 + k < nWords) storeWord(out, g * 6 + k, count, y[k]);
         }
     }
     llEnd(a, c);

@@ -35,11 +35,14 @@ import java.util.Objects;
  *                        write and read in parallel; push at 128 KiB took 7.9 µs against 8.2 with 2)
  * @param pullUnroll      pull allReduce on 2 GPUs: 16-byte packs per source each thread keeps in flight, 2, 4 or 8
  *                        (4: two-shot at 8 MiB took 32.0 µs against 32.9 with 2; 8 gained nothing more)
+ * @param llPackedBlockGroups packed LL: 48-byte groups per block (a multiple of 32, at most 512, one per thread):
+ *                        fewer spread a call over more SMs
  */
 public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long llPackedMaxBytes, long pushMaxBytes, long pushChunkBytes,
                          long pullFromBytes, long oneShotMaxBytes,
                          long twoShotMaxBytes, int maxBlocks, int ringChannels, long ringSlotBytes,
-                         int ringChunkSteps, int packsPerThread, int pullUnroll) {
+                         int ringChunkSteps, int packsPerThread, int pullUnroll,
+                         int llPackedBlockGroups) {
     /** Grid limit imposed by the kernels' barrier and pointer slots (kMaxBlocks). */
     public static final int KERNEL_MAX_BLOCKS = 160;
 
@@ -62,13 +65,15 @@ public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long llP
         check(ringChunkSteps >= 1 && ringChunkSteps <= 8, "ringChunkSteps must be in 1..8", ringChunkSteps);
         check(packsPerThread >= 1 && packsPerThread <= 64, "packsPerThread must be in 1..64", packsPerThread);
         check(pullUnroll == 2 || pullUnroll == 4 || pullUnroll == 8, "pullUnroll must be 2, 4 or 8", pullUnroll);
+        check(llPackedBlockGroups >= 32 && llPackedBlockGroups <= 512 && llPackedBlockGroups % 32 == 0,
+                "llPackedBlockGroups must be a multiple of 32 in 32..512", llPackedBlockGroups);
     }
 
     /** The defaults measured on 2×H200. */
     public static GpuOptions defaults() {
         return new GpuOptions(AllReduceAlgorithm.AUTO, 512 << 10, 0, 32L << 20, 64 << 10, 4L << 20, 4L << 20,
                 64L << 20,
-                128, 128, 256 << 10, 2, 1, 4);
+                128, 128, 256 << 10, 2, 1, 4, 128);
     }
 
     /** {@link #defaults()} with every {@code jccl.cuda.<field>} system property applied. */
@@ -83,48 +88,56 @@ public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long llP
                 bytes("twoShotMaxBytes", d.twoShotMaxBytes), (int) bytes("maxBlocks", d.maxBlocks),
                 (int) bytes("ringChannels", d.ringChannels), bytes("ringSlotBytes", d.ringSlotBytes),
                 (int) bytes("ringChunkSteps", d.ringChunkSteps), (int) bytes("packsPerThread", d.packsPerThread),
-                (int) bytes("pullUnroll", d.pullUnroll));
+                (int) bytes("pullUnroll", d.pullUnroll), (int) bytes("llPackedBlockGroups", d.llPackedBlockGroups));
     }
 
     public GpuOptions withAlgorithm(AllReduceAlgorithm a) {
         return new GpuOptions(a, llMaxBytes, llPackedMaxBytes, pushMaxBytes, pushChunkBytes, pullFromBytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, ringChannels,
-                ringSlotBytes, ringChunkSteps, packsPerThread, pullUnroll);
+                ringSlotBytes, ringChunkSteps, packsPerThread, pullUnroll,
+                llPackedBlockGroups);
     }
 
     public GpuOptions withLlMaxBytes(long bytes) {
         return new GpuOptions(algorithm, bytes, llPackedMaxBytes, pushMaxBytes, pushChunkBytes, pullFromBytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, ringChannels,
-                ringSlotBytes, ringChunkSteps, packsPerThread, pullUnroll);
+                ringSlotBytes, ringChunkSteps, packsPerThread, pullUnroll,
+                llPackedBlockGroups);
     }
 
     public GpuOptions withLlPackedMaxBytes(long bytes) {
         return new GpuOptions(algorithm, llMaxBytes, bytes, pushMaxBytes, pushChunkBytes, pullFromBytes, oneShotMaxBytes,
-                twoShotMaxBytes, maxBlocks, ringChannels, ringSlotBytes, ringChunkSteps, packsPerThread, pullUnroll);
+                twoShotMaxBytes, maxBlocks, ringChannels, ringSlotBytes, ringChunkSteps, packsPerThread, pullUnroll,
+                llPackedBlockGroups);
     }
 
     public GpuOptions withPushMaxBytes(long bytes) {
         return new GpuOptions(algorithm, llMaxBytes, llPackedMaxBytes, bytes, pushChunkBytes, pullFromBytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, ringChannels,
-                ringSlotBytes, ringChunkSteps, packsPerThread, pullUnroll);
+                ringSlotBytes, ringChunkSteps, packsPerThread, pullUnroll,
+                llPackedBlockGroups);
     }
 
     public GpuOptions withPushChunkBytes(long bytes) {
         return new GpuOptions(algorithm, llMaxBytes, llPackedMaxBytes, pushMaxBytes, bytes, pullFromBytes, oneShotMaxBytes, twoShotMaxBytes,
                 maxBlocks,
-                ringChannels, ringSlotBytes, ringChunkSteps, packsPerThread, pullUnroll);
+                ringChannels, ringSlotBytes, ringChunkSteps, packsPerThread, pullUnroll,
+                llPackedBlockGroups);
     }
 
     public GpuOptions withPullFromBytes(long bytes) {
         return new GpuOptions(algorithm, llMaxBytes, llPackedMaxBytes, pushMaxBytes, pushChunkBytes, bytes, oneShotMaxBytes,
-                twoShotMaxBytes, maxBlocks, ringChannels, ringSlotBytes, ringChunkSteps, packsPerThread, pullUnroll);
+                twoShotMaxBytes, maxBlocks, ringChannels, ringSlotBytes, ringChunkSteps, packsPerThread, pullUnroll,
+                llPackedBlockGroups);
     }
 
     public GpuOptions withMaxBlocks(int blocks) {
         return new GpuOptions(algorithm, llMaxBytes, llPackedMaxBytes, pushMaxBytes, pushChunkBytes, pullFromBytes, oneShotMaxBytes, twoShotMaxBytes, blocks, ringChannels,
-                ringSlotBytes, ringChunkSteps, packsPerThread, pullUnroll);
+                ringSlotBytes, ringChunkSteps, packsPerThread, pullUnroll,
+                llPackedBlockGroups);
     }
 
     public GpuOptions withRing(int channels, long slotBytes, int chunkSteps) {
         return new GpuOptions(algorithm, llMaxBytes, llPackedMaxBytes, pushMaxBytes, pushChunkBytes, pullFromBytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, channels,
-                slotBytes, chunkSteps, packsPerThread, pullUnroll);
+                slotBytes, chunkSteps, packsPerThread, pullUnroll,
+                llPackedBlockGroups);
     }
 
     /** Parses "4096", "64K", "8M", "1G" (binary units). */

@@ -55,7 +55,8 @@ class GpuCollectivesGpuTest {
     static GpuOptions withPull(GpuOptions o) {
         return new GpuOptions(o.algorithm(), o.llMaxBytes(), o.llPackedMaxBytes(), o.pushMaxBytes(), o.pushChunkBytes(), o.pullFromBytes(),
                 16 << 10, 32 << 10, o.maxBlocks(),
-                o.ringChannels(), o.ringSlotBytes(), o.ringChunkSteps(), o.packsPerThread(), o.pullUnroll());
+                o.ringChannels(), o.ringSlotBytes(), o.ringChunkSteps(), o.packsPerThread(), o.pullUnroll(),
+                o.llPackedBlockGroups());
     }
 
     static List<CudaDevice> twoGpus() {

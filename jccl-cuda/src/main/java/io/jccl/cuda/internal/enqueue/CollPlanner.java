@@ -115,7 +115,7 @@ public final class CollPlanner {
                 AllReduceAlgorithm a = chooseAllReduce(bytes, op);
                 switch (a) {
                     case LL -> set(plan, KernelFamily.LL, grid(ceilDiv(bytes, 8), THREADS));
-                    case LL_PACKED -> set(plan, KernelFamily.LL_PACKED, grid(ceilDiv(bytes, 48), THREADS));
+                    case LL_PACKED -> set(plan, KernelFamily.LL_PACKED, grid(ceilDiv(bytes, 48), options.llPackedBlockGroups()));
                     case PUSH -> {
                         set(plan, KernelFamily.PUSH, grid(ceilDiv(bytes, 16), (long) THREADS * options.packsPerThread()));
                         plan.chunkBytes = options.pushChunkBytes();

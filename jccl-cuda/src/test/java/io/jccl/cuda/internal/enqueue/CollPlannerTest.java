@@ -100,6 +100,27 @@ class CollPlannerTest {
     }
 
     @Test
+    void packedLlSpreadsItsGroupsOverBlocksOfLlPackedBlockGroups() {
+        CollPlanner p = new CollPlanner(D.withLlPackedMaxBytes(4 << 20), 2, 132, true);
+        // 512 KiB = 10923 groups of 48 bytes: 86 blocks of 128 groups; 1 MiB would need 171, the limit is 128.
+        Plan half = plan(p, Collective.ALL_REDUCE, 128L << 10, 4, RedOp.Kind.SUM);
+        assertThat(half.family()).isEqualTo(KernelFamily.LL);
+        Plan mid = plan(p, Collective.ALL_REDUCE, (512L << 10) / 4 + 4, 4, RedOp.Kind.SUM);
+        assertThat(mid.family()).isEqualTo(KernelFamily.LL_PACKED);
+        assertThat(mid.blocks()).isEqualTo(86);
+        assertThat(plan(p, Collective.ALL_REDUCE, 1L << 18, 4, RedOp.Kind.SUM).blocks()).isEqualTo(128);
+        GpuOptions wide = new GpuOptions(D.algorithm(), D.llMaxBytes(), 4 << 20, D.pushMaxBytes(),
+                D.pushChunkBytes(), D.pullFromBytes(), D.oneShotMaxBytes(), D.twoShotMaxBytes(), D.maxBlocks(),
+                D.ringChannels(), D.ringSlotBytes(), D.ringChunkSteps(), D.packsPerThread(), D.pullUnroll(), 512);
+        assertThat(plan(new CollPlanner(wide, 2, 132, true), Collective.ALL_REDUCE, 1L << 18, 4, RedOp.Kind.SUM)
+                .blocks()).isEqualTo(43);
+        assertThatThrownBy(() -> new GpuOptions(D.algorithm(), D.llMaxBytes(), 0, D.pushMaxBytes(),
+                D.pushChunkBytes(), D.pullFromBytes(), D.oneShotMaxBytes(), D.twoShotMaxBytes(), D.maxBlocks(),
+                D.ringChannels(), D.ringSlotBytes(), D.ringChunkSteps(), D.packsPerThread(), D.pullUnroll(), 48))
+                .isInstanceOf(JcclException.class).hasMessageContaining("llPackedBlockGroups");
+    }
+
+    @Test
     void otherCollectivesSwitchFromLlToRingPerPeerSize() {
         CollPlanner p = new CollPlanner(D, 2, 132, false);
         assertThat(plan(p, Collective.ALL_GATHER, 1024, 4, RedOp.Kind.SUM).family()).isEqualTo(KernelFamily.LL_COPY);
