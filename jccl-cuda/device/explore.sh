@@ -84,6 +84,20 @@ case "${1:-pdl}" in
     run auto-p4M "-Djccl.cuda.llPackedMaxBytes=4M" -b 64K -e 16M -f 2 $S --backend both
     run auto-p4M-ll256 "-Djccl.cuda.llPackedMaxBytes=4M -Djccl.cuda.llMaxBytes=256K" -b 64K -e 4M -f 2 $S --backend jccl
     run graph-p4M "-Djccl.cuda.llPackedMaxBytes=4M" -b 8 -e 8M -f 4 $S -G 20 --backend both ;;
+  v3)
+    L="-Djccl.cuda.algorithm=ll128 -Djccl.cuda.ll128MaxBytes=16M"
+    run base-both "" -b 8 -e 16M -f 4 $S --backend both
+    run ll128 "$L" -b 8 -e 16M -f 2 $S --backend jccl
+    run packed-small "-Djccl.cuda.algorithm=llpacked -Djccl.cuda.llPackedMaxBytes=16M" -b 8 -e 64K -f 4 $S --backend jccl
+    run ll128-types "$L" -b 1M -e 4M -f 4 -n 20 -w 5 -c 1 -d all --backend jccl
+    run ll128-bf16-ops "$L" -b 1M -e 1M -n 20 -w 5 -c 1 -d bfloat16 -o all --backend jccl
+    run ll128-odd "$L" -b 999997 -e 999997 -n 20 -w 5 -c 1 -d all --backend jccl
+    A="-Djccl.cuda.llMaxBytes=64K -Djccl.cuda.llPackedMaxBytes=512K -Djccl.cuda.ll128MaxBytes=8M"
+    B="-Djccl.cuda.llMaxBytes=64K -Djccl.cuda.llPackedMaxBytes=0 -Djccl.cuda.ll128MaxBytes=8M"
+    run auto-A "$A" -b 8 -e 16M -f 2 $S --backend both
+    run auto-B "$B" -b 32K -e 16M -f 2 $S --backend jccl
+    run graph-A "$A" -b 8 -e 16M -f 4 $S -G 20 --backend both
+    run auto-A-2 "$A" -b 256K -e 16M -f 2 $S --backend both ;;
 esac
 # summary: variant, size, oop time, ip time, wrong
 awk '/^### /{split($0,h," [|] "); v=substr(h[1],5)} /^# Backend: NCCL/{v=v"/nccl"} /^ +[0-9]+ +[0-9]+ +[a-z0-9]+ +[a-z]+ / && $6!="|"{printf "%-22s %10s %-8s %-6s %8s %8s %s/%s\n", v, $1, $3, $4, $6, $10, $9, $13}' "$log" > "$out/explore-table.txt"

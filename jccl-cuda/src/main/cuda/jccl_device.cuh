@@ -205,6 +205,23 @@ JCCL_DEV bool loadLLPacked(const void* p, uint32_t flag, uint32_t* d) {
                  : "memory");
     return f == flag;
 }
+// LL128 (see coll_ll128.cuh): lane L of a warp stores 16 bytes {lo, hi} of the 128-byte line L / 8 with one
+// volatile access; the last lane of each line carries the flag as hi. The warp's store instruction writes its 4 lines
+// whole, which NVLink delivers whole (the property NCCL's LL128 relies on).
+JCCL_DEV void storeLL128(void* p, uint64_t lo, uint64_t hi, bool flagLane) {
+    asm volatile("st.volatile.global.v2.u64 [%0], {%1, %2};" ::"l"(p), "l"(lo), "l"(hi) : "memory");
+}
+// Every lane loads its 16 bytes of the warp's 4 lines with one volatile access; true on every lane of the warp
+// when every flag lane saw `flag` (then every lane's data belongs to this call). Called by all 32 lanes together.
+JCCL_DEV bool pollLL128(const void* p, uint64_t flag, bool flagLane, uint64_t* lo, uint64_t* hi) {
+    uint64_t a, b;
+    asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];" : "=l"(a), "=l"(b) : "l"(p) : "memory");
+    *lo = a;
+    *hi = b;
+    return __all_sync(0xffffffffu, !flagLane || b == flag);
+}
+// True on every lane of the warp when p is true on any (all 32 lanes call it together).
+JCCL_DEV bool warpAny(bool p) { return __any_sync(0xffffffffu, p); }
 // Zeroes one LL line (used before the 32-bit flag wraps).
 JCCL_DEV void clearLL(void* p) { *reinterpret_cast<uint4*>(p) = make_uint4(0, 0, 0, 0); }
 

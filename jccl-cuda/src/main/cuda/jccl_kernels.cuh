@@ -6,6 +6,7 @@
 
 #include "coll_allreduce.cuh"
 #include "coll_ll.cuh"
+#include "coll_ll128.cuh"
 #include "coll_p2p.cuh"
 #include "coll_ring.cuh"
 
@@ -20,6 +21,7 @@
 #define JCCL_REDUCE_KERNELS_I(T, TN, OC, SUMONLY)                                              \
     JCCL_ENTRY(jccl_ll_##TN##_##OC, (jccl::llColl<T, SUMONLY, false>(a)))                       \
     JCCL_ENTRY(jccl_llp_##TN##_##OC, (jccl::llPackedAllReduce<T, SUMONLY>(a)))                  \
+    JCCL_ENTRY(jccl_ll128_##TN##_##OC, (jccl::ll128AllReduce<T, SUMONLY>(a)))                   \
     JCCL_ENTRY(jccl_push_##TN##_##OC, (jccl::pushAllReduce<T, SUMONLY>(a)))                     \
     JCCL_ENTRY(jccl_pull_##TN##_##OC, (jccl::pullAllReduce<T, SUMONLY>(a)))                     \
     JCCL_ENTRY(jccl_ring_##TN##_##OC, (jccl::ringColl<T, SUMONLY, false>(a)))

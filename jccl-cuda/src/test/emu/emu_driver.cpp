@@ -60,13 +60,23 @@ static std::map<std::string, KernelEntry*>& registry() {
 Registrar::Registrar(const char* name, KernelFn fn) { registry()[name] = new KernelEntry{name, fn}; }
 
 // ---- blocks ------------------------------------------------------------------------------------------------
-struct Block {
-    explicit Block(int n) : bar(n) {}
+// The lanes of one warp (32 consecutive threads of a block; the last warp may be partial).
+struct Warp {
+    explicit Warp(int n) : bar(n) {}
     std::barrier<> bar;
     std::atomic<int> andFlag[2] = {1, 1};
+};
+struct Block {
+    explicit Block(int n) : bar(n) {
+        for (int w = 0; w * 32 < n; w++) warps.emplace_back(new Warp(n - w * 32 < 32 ? n - w * 32 : 32));
+    }
+    std::barrier<> bar;
+    std::atomic<int> andFlag[2] = {1, 1};
+    std::vector<std::unique_ptr<Warp>> warps;
     alignas(16) char shared[16][64];
 };
 static thread_local uint32_t andGen;
+static thread_local uint32_t warpAndGen;
 
 void blockSync() { static_cast<Block*>(coords.block)->bar.arrive_and_wait(); }
 int blockSyncAnd(int p) {
@@ -77,6 +87,16 @@ int blockSyncAnd(int p) {
     const int r = b->andFlag[idx].load();
     b->bar.arrive_and_wait();
     if (coords.tid == 0) b->andFlag[idx].store(1);
+    return r;
+}
+int warpSyncAnd(int p) {
+    Warp* w = static_cast<Block*>(coords.block)->warps[coords.tid / 32].get();
+    const int idx = warpAndGen++ & 1;
+    if (!p) w->andFlag[idx].store(0);
+    w->bar.arrive_and_wait();
+    const int r = w->andFlag[idx].load();
+    w->bar.arrive_and_wait();
+    if (coords.tid % 32 == 0) w->andFlag[idx].store(1);
     return r;
 }
 void* sharedSlot(int slot) { return static_cast<Block*>(coords.block)->shared[slot]; }
@@ -94,6 +114,7 @@ static void runKernel(KernelFn fn, const KernelArgs& args, int grid, int threads
                 coords.gdim = grid;
                 coords.block = blocks[b].get();
                 andGen = 0;
+                warpAndGen = 0;
                 fn(args);
             });
         }

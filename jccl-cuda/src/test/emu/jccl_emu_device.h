@@ -24,6 +24,7 @@ struct ThreadCoords {
 extern thread_local ThreadCoords coords;
 void blockSync();
 int blockSyncAnd(int p);
+int warpSyncAnd(int p);
 void* sharedSlot(int slot);
 typedef void (*KernelFn)(KernelArgs);
 struct Registrar {
@@ -106,6 +107,24 @@ inline bool loadLLPacked(const void* p, uint32_t flag, uint32_t* d) {
     for (int i = 0; i < 3; i++) d[i] = __atomic_load_n(&q[i], __ATOMIC_RELAXED);
     return true;
 }
+// LL128 on CPU threads: a line is not written whole here, so the flag lane publishes its warp's lines after a
+// warp barrier (release), and the lanes read their data only after the flag lanes saw the flag (acquire + barrier).
+inline void storeLL128(void* p, uint64_t lo, uint64_t hi, bool flagLane) {
+    uint64_t* q = reinterpret_cast<uint64_t*>(p);
+    __atomic_store_n(&q[0], lo, __ATOMIC_RELAXED);
+    if (!flagLane) __atomic_store_n(&q[1], hi, __ATOMIC_RELAXED);
+    emu::warpSyncAnd(1);
+    if (flagLane) __atomic_store_n(&q[1], hi, __ATOMIC_RELEASE);
+}
+inline bool pollLL128(const void* p, uint64_t flag, bool flagLane, uint64_t* lo, uint64_t* hi) {
+    const uint64_t* q = reinterpret_cast<const uint64_t*>(p);
+    const int ok = !flagLane || __atomic_load_n(&q[1], __ATOMIC_ACQUIRE) == flag;
+    if (!emu::warpSyncAnd(ok)) return false;
+    *lo = __atomic_load_n(&q[0], __ATOMIC_RELAXED);
+    *hi = __atomic_load_n(&q[1], __ATOMIC_RELAXED);
+    return true;
+}
+inline bool warpAny(bool p) { return emu::warpSyncAnd(!p) == 0; }
 inline void clearLL(void* p) {
     uint32_t* q = reinterpret_cast<uint32_t*>(p);
     for (int i = 0; i < 4; i++) __atomic_store_n(&q[i], 0u, __ATOMIC_RELAXED);

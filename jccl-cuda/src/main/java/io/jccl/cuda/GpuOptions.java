@@ -37,12 +37,14 @@ import java.util.Objects;
  *                        (4: two-shot at 8 MiB took 32.0 µs against 32.9 with 2; 8 gained nothing more)
  * @param llPackedBlockGroups packed LL: 48-byte groups per block (a multiple of 32, at most 512, one per thread):
  *                        fewer spread a call over more SMs
+ * @param ll128MaxBytes   allReduce on 2 ranks by LL128 (120 data bytes per 128-byte line) up to this size, above
+ *                        llMaxBytes and llPackedMaxBytes; 0 turns it off
  */
 public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long llPackedMaxBytes, long pushMaxBytes, long pushChunkBytes,
                          long pullFromBytes, long oneShotMaxBytes,
                          long twoShotMaxBytes, int maxBlocks, int ringChannels, long ringSlotBytes,
                          int ringChunkSteps, int packsPerThread, int pullUnroll,
-                         int llPackedBlockGroups) {
+                         int llPackedBlockGroups, long ll128MaxBytes) {
     /** Grid limit imposed by the kernels' barrier and pointer slots (kMaxBlocks). */
     public static final int KERNEL_MAX_BLOCKS = 160;
 
@@ -67,13 +69,14 @@ public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long llP
         check(pullUnroll == 2 || pullUnroll == 4 || pullUnroll == 8, "pullUnroll must be 2, 4 or 8", pullUnroll);
         check(llPackedBlockGroups >= 32 && llPackedBlockGroups <= 512 && llPackedBlockGroups % 32 == 0,
                 "llPackedBlockGroups must be a multiple of 32 in 32..512", llPackedBlockGroups);
+        check(ll128MaxBytes >= 0, "ll128MaxBytes must be >= 0", ll128MaxBytes);
     }
 
     /** The defaults measured on 2×H200. */
     public static GpuOptions defaults() {
         return new GpuOptions(AllReduceAlgorithm.AUTO, 512 << 10, 0, 32L << 20, 64 << 10, 4L << 20, 4L << 20,
                 64L << 20,
-                128, 128, 256 << 10, 2, 1, 4, 128);
+                128, 128, 256 << 10, 2, 1, 4, 128, 0);
     }
 
     /** {@link #defaults()} with every {@code jccl.cuda.<field>} system property applied. */
@@ -88,56 +91,63 @@ public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long llP
                 bytes("twoShotMaxBytes", d.twoShotMaxBytes), (int) bytes("maxBlocks", d.maxBlocks),
                 (int) bytes("ringChannels", d.ringChannels), bytes("ringSlotBytes", d.ringSlotBytes),
                 (int) bytes("ringChunkSteps", d.ringChunkSteps), (int) bytes("packsPerThread", d.packsPerThread),
-                (int) bytes("pullUnroll", d.pullUnroll), (int) bytes("llPackedBlockGroups", d.llPackedBlockGroups));
+                (int) bytes("pullUnroll", d.pullUnroll), (int) bytes("llPackedBlockGroups", d.llPackedBlockGroups),
+                bytes("ll128MaxBytes", d.ll128MaxBytes));
     }
 
     public GpuOptions withAlgorithm(AllReduceAlgorithm a) {
         return new GpuOptions(a, llMaxBytes, llPackedMaxBytes, pushMaxBytes, pushChunkBytes, pullFromBytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, ringChannels,
                 ringSlotBytes, ringChunkSteps, packsPerThread, pullUnroll,
-                llPackedBlockGroups);
+                llPackedBlockGroups, ll128MaxBytes);
     }
 
     public GpuOptions withLlMaxBytes(long bytes) {
         return new GpuOptions(algorithm, bytes, llPackedMaxBytes, pushMaxBytes, pushChunkBytes, pullFromBytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, ringChannels,
                 ringSlotBytes, ringChunkSteps, packsPerThread, pullUnroll,
-                llPackedBlockGroups);
+                llPackedBlockGroups, ll128MaxBytes);
     }
 
     public GpuOptions withLlPackedMaxBytes(long bytes) {
         return new GpuOptions(algorithm, llMaxBytes, bytes, pushMaxBytes, pushChunkBytes, pullFromBytes, oneShotMaxBytes,
                 twoShotMaxBytes, maxBlocks, ringChannels, ringSlotBytes, ringChunkSteps, packsPerThread, pullUnroll,
-                llPackedBlockGroups);
+                llPackedBlockGroups, ll128MaxBytes);
+    }
+
+    public GpuOptions withLl128MaxBytes(long bytes) {
+        return new GpuOptions(algorithm, llMaxBytes, llPackedMaxBytes, pushMaxBytes, pushChunkBytes, pullFromBytes,
+                oneShotMaxBytes, twoShotMaxBytes, maxBlocks, ringChannels, ringSlotBytes, ringChunkSteps, packsPerThread,
+                pullUnroll, llPackedBlockGroups, bytes);
     }
 
     public GpuOptions withPushMaxBytes(long bytes) {
         return new GpuOptions(algorithm, llMaxBytes, llPackedMaxBytes, bytes, pushChunkBytes, pullFromBytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, ringChannels,
                 ringSlotBytes, ringChunkSteps, packsPerThread, pullUnroll,
-                llPackedBlockGroups);
+                llPackedBlockGroups, ll128MaxBytes);
     }
 
     public GpuOptions withPushChunkBytes(long bytes) {
         return new GpuOptions(algorithm, llMaxBytes, llPackedMaxBytes, pushMaxBytes, bytes, pullFromBytes, oneShotMaxBytes, twoShotMaxBytes,
                 maxBlocks,
                 ringChannels, ringSlotBytes, ringChunkSteps, packsPerThread, pullUnroll,
-                llPackedBlockGroups);
+                llPackedBlockGroups, ll128MaxBytes);
     }
 
     public GpuOptions withPullFromBytes(long bytes) {
         return new GpuOptions(algorithm, llMaxBytes, llPackedMaxBytes, pushMaxBytes, pushChunkBytes, bytes, oneShotMaxBytes,
                 twoShotMaxBytes, maxBlocks, ringChannels, ringSlotBytes, ringChunkSteps, packsPerThread, pullUnroll,
-                llPackedBlockGroups);
+                llPackedBlockGroups, ll128MaxBytes);
     }
 
     public GpuOptions withMaxBlocks(int blocks) {
         return new GpuOptions(algorithm, llMaxBytes, llPackedMaxBytes, pushMaxBytes, pushChunkBytes, pullFromBytes, oneShotMaxBytes, twoShotMaxBytes, blocks, ringChannels,
                 ringSlotBytes, ringChunkSteps, packsPerThread, pullUnroll,
-                llPackedBlockGroups);
+                llPackedBlockGroups, ll128MaxBytes);
     }
 
     public GpuOptions withRing(int channels, long slotBytes, int chunkSteps) {
         return new GpuOptions(algorithm, llMaxBytes, llPackedMaxBytes, pushMaxBytes, pushChunkBytes, pullFromBytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, channels,
                 slotBytes, chunkSteps, packsPerThread, pullUnroll,
-                llPackedBlockGroups);
+                llPackedBlockGroups, ll128MaxBytes);
     }
 
     /** Parses "4096", "64K", "8M", "1G" (binary units). */

@@ -43,7 +43,8 @@ class GpuGraphsGpuTest {
         List<GpuCommunicator> comms = GpuCommunicator.initAll(GpuCollectivesGpuTest.twoGpus(), Config.defaults(),
                 GpuCollectivesGpuTest.withPull(GpuCollectivesGpuTest.smallOptions()));
         int n = comms.size();
-        long[] counts = {6, 200, 400, 700, 3000, 6000, 20_000};   // ll, ll, llpacked, push, oneshot, twoshot, ring
+        // ll, ll, llpacked, ll128, push, oneshot, twoshot, ring
+        long[] counts = {6, 200, 400, 700, 900, 3000, 6000, 20_000};
         List<CudaStream> streams = new ArrayList<>();
         List<DeviceBuffer> bufs = new ArrayList<>();
         try (Arena arena = Arena.ofConfined()) {

@@ -32,13 +32,16 @@ public record AreaLayout(int nRanks, long llSlotWords, long pushSlotBytes, int c
 
     /**
      * The layout for {@code nRanks} ranks with {@code options}. LL slots hold the largest LL call the planner makes:
-     * llMaxBytes (8 bytes a line) or llPackedMaxBytes (whole warps of 32 groups of 48 bytes, 4 lines each) on 2 ranks, at most
+     * llMaxBytes (8 bytes a line), llPackedMaxBytes (whole warps of 32 groups of 48 bytes, 4 lines each) or
+     * ll128MaxBytes (480 bytes in 32 lines) on 2 ranks, at most
      * {@link CollPlanner#LL_OTHERS_MAX_BYTES} otherwise.
      */
     public static AreaLayout of(int nRanks, GpuOptions options) {
         long llLines = nRanks == 2
-                ? Math.max(options.llMaxBytes() / 8, (options.llPackedMaxBytes() + 1535) / 1536 * 128)
+                ? Math.max(Math.max(options.llMaxBytes() / 8, (options.llPackedMaxBytes() + 1535) / 1536 * 128),
+                        (options.ll128MaxBytes() + CollPlanner.LL128_CHUNK_BYTES - 1) / CollPlanner.LL128_CHUNK_BYTES * 32)
                 : Math.min(options.llMaxBytes(), CollPlanner.LL_OTHERS_MAX_BYTES) / 8;
+        llLines = (llLines + 7) / 8 * 8;   // slots start on 128-byte boundaries (LL128 lines)
         return new AreaLayout(nRanks, llLines, options.pushMaxBytes(), options.ringChannels(),
                 options.ringSlotBytes());
     }

@@ -20,6 +20,8 @@ import io.jccl.cuda.GpuOptions;
 public final class CollPlanner {
     /** Threads per block of every kernel (512, the kernels' launch bound). */
     public static final int THREADS = 512;
+    /** Data bytes of one LL128 warp chunk: 4 lines of 128 bytes, 120 of them data (coll_ll128.cuh). */
+    public static final long LL128_CHUNK_BYTES = 480;
     /**
      * Bytes a ring channel should have at least before another channel is added (allReduce reaches the ring only
      * above two-shot's range, where every channel is in use either way).
@@ -87,6 +89,9 @@ public final class CollPlanner {
         if (nRanks == 2 && bytes <= options.llPackedMaxBytes()) {
             return AllReduceAlgorithm.LL_PACKED;
         }
+        if (nRanks == 2 && bytes <= options.ll128MaxBytes()) {
+            return AllReduceAlgorithm.LL128;
+        }
         long pushMax = pullOk ? Math.min(options.pushMaxBytes(), options.pullFromBytes()) : options.pushMaxBytes();
         if (bytes <= pushMax / scale) {
             return AllReduceAlgorithm.PUSH;
@@ -116,6 +121,7 @@ public final class CollPlanner {
                 switch (a) {
                     case LL -> set(plan, KernelFamily.LL, grid(ceilDiv(bytes, 8), THREADS));
                     case LL_PACKED -> set(plan, KernelFamily.LL_PACKED, grid(ceilDiv(bytes, 48), options.llPackedBlockGroups()));
+                    case LL128 -> set(plan, KernelFamily.LL128, grid(ceilDiv(bytes, LL128_CHUNK_BYTES), THREADS / 32));
                     case PUSH -> {
                         set(plan, KernelFamily.PUSH, grid(ceilDiv(bytes, 16), (long) THREADS * options.packsPerThread()));
                         plan.chunkBytes = options.pushChunkBytes();
@@ -175,6 +181,11 @@ public final class CollPlanner {
             throw new JcclException(Result.INVALID_ARGUMENT, "the packed LL allReduce runs on 2 ranks (this "
                     + "communicator has " + nRanks + ") up to llPackedMaxBytes = " + options.llPackedMaxBytes()
                     + " bytes, got " + bytes + "; raise jccl.cuda.llPackedMaxBytes or use AUTO");
+        }
+        if (a == AllReduceAlgorithm.LL128 && (nRanks != 2 || bytes > options.ll128MaxBytes())) {
+            throw new JcclException(Result.INVALID_ARGUMENT, "the LL128 allReduce runs on 2 ranks (this "
+                    + "communicator has " + nRanks + ") up to ll128MaxBytes = " + options.ll128MaxBytes()
+                    + " bytes, got " + bytes + "; raise jccl.cuda.ll128MaxBytes or use AUTO");
         }
         if (a == AllReduceAlgorithm.PUSH && bytes > options.pushMaxBytes()) {
             throw new JcclException(Result.INVALID_ARGUMENT, "the push allReduce handles at most pushMaxBytes = "

@@ -13,6 +13,8 @@ public enum KernelFamily {
     LL("ll", true),
     /** Packed LL allReduce on 2 ranks (12 data bytes per 16-byte line). */
     LL_PACKED("llp", true),
+    /** LL128 allReduce on 2 ranks (128-byte lines, 120 data bytes). */
+    LL128("ll128", true),
     /** Push one-shot allReduce. */
     PUSH("push", true),
     /** Pull one-shot / two-shot allReduce (peer pointers). */

@@ -100,6 +100,28 @@ class CollPlannerTest {
     }
 
     @Test
+    void ll128TakesThePairAllReduceAbovePackedLlAndGivesEachWarpAChunk() {
+        CollPlanner p = new CollPlanner(D.withLlMaxBytes(64 << 10).withLlPackedMaxBytes(256 << 10)
+                .withLl128MaxBytes(8 << 20), 2, 132, true);
+        assertThat(p.chooseAllReduce(64 << 10, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.LL);
+        assertThat(p.chooseAllReduce(256 << 10, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.LL_PACKED);
+        assertThat(p.chooseAllReduce((256 << 10) + 16, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.LL128);
+        assertThat(p.chooseAllReduce(8 << 20, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.LL128);
+        assertThat(p.chooseAllReduce((8 << 20) + 16, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.TWO_SHOT);
+        // 512 KiB = 1093 chunks of 480 bytes: 69 blocks of 16 warps; 1 MiB would need 137, the limit is 128.
+        Plan half = plan(p, Collective.ALL_REDUCE, (512L << 10) / 4, 4, RedOp.Kind.SUM);
+        assertThat(half.family()).isEqualTo(KernelFamily.LL128);
+        assertThat(half.blocks()).isEqualTo(69);
+        assertThat(half.algorithmName()).isEqualTo("ll128");
+        assertThat(plan(p, Collective.ALL_REDUCE, 1L << 18, 4, RedOp.Kind.SUM).blocks()).isEqualTo(128);
+        CollPlanner four = new CollPlanner(D.withLl128MaxBytes(8 << 20), 4, 132, true);
+        assertThat(four.chooseAllReduce(1 << 20, RedOp.Kind.SUM)).isNotEqualTo(AllReduceAlgorithm.LL128);
+        CollPlanner forcedFour = new CollPlanner(D.withAlgorithm(AllReduceAlgorithm.LL128), 4, 132, true);
+        assertThatThrownBy(() -> forcedFour.chooseAllReduce(1024, RedOp.Kind.SUM)).isInstanceOf(JcclException.class)
+                .hasMessageContaining("2 ranks").hasMessageContaining("ll128MaxBytes");
+    }
+
+    @Test
     void packedLlSpreadsItsGroupsOverBlocksOfLlPackedBlockGroups() {
         CollPlanner p = new CollPlanner(D.withLlPackedMaxBytes(4 << 20), 2, 132, true);
         // 512 KiB = 10923 groups of 48 bytes: 86 blocks of 128 groups; 1 MiB would need 171, the limit is 128.
@@ -111,12 +133,12 @@ class CollPlannerTest {
         assertThat(plan(p, Collective.ALL_REDUCE, 1L << 18, 4, RedOp.Kind.SUM).blocks()).isEqualTo(128);
         GpuOptions wide = new GpuOptions(D.algorithm(), D.llMaxBytes(), 4 << 20, D.pushMaxBytes(),
                 D.pushChunkBytes(), D.pullFromBytes(), D.oneShotMaxBytes(), D.twoShotMaxBytes(), D.maxBlocks(),
-                D.ringChannels(), D.ringSlotBytes(), D.ringChunkSteps(), D.packsPerThread(), D.pullUnroll(), 512);
+                D.ringChannels(), D.ringSlotBytes(), D.ringChunkSteps(), D.packsPerThread(), D.pullUnroll(), 512, 0);
         assertThat(plan(new CollPlanner(wide, 2, 132, true), Collective.ALL_REDUCE, 1L << 18, 4, RedOp.Kind.SUM)
                 .blocks()).isEqualTo(43);
         assertThatThrownBy(() -> new GpuOptions(D.algorithm(), D.llMaxBytes(), 0, D.pushMaxBytes(),
                 D.pushChunkBytes(), D.pullFromBytes(), D.oneShotMaxBytes(), D.twoShotMaxBytes(), D.maxBlocks(),
-                D.ringChannels(), D.ringSlotBytes(), D.ringChunkSteps(), D.packsPerThread(), D.pullUnroll(), 48))
+                D.ringChannels(), D.ringSlotBytes(), D.ringChunkSteps(), D.packsPerThread(), D.pullUnroll(), 48, 0))
                 .isInstanceOf(JcclException.class).hasMessageContaining("llPackedBlockGroups");
     }
 
