@@ -98,6 +98,17 @@ case "${1:-pdl}" in
     run auto-B "$B" -b 32K -e 16M -f 2 $S --backend jccl
     run graph-A "$A" -b 8 -e 16M -f 4 $S -G 20 --backend both
     run auto-A-2 "$A" -b 256K -e 16M -f 2 $S --backend both ;;
+  v4)
+    L="-Djccl.cuda.algorithm=ll128 -Djccl.cuda.ll128MaxBytes=16M"
+    run base-both "" -b 8 -e 16M -f 2 $S --backend both
+    run ll128 "$L" -b 256K -e 16M -f 2 $S --backend jccl
+    run ll128-types "$L" -b 1M -e 4M -f 4 -n 20 -w 5 -c 1 -d all --backend jccl
+    run ll128-bf16-ops "$L" -b 1M -e 1M -n 20 -w 5 -c 1 -d bfloat16 -o all --backend jccl
+    run ll128-odd "$L" -b 999997 -e 999997 -n 20 -w 5 -c 1 -d all --backend jccl
+    run graph "" -b 8 -e 8M -f 4 $S -G 20 --backend both
+    echo "### np | | -np 2" >> "$log"
+    JCCL_JAVA_OPTS="-Djccl.cuda.cubinDir=$here/cubin" timeout 150 "$here/jccl" perf all_reduce -np 2 -b 8 -e 16M -f 4 $S --backend both >> "$log" 2>&1
+    echo "rc=$? np" >> "$log" ;;
 esac
 # summary: variant, size, oop time, ip time, wrong
 awk '/^### /{split($0,h," [|] "); v=substr(h[1],5)} /^# Backend: NCCL/{v=v"/nccl"} /^ +[0-9]+ +[0-9]+ +[a-z0-9]+ +[a-z]+ / && $6!="|"{printf "%-22s %10s %-8s %-6s %8s %8s %s/%s\n", v, $1, $3, $4, $6, $10, $9, $13}' "$log" > "$out/explore-table.txt"

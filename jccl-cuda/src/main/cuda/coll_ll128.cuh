@@ -18,6 +18,7 @@
 namespace jccl {
 
 constexpr int kLl128ChunkWords = 60;   // 480 data bytes per warp chunk
+constexpr int kLl128Unroll = 4;        // chunks a warp moves per step
 
 // This lane's words of chunk k: two for a data lane, one for a flag lane (x[1] left 0). Zeros past the end.
 template <typename T, bool SUMONLY>
@@ -48,6 +49,34 @@ JCCL_DEV void ll128Load(const T* in, uint64_t k, int lane, uint64_t count, bool 
     }
 }
 
+// Reduces this lane's words of chunk k in rank order (this rank's `mine`, the peer's `theirs`) into the output.
+template <typename T, bool SUMONLY>
+JCCL_DEV void ll128Store(T* out, uint64_t k, int lane, uint64_t count, bool packs, bool post, const Red& red, int r,
+                         const uint64_t* mine, const uint64_t* theirs) {
+    constexpr int EW = 8 / sizeof(T);
+    const uint64_t nWords = (count + EW - 1) / EW;
+    uint64_t y[2];
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        const uint64_t pair[2] = {r == 0 ? mine[h] : theirs[h], r == 0 ? theirs[h] : mine[h]};
+        y[h] = reduceWord<T, SUMONLY>(pair, 2, red, -1, post);
+    }
+    const int line = lane >> 3, pos = lane & 7;
+    if (pos < 7) {
+        const uint64_t w = k * kLl128ChunkWords + 2 * (7 * line + pos);
+        if (packs && (w + 2) * EW <= count) {
+            storePack(reinterpret_cast<uint4*>(out) + w / 2,
+                      make_uint4((uint32_t)y[0], (uint32_t)(y[0] >> 32), (uint32_t)y[1], (uint32_t)(y[1] >> 32)));
+        } else {
+            if (w < nWords) storeWord(out, w, count, y[0]);
+            if (w + 1 < nWords) storeWord(out, w + 1, count, y[1]);
+        }
+    } else {
+        const uint64_t w = k * kLl128ChunkWords + 56 + line;
+        if (w < nWords) storeWord(out, w, count, y[0]);
+    }
+}
+
 template <typename T, bool SUMONLY>
 JCCL_DEV void ll128AllReduce(const KernelArgs& a) {
     constexpr int EW = 8 / sizeof(T);
@@ -70,18 +99,34 @@ JCCL_DEV void ll128AllReduce(const KernelArgs& a) {
     const bool packs = ((reinterpret_cast<uintptr_t>(a.in) | reinterpret_cast<uintptr_t>(a.out)) & 15) == 0;
     bool aborted = c.aborted;   // the same on every thread of the block
 
-    for (uint64_t k = kBegin + warp; k < kEnd && !aborted; k += nWarps) {
-        uint64_t x[2];
-        ll128Load<T, SUMONLY>(in, k, lane, count, packs, pre, red, x);
-        storeLL128(llLine(a.ll.p[peer], c.parity, 2, r, a.llSlotWords, k * 32 + lane), x[0], flagLane ? flag : x[1],
-                   flagLane);
+    // A warp takes kLl128Unroll of its chunks per step (k0, k0 + nWarps, ...): their loads are in flight together.
+    for (uint64_t k0 = kBegin + warp; k0 < kEnd && !aborted; k0 += kLl128Unroll * nWarps) {
+        uint64_t x[kLl128Unroll][2];
+#pragma unroll
+        for (int u = 0; u < kLl128Unroll; u++) {
+            if (k0 + u * nWarps < kEnd) ll128Load<T, SUMONLY>(in, k0 + u * nWarps, lane, count, packs, pre, red, x[u]);
+        }
+#pragma unroll
+        for (int u = 0; u < kLl128Unroll; u++) {
+            const uint64_t k = k0 + u * nWarps;
+            if (k < kEnd) {
+                storeLL128(llLine(a.ll.p[peer], c.parity, 2, r, a.llSlotWords, k * 32 + lane), x[u][0],
+                           flagLane ? flag : x[u][1], flagLane);
+            }
+        }
     }
-    for (uint64_t k = kBegin + warp; k < kEnd && !aborted; k += nWarps) {
-        uint64_t mine[2], theirs[2];
-        ll128Load<T, SUMONLY>(in, k, lane, count, packs, pre, red, mine);
-        const char* line = llLine(a.ll.p[r], c.parity, 2, peer, a.llSlotWords, k * 32 + lane);
+    for (uint64_t k0 = kBegin + warp; k0 < kEnd && !aborted; k0 += kLl128Unroll * nWarps) {
+        const int n = (int)jmin((uint64_t)kLl128Unroll, (kEnd - k0 + nWarps - 1) / nWarps);
+        uint64_t mine[kLl128Unroll][2], theirs[kLl128Unroll][2];
+        const char* lines[kLl128Unroll];
+#pragma unroll
+        for (int u = 0; u < kLl128Unroll; u++) {
+            const uint64_t k = k0 + u * nWarps;
+            lines[u] = llLine(a.ll.p[r], c.parity, 2, peer, a.llSlotWords, k * 32 + lane);
+            if (u < n) ll128Load<T, SUMONLY>(in, k, lane, count, packs, pre, red, mine[u]);
+        }
         uint32_t spins = 0;
-        while (!pollLL128(line, flag, flagLane, &theirs[0], &theirs[1])) {
+        while (!pollLL128<kLl128Unroll>(lines, n, flag, flagLane, theirs)) {
             spinPause();
             if (++spins == kSpinsBeforeAbortCheck) {
                 spins = 0;
@@ -92,25 +137,9 @@ JCCL_DEV void ll128AllReduce(const KernelArgs& a) {
             }
         }
         if (aborted) break;
-        uint64_t y[2];
 #pragma unroll
-        for (int h = 0; h < 2; h++) {
-            const uint64_t pair[2] = {r == 0 ? mine[h] : theirs[h], r == 0 ? theirs[h] : mine[h]};
-            y[h] = reduceWord<T, SUMONLY>(pair, 2, red, -1, post);
-        }
-        const int line8 = lane >> 3, pos = lane & 7;
-        if (pos < 7) {
-            const uint64_t w = k * kLl128ChunkWords + 2 * (7 * line8 + pos);
-            if (packs && (w + 2) * EW <= count) {
-                storePack(reinterpret_cast<uint4*>(out) + w / 2,
-                          make_uint4((uint32_t)y[0], (uint32_t)(y[0] >> 32), (uint32_t)y[1], (uint32_t)(y[1] >> 32)));
-            } else {
-                if (w < nWords) storeWord(out, w, count, y[0]);
-                if (w + 1 < nWords) storeWord(out, w + 1, count, y[1]);
-            }
-        } else {
-            const uint64_t w = k * kLl128ChunkWords + 56 + line8;
-            if (w < nWords) storeWord(out, w, count, y[0]);
+        for (int u = 0; u < kLl128Unroll; u++) {
+            if (u < n) ll128Store<T, SUMONLY>(out, k0 + u * nWarps, lane, count, packs, post, red, r, mine[u], theirs[u]);
         }
     }
     llEnd(a, c);

@@ -169,6 +169,14 @@ public final class CudaDevice {
     }
 
     /**
+     * Whether the link to {@code peer} supports native peer atomics, which CUDA reports for NVLink (and not for PCIe
+     * peer-to-peer); JCCL takes it as the sign of a link that delivers 16-byte and 128-byte stores whole.
+     */
+    public boolean nativeAtomicsWith(CudaDevice peer) {
+        return peer != this && CuDevices.p2pAttribute(CuDevices.P2P_NATIVE_ATOMIC_SUPPORTED, handle, peer.handle) == 1;
+    }
+
+    /**
      * Lets this device access {@code peer}'s memory (one direction; call it on both for both ways). Returns false
      * when it was already enabled.
      *

@@ -67,7 +67,7 @@ public final class GpuCommunicator implements AutoCloseable {
 
     private GpuCommunicator(int rank, int nRanks, CudaDevice device, Communicator host, GpuOptions options,
                             AreaLayout layout, PeerAreas peers, long abortPointer, int residentBlocks,
-                            boolean peerPointers, Clique clique, ProcessWiring wiring) {
+                            boolean peerPointers, boolean wholeLineLinks, Clique clique, ProcessWiring wiring) {
         this.rank = rank;
         this.nRanks = nRanks;
         this.device = device;
@@ -83,7 +83,7 @@ public final class GpuCommunicator implements AutoCloseable {
                 layout.pushSlotBytes(), layout.channels());
         peers.writeTables(args, layout);
         this.enqueuer = new Enqueuer(device, rank, nRanks, args,
-                new CollPlanner(options, nRanks, residentBlocks, peerPointers));
+                new CollPlanner(options, nRanks, residentBlocks, peerPointers, wholeLineLinks));
     }
 
     /**
@@ -128,9 +128,10 @@ public final class GpuCommunicator implements AutoCloseable {
             throw e;
         }
         List<GpuCommunicator> out = new ArrayList<>(n);
+        boolean wholeLines = clique.wholeLineLinks();
         for (int g = 0; g < n; g++) {
             out.add(new GpuCommunicator(g, n, devices.get(g), hosts.get(g), options, layout, clique.peerAreas(),
-                    clique.abortPointer(g), clique.residentBlocks(), true, clique, null));
+                    clique.abortPointer(g), clique.residentBlocks(), true, wholeLines, clique, null));
         }
         return List.copyOf(out);
     }
@@ -175,7 +176,7 @@ public final class GpuCommunicator implements AutoCloseable {
             throw e;
         }
         return new GpuCommunicator(host.rank(), host.size(), device, host, options, layout, w.peers(),
-                w.abortPointer(), w.residentBlocks(), false, null, w);
+                w.abortPointer(), w.residentBlocks(), false, w.wholeLineLinks(), null, w);
     }
 
     public int rank() {

@@ -9,7 +9,7 @@ import java.util.Objects;
 /**
  * Tuning of a {@link GpuCommunicator}: which allReduce kernel to use by message size, where the other collectives
  * switch from LL to the ring, grid sizes, and the geometry of the Simple-protocol FIFOs. {@link #defaults()} holds
- * the values measured best on 2×H200 (NV18: LL to 512 KiB, push to 4 MiB, two-shot to 64 MiB, ring above; push to 32 MiB
+ * the values measured best on 2×H200 (NV18: LL128 to 4 MiB, then two-shot to 64 MiB and the ring; push instead of two-shot to 32 MiB
  * with one process per GPU); every field can be overridden through a system property
  * ({@link #fromSystemProperties()}) named {@code jccl.cuda.<field>}, sizes with K/M/G suffixes. Every rank of a
  * communicator must use the same options (init checks it).
@@ -37,8 +37,10 @@ import java.util.Objects;
  *                        (4: two-shot at 8 MiB took 32.0 µs against 32.9 with 2; 8 gained nothing more)
  * @param llPackedBlockGroups packed LL: 48-byte groups per block (a multiple of 32, at most 512, one per thread):
  *                        fewer spread a call over more SMs
- * @param ll128MaxBytes   allReduce on 2 ranks by LL128 (120 data bytes per 128-byte line) up to this size, above
- *                        llMaxBytes and llPackedMaxBytes; 0 turns it off
+ * @param ll128MaxBytes   allReduce on 2 GPUs linked by NVLink by LL128 (120 data bytes per 128-byte line) from 0 up
+ *                        to this size, before LL and packed LL are considered; 0 turns it off. On 2×H200 it beat
+ *                        every other kernel from 8 B (4.2 against LL's 4.5 µs) to 4 MiB (19.5 against push's
+ *                        20.1 µs), not at 8 MiB (35.5 against two-shot's 32.2 µs)
  */
 public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long llPackedMaxBytes, long pushMaxBytes, long pushChunkBytes,
                          long pullFromBytes, long oneShotMaxBytes,
@@ -76,7 +78,7 @@ public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long llP
     public static GpuOptions defaults() {
         return new GpuOptions(AllReduceAlgorithm.AUTO, 512 << 10, 0, 32L << 20, 64 << 10, 4L << 20, 4L << 20,
                 64L << 20,
-                128, 128, 256 << 10, 2, 1, 4, 128, 0);
+                128, 128, 256 << 10, 2, 1, 4, 128, 4L << 20);
     }
 
     /** {@link #defaults()} with every {@code jccl.cuda.<field>} system property applied. */

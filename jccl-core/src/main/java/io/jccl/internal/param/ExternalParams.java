@@ -101,6 +101,10 @@ public final class ExternalParams {
             "extra JVM flags the jccl script passes to the tools, e.g. -Xmx8g").script());
     public static final Param<String> JDK_SEARCH = add(Param.ofString("JCCL_JDK_SEARCH", "", TOOLS,
             "directories or globs the jccl script searches for a JDK 25+ instead of the usual places").script());
+    public static final Param<String> PREBUILT_JAVA = add(Param.ofString("JCCL_JAVA", "", TOOLS,
+            "the jccl script runs prebuilt jars (JCCL_LIB) with this java launcher, without a JDK or Maven").script());
+    public static final Param<String> PREBUILT_LIB = add(Param.ofString("JCCL_LIB", "", TOOLS,
+            "directory of prebuilt jars the jccl script runs with JCCL_JAVA (default .device/gpu/lib)").script());
 
     // ---- CUDA ----------------------------------------------------------------------------------------------
     public static final Param<String> NCCL_LIBRARY = add(Param.ofString("JCCL_NCCL_LIBRARY", "", CUDA,

@@ -115,6 +115,18 @@ public final class Clique {
     }
 
     /** The smallest multiprocessor count of the clique's GPUs. */
+    /** Whether every pair of the clique's GPUs is linked by NVLink ({@link CudaDevice#nativeAtomicsWith}). */
+    public boolean wholeLineLinks() {
+        for (CudaDevice a : devices) {
+            for (CudaDevice b : devices) {
+                if (a != b && !a.nativeAtomicsWith(b)) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
     public int residentBlocks() {
         int m = Integer.MAX_VALUE;
         for (CudaDevice d : devices) {

@@ -12,6 +12,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 /**
@@ -31,15 +32,17 @@ public final class ProcessWiring {
     private final PinnedBuffer abortWord;
     private final long abortPointer;
     private final int residentBlocks;
+    private final boolean wholeLineLinks;
 
     private ProcessWiring(Communicator host, RankArea area, PeerAreas peers, PinnedBuffer abortWord,
-                          long abortPointer, int residentBlocks) {
+                          long abortPointer, int residentBlocks, boolean wholeLineLinks) {
         this.host = host;
         this.area = area;
         this.peers = peers;
         this.abortWord = abortWord;
         this.abortPointer = abortPointer;
         this.residentBlocks = residentBlocks;
+        this.wholeLineLinks = wholeLineLinks;
     }
 
     /** Sets up this rank's side; collective over {@code host} (every rank calls it). */
@@ -79,8 +82,9 @@ public final class ProcessWiring {
                     bases[r] = m.address();
                 }
             }
-            host.barrier();
-            return new ProcessWiring(host, area, new PeerAreas(bases, mappings), word, abortPointer, resident);
+            boolean wholeLines = agreeOnWholeLineLinks(host, device, all);
+            return new ProcessWiring(host, area, new PeerAreas(bases, mappings), word, abortPointer, resident,
+                    wholeLines);
         } catch (RuntimeException e) {
             for (DeviceBuffer m : mappings) {
                 closeQuietly(m::close);
@@ -91,6 +95,47 @@ public final class ProcessWiring {
             }
             throw e;
         }
+    }
+
+    /**
+     * Whether every pair of ranks' GPUs is linked by NVLink ({@link CudaDevice#nativeAtomicsWith}): each rank judges
+     * its links to the peers' GPUs, found by PCI bus id among the GPUs this process sees (a GPU it cannot see counts
+     * as not linked), and every rank takes the AND of all judgements, so all plan alike. Collective over host; it
+     * also serves as the barrier after the IPC mappings.
+     */
+    private static boolean agreeOnWholeLineLinks(Communicator host, CudaDevice device, List<RankInfo> all) {
+        boolean mine = true;
+        for (int r = 0; r < all.size() && mine; r++) {
+            if (r == host.rank()) {
+                continue;
+            }
+            String bus = all.get(r).busId();
+            CudaDevice peer = null;
+            for (CudaDevice d : CudaDevice.all()) {
+                if (d.pciBusId().equalsIgnoreCase(bus)) {
+                    peer = d;
+                }
+            }
+            mine = peer != null && device.nativeAtomicsWith(peer);
+        }
+        int n = host.size();
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment send = a.allocate(1);
+            MemorySegment recv = a.allocate(n);
+            send.set(JAVA_BYTE, 0, (byte) (mine ? 1 : 0));
+            host.allGather(send, recv, 1, DataType.UINT8);
+            for (int r = 0; r < n; r++) {
+                if (recv.get(JAVA_BYTE, r) == 0) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    /** Whether packed LL and LL128 may run: every pair of the communicator's GPUs is linked by NVLink. */
+    public boolean wholeLineLinks() {
+        return wholeLineLinks;
     }
 
     public PeerAreas peers() {

@@ -41,6 +41,7 @@ public final class CollPlanner {
     private final int nRanks;
     private final int blockLimit;
     private final boolean peerPointers;
+    private final boolean wholeLineLinks;
     /** Kernel flags of the pull allReduce's in-flight depth ({@link GpuOptions#pullUnroll()}). */
     private final int pullDepthFlags;
 
@@ -49,13 +50,18 @@ public final class CollPlanner {
      *                       smallest multiprocessor count: the co-residency bound of the cross-GPU barriers)
      * @param peerPointers   whether every rank's buffers are addressable from every GPU (one process driving all
      *                       GPUs), which the pull allReduce needs
+     * @param wholeLineLinks whether every pair of the communicator's GPUs is linked by NVLink (reported as native
+     *                       peer atomics), which delivers a 16-byte and a warp's 128-byte store whole: packed LL and
+     *                       LL128 need it and are never chosen, or forced, without it
      */
-    public CollPlanner(GpuOptions options, int nRanks, int residentBlocks, boolean peerPointers) {
+    public CollPlanner(GpuOptions options, int nRanks, int residentBlocks, boolean peerPointers,
+                       boolean wholeLineLinks) {
         this.options = options;
         this.nRanks = nRanks;
         this.blockLimit = Math.max(1, Math.min(Math.min(GpuOptions.KERNEL_MAX_BLOCKS, options.maxBlocks()),
                 residentBlocks));
         this.peerPointers = peerPointers;
+        this.wholeLineLinks = wholeLineLinks;
         this.pullDepthFlags = options.pullUnroll() == 8 ? KernelArgs.FLAG_DEEP8
                 : options.pullUnroll() == 4 ? KernelArgs.FLAG_DEEP4 : 0;
     }
@@ -83,14 +89,14 @@ public final class CollPlanner {
         }
         // The one-shots move (N-1)·S per GPU: with more GPUs their useful range shrinks (reference §7).
         long scale = nRanks <= 2 ? 1 : nRanks * 32L;
+        if (nRanks == 2 && wholeLineLinks && bytes <= options.ll128MaxBytes()) {
+            return AllReduceAlgorithm.LL128;
+        }
         if (bytes <= (nRanks == 2 ? options.llMaxBytes() : llOthersMaxBytes())) {
             return AllReduceAlgorithm.LL;
         }
-        if (nRanks == 2 && bytes <= options.llPackedMaxBytes()) {
+        if (nRanks == 2 && wholeLineLinks && bytes <= options.llPackedMaxBytes()) {
             return AllReduceAlgorithm.LL_PACKED;
-        }
-        if (nRanks == 2 && bytes <= options.ll128MaxBytes()) {
-            return AllReduceAlgorithm.LL128;
         }
         long pushMax = pullOk ? Math.min(options.pushMaxBytes(), options.pullFromBytes()) : options.pushMaxBytes();
         if (bytes <= pushMax / scale) {
@@ -176,6 +182,11 @@ public final class CollPlanner {
         if (a == AllReduceAlgorithm.LL && bytes > options.llMaxBytes()) {
             throw new JcclException(Result.INVALID_ARGUMENT, "the LL allReduce handles at most llMaxBytes = "
                     + options.llMaxBytes() + " bytes, got " + bytes + "; raise jccl.cuda.llMaxBytes or use AUTO");
+        }
+        if ((a == AllReduceAlgorithm.LL_PACKED || a == AllReduceAlgorithm.LL128) && !wholeLineLinks) {
+            throw new JcclException(Result.INVALID_ARGUMENT, "the " + a.shortName() + " allReduce needs NVLink between "
+                    + "the GPUs (a link that delivers 128-byte stores whole; CUDA reports no native peer atomics "
+                    + "here); use AUTO");
         }
         if (a == AllReduceAlgorithm.LL_PACKED && (nRanks != 2 || bytes > options.llPackedMaxBytes())) {
             throw new JcclException(Result.INVALID_ARGUMENT, "the packed LL allReduce runs on 2 ranks (this "

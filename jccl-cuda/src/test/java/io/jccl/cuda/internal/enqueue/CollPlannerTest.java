@@ -22,31 +22,31 @@ class CollPlannerTest {
 
     @Test
     void allReduceOnTwoGpusOfOneProcessFollowsTheSizeThresholds() {
-        CollPlanner p = new CollPlanner(D, 2, 132, true);
+        CollPlanner p = new CollPlanner(D, 2, 132, true, true);
         assertThat(p.chooseAllReduce(8, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.LL);
         assertThat(p.chooseAllReduce(512 << 10, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.LL);
         assertThat(p.chooseAllReduce((512 << 10) + 16, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.PUSH);
         assertThat(p.chooseAllReduce(4 << 20, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.PUSH);
-        CollPlanner packed = new CollPlanner(D.withLlPackedMaxBytes(4 << 20), 2, 132, true);
+        CollPlanner packed = new CollPlanner(D.withLlPackedMaxBytes(4 << 20), 2, 132, true, true);
         assertThat(packed.chooseAllReduce((512 << 10) + 16, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.LL_PACKED);
         assertThat(packed.chooseAllReduce(4 << 20, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.LL_PACKED);
         assertThat(p.chooseAllReduce(8 << 20, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.TWO_SHOT);
         assertThat(p.chooseAllReduce(48 << 20, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.TWO_SHOT);
-        CollPlanner oneShot = new CollPlanner(D.withPullFromBytes(1 << 20).withLlPackedMaxBytes(0), 2, 132, true);
+        CollPlanner oneShot = new CollPlanner(D.withPullFromBytes(1 << 20).withLlPackedMaxBytes(0), 2, 132, true, true);
         assertThat(oneShot.chooseAllReduce(2 << 20, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.ONE_SHOT);
         assertThat(p.chooseAllReduce(128 << 20, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.RING);
     }
 
     @Test
     void onlyThePairAllReduceTakesLlAbove64KiB() {
-        CollPlanner four = new CollPlanner(D, 4, 132, true);
+        CollPlanner four = new CollPlanner(D, 4, 132, true, true);
         assertThat(four.chooseAllReduce(64 << 10, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.LL);
         assertThat(four.chooseAllReduce(128 << 10, RedOp.Kind.SUM)).isNotEqualTo(AllReduceAlgorithm.LL);
         assertThat(four.chooseAllReduce(1 << 20, RedOp.Kind.SUM)).isNotEqualTo(AllReduceAlgorithm.LL_PACKED);
-        CollPlanner forcedFour = new CollPlanner(D.withAlgorithm(AllReduceAlgorithm.LL_PACKED), 4, 132, true);
+        CollPlanner forcedFour = new CollPlanner(D.withAlgorithm(AllReduceAlgorithm.LL_PACKED), 4, 132, true, true);
         assertThatThrownBy(() -> forcedFour.chooseAllReduce(1024, RedOp.Kind.SUM)).isInstanceOf(JcclException.class)
                 .hasMessageContaining("2 ranks");
-        CollPlanner two = new CollPlanner(D, 2, 132, true);
+        CollPlanner two = new CollPlanner(D, 2, 132, true, true);
         Plan plan = new Plan();
         two.plan(Collective.ALL_GATHER, 32 << 10, 4, RedOp.Kind.SUM, plan);
         assertThat(plan.family()).isEqualTo(KernelFamily.RING_COPY);
@@ -58,54 +58,51 @@ class CollPlannerTest {
 
     @Test
     void oneProcessPerGpuAndPreMulSumNeverPullAndPushFurther() {
-        CollPlanner ipc = new CollPlanner(D, 2, 132, false);
+        CollPlanner ipc = new CollPlanner(D, 2, 132, false, true);
         assertThat(ipc.chooseAllReduce(8 << 20, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.PUSH);
         assertThat(ipc.chooseAllReduce(48 << 20, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.RING);
-        CollPlanner all = new CollPlanner(D, 2, 132, true);
+        CollPlanner all = new CollPlanner(D, 2, 132, true, true);
         assertThat(all.chooseAllReduce(8 << 20, RedOp.Kind.PRE_MUL_SUM)).isEqualTo(AllReduceAlgorithm.PUSH);
         assertThat(all.chooseAllReduce(48 << 20, RedOp.Kind.PRE_MUL_SUM)).isEqualTo(AllReduceAlgorithm.RING);
-        CollPlanner forced = new CollPlanner(D.withAlgorithm(AllReduceAlgorithm.ONE_SHOT), 2, 132, false);
+        CollPlanner forced = new CollPlanner(D.withAlgorithm(AllReduceAlgorithm.ONE_SHOT), 2, 132, false, true);
         assertThatThrownBy(() -> forced.chooseAllReduce(1 << 20, RedOp.Kind.SUM)).isInstanceOf(JcclException.class)
                 .hasMessageContaining("initAll").matches(e -> ((JcclException) e).result() == Result.INVALID_USAGE);
     }
 
     @Test
     void forcedKernelsOutsideTheirCapacityAreRefused() {
-        CollPlanner ll = new CollPlanner(D.withAlgorithm(AllReduceAlgorithm.LL), 2, 132, true);
+        CollPlanner ll = new CollPlanner(D.withAlgorithm(AllReduceAlgorithm.LL), 2, 132, true, true);
         assertThatThrownBy(() -> ll.chooseAllReduce(1 << 20, RedOp.Kind.SUM)).isInstanceOf(JcclException.class)
                 .hasMessageContaining("llMaxBytes");
-        CollPlanner push = new CollPlanner(D.withAlgorithm(AllReduceAlgorithm.PUSH), 2, 132, true);
+        CollPlanner push = new CollPlanner(D.withAlgorithm(AllReduceAlgorithm.PUSH), 2, 132, true, true);
         assertThatThrownBy(() -> push.chooseAllReduce(64 << 20, RedOp.Kind.SUM)).isInstanceOf(JcclException.class)
                 .hasMessageContaining("pushMaxBytes");
     }
 
     @Test
     void moreGpusShrinkTheOneShotRange() {
-        CollPlanner p = new CollPlanner(D, 8, 132, true);
+        CollPlanner p = new CollPlanner(D, 8, 132, true, true);
         assertThat(p.chooseAllReduce(1 << 20, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.TWO_SHOT);
         assertThat(p.chooseAllReduce(8 << 10, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.LL);
     }
 
     @Test
     void gridsGrowWithSizeAndStayWithinTheResidencyBound() {
-        CollPlanner p = new CollPlanner(D, 2, 132, true);
+        CollPlanner p = new CollPlanner(D, 2, 132, true, true);
         assertThat(plan(p, Collective.ALL_REDUCE, 2, 4, RedOp.Kind.SUM).blocks()).isEqualTo(1);
         Plan big = plan(p, Collective.ALL_REDUCE, 256L << 20, 4, RedOp.Kind.SUM);
         assertThat(big.family()).isEqualTo(KernelFamily.RING);
         assertThat(big.blocks()).isEqualTo(128);
         assertThat(big.chunkBytes()).isEqualTo(D.ringSlotBytes() * D.ringChunkSteps());
-        CollPlanner small = new CollPlanner(D, 2, 4, true);
+        CollPlanner small = new CollPlanner(D, 2, 4, true, true);
         assertThat(plan(small, Collective.ALL_REDUCE, 256L << 20, 4, RedOp.Kind.SUM).blocks()).isEqualTo(4);
         assertThat(small.blockLimit()).isEqualTo(4);
     }
 
     @Test
-    void ll128TakesThePairAllReduceAbovePackedLlAndGivesEachWarpAChunk() {
-        CollPlanner p = new CollPlanner(D.withLlMaxBytes(64 << 10).withLlPackedMaxBytes(256 << 10)
-                .withLl128MaxBytes(8 << 20), 2, 132, true);
-        assertThat(p.chooseAllReduce(64 << 10, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.LL);
-        assertThat(p.chooseAllReduce(256 << 10, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.LL_PACKED);
-        assertThat(p.chooseAllReduce((256 << 10) + 16, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.LL128);
+    void ll128TakesThePairAllReduceOverNvlinkAndGivesEachWarpAChunk() {
+        CollPlanner p = new CollPlanner(D.withLl128MaxBytes(8 << 20), 2, 132, true, true);
+        assertThat(p.chooseAllReduce(8, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.LL128);
         assertThat(p.chooseAllReduce(8 << 20, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.LL128);
         assertThat(p.chooseAllReduce((8 << 20) + 16, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.TWO_SHOT);
         // 512 KiB = 1093 chunks of 480 bytes: 69 blocks of 16 warps; 1 MiB would need 137, the limit is 128.
@@ -114,16 +111,34 @@ class CollPlannerTest {
         assertThat(half.blocks()).isEqualTo(69);
         assertThat(half.algorithmName()).isEqualTo("ll128");
         assertThat(plan(p, Collective.ALL_REDUCE, 1L << 18, 4, RedOp.Kind.SUM).blocks()).isEqualTo(128);
-        CollPlanner four = new CollPlanner(D.withLl128MaxBytes(8 << 20), 4, 132, true);
+        // Without it, LL, then packed LL.
+        CollPlanner off = new CollPlanner(D.withLl128MaxBytes(0).withLlMaxBytes(64 << 10)
+                .withLlPackedMaxBytes(256 << 10), 2, 132, true, true);
+        assertThat(off.chooseAllReduce(64 << 10, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.LL);
+        assertThat(off.chooseAllReduce(256 << 10, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.LL_PACKED);
+        CollPlanner four = new CollPlanner(D.withLl128MaxBytes(8 << 20), 4, 132, true, true);
         assertThat(four.chooseAllReduce(1 << 20, RedOp.Kind.SUM)).isNotEqualTo(AllReduceAlgorithm.LL128);
-        CollPlanner forcedFour = new CollPlanner(D.withAlgorithm(AllReduceAlgorithm.LL128), 4, 132, true);
+        CollPlanner forcedFour = new CollPlanner(D.withAlgorithm(AllReduceAlgorithm.LL128), 4, 132, true, true);
         assertThatThrownBy(() -> forcedFour.chooseAllReduce(1024, RedOp.Kind.SUM)).isInstanceOf(JcclException.class)
                 .hasMessageContaining("2 ranks").hasMessageContaining("ll128MaxBytes");
     }
 
     @Test
+    void withoutNvlinkNeitherPackedLlNorLl128IsChosenOrAllowed() {
+        GpuOptions o = D.withLl128MaxBytes(8 << 20).withLlPackedMaxBytes(16 << 20);
+        CollPlanner pcie = new CollPlanner(o, 2, 132, true, false);
+        assertThat(pcie.chooseAllReduce(8, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.LL);
+        assertThat(pcie.chooseAllReduce(1 << 20, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.PUSH);
+        for (AllReduceAlgorithm a : new AllReduceAlgorithm[] {AllReduceAlgorithm.LL128, AllReduceAlgorithm.LL_PACKED}) {
+            CollPlanner forced = new CollPlanner(o.withAlgorithm(a), 2, 132, true, false);
+            assertThatThrownBy(() -> forced.chooseAllReduce(1024, RedOp.Kind.SUM)).isInstanceOf(JcclException.class)
+                    .hasMessageContaining("NVLink").hasMessageContaining(a.shortName());
+        }
+    }
+
+    @Test
     void packedLlSpreadsItsGroupsOverBlocksOfLlPackedBlockGroups() {
-        CollPlanner p = new CollPlanner(D.withLlPackedMaxBytes(4 << 20), 2, 132, true);
+        CollPlanner p = new CollPlanner(D.withLlPackedMaxBytes(4 << 20), 2, 132, true, true);
         // 512 KiB = 10923 groups of 48 bytes: 86 blocks of 128 groups; 1 MiB would need 171, the limit is 128.
         Plan half = plan(p, Collective.ALL_REDUCE, 128L << 10, 4, RedOp.Kind.SUM);
         assertThat(half.family()).isEqualTo(KernelFamily.LL);
@@ -134,7 +149,7 @@ class CollPlannerTest {
         GpuOptions wide = new GpuOptions(D.algorithm(), D.llMaxBytes(), 4 << 20, D.pushMaxBytes(),
                 D.pushChunkBytes(), D.pullFromBytes(), D.oneShotMaxBytes(), D.twoShotMaxBytes(), D.maxBlocks(),
                 D.ringChannels(), D.ringSlotBytes(), D.ringChunkSteps(), D.packsPerThread(), D.pullUnroll(), 512, 0);
-        assertThat(plan(new CollPlanner(wide, 2, 132, true), Collective.ALL_REDUCE, 1L << 18, 4, RedOp.Kind.SUM)
+        assertThat(plan(new CollPlanner(wide, 2, 132, true, true), Collective.ALL_REDUCE, 1L << 18, 4, RedOp.Kind.SUM)
                 .blocks()).isEqualTo(43);
         assertThatThrownBy(() -> new GpuOptions(D.algorithm(), D.llMaxBytes(), 0, D.pushMaxBytes(),
                 D.pushChunkBytes(), D.pullFromBytes(), D.oneShotMaxBytes(), D.twoShotMaxBytes(), D.maxBlocks(),
@@ -144,7 +159,7 @@ class CollPlannerTest {
 
     @Test
     void otherCollectivesSwitchFromLlToRingPerPeerSize() {
-        CollPlanner p = new CollPlanner(D, 2, 132, false);
+        CollPlanner p = new CollPlanner(D, 2, 132, false, true);
         assertThat(plan(p, Collective.ALL_GATHER, 1024, 4, RedOp.Kind.SUM).family()).isEqualTo(KernelFamily.LL_COPY);
         assertThat(plan(p, Collective.ALL_GATHER, 1 << 20, 4, RedOp.Kind.SUM).family()).isEqualTo(KernelFamily.RING_COPY);
         assertThat(plan(p, Collective.BROADCAST, 1 << 20, 4, RedOp.Kind.SUM).family()).isEqualTo(KernelFamily.RING_COPY);
@@ -156,17 +171,17 @@ class CollPlannerTest {
 
     @Test
     void oneRankAlwaysUsesTheLlKernels() {
-        CollPlanner p = new CollPlanner(D, 1, 132, true);
+        CollPlanner p = new CollPlanner(D, 1, 132, true, true);
         assertThat(plan(p, Collective.ALL_REDUCE, 1L << 28, 4, RedOp.Kind.SUM).family()).isEqualTo(KernelFamily.LL);
         assertThat(plan(p, Collective.ALL_GATHER, 1L << 28, 4, RedOp.Kind.SUM).family()).isEqualTo(KernelFamily.LL_COPY);
     }
 
     @Test
     void pointToPointBlocksDependOnBytesAloneAndLeaveRoomForAllPeers() {
-        CollPlanner two = new CollPlanner(D, 2, 132, true);
+        CollPlanner two = new CollPlanner(D, 2, 132, true, true);
         assertThat(two.p2pBlocks(1)).isEqualTo(1);
         assertThat(two.p2pBlocks(1L << 30)).isEqualTo((128 - CollPlanner.COPY_BLOCKS) / 2);
-        CollPlanner eight = new CollPlanner(D, 8, 132, true);
+        CollPlanner eight = new CollPlanner(D, 8, 132, true, true);
         assertThat(eight.p2pBlocks(1L << 30) * 14 + CollPlanner.COPY_BLOCKS).isLessThanOrEqualTo(128);
     }
 }

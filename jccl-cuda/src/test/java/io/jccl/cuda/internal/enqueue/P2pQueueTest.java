@@ -10,7 +10,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class P2pQueueTest {
-    private static final CollPlanner P = new CollPlanner(GpuOptions.defaults(), 3, 132, true);
+    private static final CollPlanner P = new CollPlanner(GpuOptions.defaults(), 3, 132, true, true);
 
     private static P2pQueue.Op send(int peer, long bytes) {
         return new P2pQueue.Op(KernelArgs.P2P_SEND, peer, 0x1000 + peer, bytes);

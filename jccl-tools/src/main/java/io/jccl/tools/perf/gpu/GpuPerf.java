@@ -1,12 +1,17 @@
 package io.jccl.tools.perf.gpu;
 
+import io.jccl.Collective;
+import io.jccl.DataType;
 import io.jccl.RedOp;
+import io.jccl.cuda.GpuCommunicator;
 import io.jccl.tools.Cli;
 import io.jccl.tools.perf.OpChoice;
 import io.jccl.tools.perf.PerfBackend;
+import io.jccl.tools.perf.PerfCollective;
 import io.jccl.tools.perf.PerfOptions;
 import io.jccl.tools.perf.PerfTarget;
 import io.jccl.tools.perf.RankThreads;
+import io.jccl.tools.perf.SizeSweep;
 import io.jccl.tools.perf.ResultRecord;
 
 import java.io.PrintStream;
@@ -59,6 +64,9 @@ public final class GpuPerf {
                         + " GpuCommunicator" : "NCCL " + session.nccl().versionString() + " (" + session.nccl().path()
                         + ")") + (o.graphLaunches() > 0 ? ", CUDA graph of the -n iterations launched "
                         + o.graphLaunches() + " times" : ""));
+                if (lib == GpuBackend.Library.JCCL && o.collective() == PerfCollective.ALL_REDUCE) {
+                    out.println("# JCCL allReduce kernels (float sum): " + kernels(session.comm(0), o.sweep()));
+                }
                 out.flush();
             }
             RankThreads threads = new RankThreads(o, backends, out, err, minBusBw, GpuElementAccess.INSTANCE);
@@ -69,6 +77,33 @@ public final class GpuPerf {
             Comparison.print(out, session.nccl().versionString(), results.get(0), results.get(1));
         }
         return rc;
+    }
+
+    /** The allReduce kernel per size of the sweep, as ranges: "ll128 8..4194304, twoshot 8388608". */
+    static String kernels(GpuCommunicator g, SizeSweep sweep) {
+        StringBuilder sb = new StringBuilder();
+        String current = null;
+        long first = 0;
+        long last = 0;
+        for (long bytes : sweep.sizes()) {
+            String k = g.algorithmFor(Collective.ALL_REDUCE, Math.max(1, bytes / 4), DataType.FLOAT32, RedOp.SUM)
+                    .split(" ")[0];
+            if (!k.equals(current)) {
+                appendRange(sb, current, first, last);
+                current = k;
+                first = bytes;
+            }
+            last = bytes;
+        }
+        appendRange(sb, current, first, last);
+        return sb.toString();
+    }
+
+    private static void appendRange(StringBuilder sb, String kernel, long first, long last) {
+        if (kernel != null) {
+            sb.append(sb.isEmpty() ? "" : ", ").append(kernel).append(' ').append(first)
+                    .append(first == last ? "" : ".." + last);
+        }
     }
 
     private static List<RedOp> ops(PerfOptions o) {
