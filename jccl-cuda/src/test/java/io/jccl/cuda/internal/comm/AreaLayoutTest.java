@@ -14,14 +14,15 @@ class AreaLayoutTest {
     void partsFollowEachOtherAlignedAndHoldWhatTheKernelsAddress() {
         AreaLayout l = AreaLayout.of(2, GpuOptions.defaults());
         assertThat(l.llOffset()).isEqualTo(AreaLayout.SIGNALS_BYTES);
-        assertThat(l.llBytes()).isEqualTo(2L * 2 * (512 << 10) / 8 * 16);
+        // The defaults' LL128 up to 4 MiB: 32 lines per 480 bytes.
+        assertThat(l.llBytes()).isEqualTo(2L * 2 * (((4 << 20) + 479) / 480 * 32) * 16);
         assertThat(AreaLayout.of(2, GpuOptions.defaults().withLlPackedMaxBytes(4 << 20)).llBytes())
                 .isEqualTo(2L * 2 * (((4 << 20) + 1535) / 1536 * 128) * 16);
         // LL128: 32 lines per 480 data bytes; every slot a whole number of 128-byte lines.
         AreaLayout ll128 = AreaLayout.of(2, GpuOptions.defaults().withLl128MaxBytes(8 << 20));
         assertThat(ll128.llSlotWords()).isEqualTo(((8 << 20) + 479) / 480 * 32);
         assertThat(ll128.llSlotWords() % 8).isZero();
-        assertThat(AreaLayout.of(2, GpuOptions.defaults().withLlMaxBytes(48)).llSlotWords()).isEqualTo(8);
+        assertThat(AreaLayout.of(2, GpuOptions.defaults().withLl128MaxBytes(0).withLlMaxBytes(48)).llSlotWords()).isEqualTo(8);
         assertThat(AreaLayout.of(4, GpuOptions.defaults()).llBytes()).isEqualTo(2L * 4 * (64 << 10) / 8 * 16);
         assertThat(l.pushOffset() % 4096).isZero();
         assertThat(l.pushOffset()).isGreaterThanOrEqualTo(l.llOffset() + l.llBytes());
