@@ -109,17 +109,6 @@ case "${1:-pdl}" in
     echo "### np | | -np 2" >> "$log"
     JCCL_JAVA_OPTS="-Djccl.cuda.cubinDir=$here/cubin" timeout 150 "$here/jccl" perf all_reduce -np 2 -b 8 -e 16M -f 4 $S --backend both >> "$log" 2>&1
     echo "rc=$? np" >> "$log" ;;
-  v5)
-    run base-both "" -b 1M -e 32M -f 2 $S --backend both
-    for pc in 10 15 20 25 30 40; do
-      run "split-$pc" "-Djccl.cuda.splitMaxBytes=32M -Djccl.cuda.splitHeadPercent=$pc" -b 4M -e 32M -f 2 $S --backend jccl
-    done
-    F="-Djccl.cuda.algorithm=split -Djccl.cuda.splitMaxBytes=32M"
-    run split-types "$F" -b 8M -e 8M -n 20 -w 5 -c 1 -d all --backend jccl
-    run split-odd "$F" -b 9999997 -e 9999997 -n 20 -w 5 -c 1 -d all --backend jccl
-    run split-bf16-ops "$F" -b 8M -e 8M -n 20 -w 5 -c 1 -d bfloat16 -o all --backend jccl
-    run split-graph "-Djccl.cuda.splitMaxBytes=32M" -b 1M -e 16M -f 2 $S -G 20 --backend jccl
-    run base-both-2 "" -b 4M -e 16M -f 2 $S --backend both ;;
 esac
 # summary: variant, size, oop time, ip time, wrong
 awk '/^### /{split($0,h," [|] "); v=substr(h[1],5)} /^# Backend: NCCL/{v=v"/nccl"} /^ +[0-9]+ +[0-9]+ +[a-z0-9]+ +[a-z]+ / && $6!="|"{printf "%-22s %10s %-8s %-6s %8s %8s %s/%s\n", v, $1, $3, $4, $6, $10, $9, $13}' "$log" > "$out/explore-table.txt"

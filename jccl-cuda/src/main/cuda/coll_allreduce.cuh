@@ -116,7 +116,7 @@ JCCL_DEV void pushAllReduce(const KernelArgs& a) {
 // The pull allReduce's data movement between its two barriers. MAXSRC = the most ranks it serves (2 for the pair
 // specialisation, which can afford more packs in flight per thread: UNROLL).
 template <typename T, bool SUMONLY, int MAXSRC, int UNROLL>
-JCCL_DEV void pullMove(const KernelArgs& a, uint64_t first, uint64_t count, uint64_t tid, uint64_t nThreads) {
+JCCL_DEV void pullMove(const KernelArgs& a) {
     constexpr uint64_t PE = 16 / sizeof(T);
     const int N = a.nRanks;
     const Red red = makeRed(a);
@@ -128,19 +128,21 @@ JCCL_DEV void pullMove(const KernelArgs& a, uint64_t first, uint64_t count, uint
     for (int p = 0; p < MAXSRC; p++) {
         if (p < N) {
             const PeerPtrs pp = peerPtrs(a, p);
-            src[p] = reinterpret_cast<const T*>(pp.in) + first;
-            dst[p] = reinterpret_cast<T*>(pp.out) + first;
+            src[p] = reinterpret_cast<const T*>(pp.in);
+            dst[p] = reinterpret_cast<T*>(pp.out);
             anyInPlace |= pp.in == pp.out;
         } else {
             src[p] = nullptr;
             dst[p] = nullptr;
         }
     }
+    const uint64_t tid = (uint64_t)blockId() * blockSize() + threadId();
+    const uint64_t nThreads = (uint64_t)gridSize() * blockSize();
     if (!anyInPlace && (a.flags & kFlagTwoShot) == 0) {
         T* mine[1] = {dst[a.rank]};
-        reduceCopy<T, SUMONLY, MAXSRC, 1, UNROLL>(src, N, mine, 1, count, tid, nThreads, red, -1, post);
+        reduceCopy<T, SUMONLY, MAXSRC, 1, UNROLL>(src, N, mine, 1, a.count, tid, nThreads, red, -1, post);
     } else {
-        const Slice s = sliceOf((int64_t)count, N, a.rank, PE);
+        const Slice s = sliceOf((int64_t)a.count, N, a.rank, PE);
 #pragma unroll
         for (int p = 0; p < MAXSRC; p++) {
             if (p < N) {
@@ -152,28 +154,19 @@ JCCL_DEV void pullMove(const KernelArgs& a, uint64_t first, uint64_t count, uint
     }
 }
 
-// The pull allReduce of elements [first, first + count), run by block vb of nb (the blocks of a split kernel, or
-// the whole grid); the barriers use the real block's slots.
-template <typename T, bool SUMONLY>
-JCCL_DEV void pullPart(const KernelArgs& a, uint64_t first, uint64_t count, uint32_t vb, uint32_t nb) {
-    if (!blockBarrier(a, true)) return;
-    const uint64_t tid = (uint64_t)vb * blockSize() + threadId();
-    const uint64_t nThreads = (uint64_t)nb * blockSize();
-    if (a.nRanks != 2) {
-        pullMove<T, SUMONLY, kMaxRanks, 2>(a, first, count, tid, nThreads);
-    } else if (a.flags & kFlagDeep8) {
-        pullMove<T, SUMONLY, 2, 8>(a, first, count, tid, nThreads);
-    } else if (a.flags & kFlagDeep4) {
-        pullMove<T, SUMONLY, 2, 4>(a, first, count, tid, nThreads);
-    } else {
-        pullMove<T, SUMONLY, 2, 2>(a, first, count, tid, nThreads);
-    }
-    blockBarrier(a, false);
-}
-
 template <typename T, bool SUMONLY>
 JCCL_DEV void pullAllReduce(const KernelArgs& a) {
-    pullPart<T, SUMONLY>(a, 0, a.count, blockId(), gridSize());
+    if (!blockBarrier(a, true)) return;
+    if (a.nRanks != 2) {
+        pullMove<T, SUMONLY, kMaxRanks, 2>(a);
+    } else if (a.flags & kFlagDeep8) {
+        pullMove<T, SUMONLY, 2, 8>(a);
+    } else if (a.flags & kFlagDeep4) {
+        pullMove<T, SUMONLY, 2, 4>(a);
+    } else {
+        pullMove<T, SUMONLY, 2, 2>(a);
+    }
+    blockBarrier(a, false);
 }
 
 }  // namespace jccl

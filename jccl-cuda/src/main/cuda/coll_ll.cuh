@@ -82,9 +82,9 @@ JCCL_DEV LlCall llBegin(const KernelArgs& a) {
     return c;
 }
 
-// Ends an LL call on every block (after its receives): the last of the nBlocks blocks taking part to finish records
-// the sequence, tells the peers, and clears this parity before a wrap.
-JCCL_DEV void llEnd(const KernelArgs& a, const LlCall& c, uint32_t nBlocks) {
+// Ends an LL call on every block (after its receives): the last block to finish records the sequence, tells the
+// peers, and clears this parity before a wrap.
+JCCL_DEV void llEnd(const KernelArgs& a, const LlCall& c) {
     Signals* self = sigOf(a, a.rank);
     JCCL_SHARED(int, sLast, 2);
     const int N = a.nRanks, r = a.rank;
@@ -95,7 +95,7 @@ JCCL_DEV void llEnd(const KernelArgs& a, const LlCall& c, uint32_t nBlocks) {
     if (threadId() == 0) {
         fenceGpu();
         const uint32_t ticket = atomicAddGpu(&self->llDone, 1u);
-        sLast = ticket == nBlocks - 1;
+        sLast = ticket == gridSize() - 1;
     }
     syncBlock();
     if (sLast) {
@@ -195,7 +195,7 @@ JCCL_DEV void llColl(const KernelArgs& a) {
         }
     }
 
-    llEnd(a, c, gridSize());
+    llEnd(a, c);
 }
 
 // Packed LL allReduce on 2 ranks (LL_PACKED): as the LL allReduce, but each 16-byte line carries 12 bytes of data
@@ -309,7 +309,7 @@ JCCL_DEV void llPackedAllReduce(const KernelArgs& a) {
                 if (g * 6 + k < nWords) storeWord(out, g * 6 + k, count, y[k]);
         }
     }
-    llEnd(a, c, gridSize());
+    llEnd(a, c);
 }
 
 }  // namespace jccl

@@ -13,7 +13,6 @@
 // Each block owns a contiguous run of chunks; its warps take them in turn. Words past the end travel as zeros.
 #pragma once
 
-#include "coll_allreduce.cuh"
 #include "coll_ll.cuh"
 
 namespace jccl {
@@ -78,27 +77,26 @@ JCCL_DEV void ll128Store(T* out, uint64_t k, int lane, uint64_t count, bool pack
     }
 }
 
-// The LL128 allReduce of elements [first, first + count) of the buffers, run by block vb of nb (the blocks of a
-// split kernel, or the whole grid).
 template <typename T, bool SUMONLY>
-JCCL_DEV void ll128Part(const KernelArgs& a, uint64_t first, uint64_t count, uint32_t vb, uint32_t nb) {
+JCCL_DEV void ll128AllReduce(const KernelArgs& a) {
     constexpr int EW = 8 / sizeof(T);
     const LlCall c = llBegin(a);
     const int r = a.rank, peer = 1 - a.rank;
     const Red red = makeRed(a);
     const bool pre = (a.flags & kFlagPreScale) != 0;
     const bool post = (a.flags & kFlagPostDiv) != 0;
+    const uint64_t count = a.count;
     const uint64_t nWords = (count + EW - 1) / EW;
     const uint64_t nChunks = (nWords + kLl128ChunkWords - 1) / kLl128ChunkWords;
-    const uint64_t perBlock = (nChunks + nb - 1) / nb;
-    const uint64_t kBegin = (uint64_t)vb * perBlock;
+    const uint64_t perBlock = (nChunks + gridSize() - 1) / gridSize();
+    const uint64_t kBegin = (uint64_t)blockId() * perBlock;
     const uint64_t kEnd = jmin(nChunks, kBegin + perBlock);
     const int lane = threadId() & 31, warp = threadId() >> 5, nWarps = blockSize() >> 5;
     const bool flagLane = (lane & 7) == 7;
     const uint64_t flag = c.flag;
-    const T* in = reinterpret_cast<const T*>(a.in) + first;
-    T* out = reinterpret_cast<T*>(a.out) + first;
-    const bool packs = ((reinterpret_cast<uintptr_t>(in) | reinterpret_cast<uintptr_t>(out)) & 15) == 0;
+    const T* in = reinterpret_cast<const T*>(a.in);
+    T* out = reinterpret_cast<T*>(a.out);
+    const bool packs = ((reinterpret_cast<uintptr_t>(a.in) | reinterpret_cast<uintptr_t>(a.out)) & 15) == 0;
     bool aborted = c.aborted;   // the same on every thread of the block
 
     // A warp takes kLl128Unroll of its chunks per step (k0, k0 + nWarps, ...): their loads are in flight together.
@@ -144,27 +142,7 @@ JCCL_DEV void ll128Part(const KernelArgs& a, uint64_t first, uint64_t count, uin
             if (u < n) ll128Store<T, SUMONLY>(out, k0 + u * nWarps, lane, count, packs, post, red, r, mine[u], theirs[u]);
         }
     }
-    llEnd(a, c, nb);
-}
-
-template <typename T, bool SUMONLY>
-JCCL_DEV void ll128AllReduce(const KernelArgs& a) {
-    ll128Part<T, SUMONLY>(a, 0, a.count, blockId(), gridSize());
-}
-
-// Split allReduce on 2 GPUs of one process (SPLIT): blocks [0, a.root) run LL128 on the first a.chunkBytes bytes
-// (a multiple of 480), the other blocks the two-shot pull on the rest, at the same time. LL128 needs no barrier, so
-// its lines use the link while the two-shot blocks wait at theirs (at the start for the peer's inputs, at the end
-// for the last stores). Our own combination.
-template <typename T, bool SUMONLY>
-JCCL_DEV void splitAllReduce(const KernelArgs& a) {
-    const uint32_t llBlocks = (uint32_t)a.root;
-    const uint64_t head = jmin(a.count, (uint64_t)(a.chunkBytes / sizeof(T)));
-    if (blockId() < llBlocks) {
-        ll128Part<T, SUMONLY>(a, 0, head, blockId(), llBlocks);
-    } else {
-        pullPart<T, SUMONLY>(a, head, a.count - head, blockId() - llBlocks, gridSize() - llBlocks);
-    }
+    llEnd(a, c);
 }
 
 }  // namespace jccl

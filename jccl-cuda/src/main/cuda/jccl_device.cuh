@@ -70,14 +70,13 @@ struct KernelArgs {
     int32_t rank;            // 288
     int32_t nRanks;          // 292
     int32_t coll;            // 296: kAllReduce, ...
-    int32_t root;            // 300: root of broadcast/reduce; the split allReduce: its LL128 blocks
+    int32_t root;            // 300: root of broadcast/reduce
     int32_t op;              // 304: kOpSum, ... (generic kernels)
     int32_t flags;           // 308: kFlag*
     double scaleF;           // 312: preMulSum scalar for floating-point types
     int64_t scaleI;          // 320: preMulSum scalar for integer types
     uint64_t slotBytes;      // 328: bytes per Simple FIFO slot
-    uint64_t chunkBytes;     // 336: ring chunk / push pipeline chunk per block, in bytes (a multiple of 16); the
-                             //      split allReduce: the bytes LL128 moves (a multiple of 480)
+    uint64_t chunkBytes;     // 336: ring chunk / push pipeline chunk per block, in bytes (a multiple of 16)
     uint64_t llSlotWords;    // 344: 8-byte words per (parity, source) slot of the LL area
     uint64_t pushSlotBytes;  // 352: bytes per (parity, source) slot of the push area
     int32_t connChannels;    // 360: channels per connection in the connection area

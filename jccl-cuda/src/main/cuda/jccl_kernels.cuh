@@ -22,7 +22,6 @@
     JCCL_ENTRY(jccl_ll_##TN##_##OC, (jccl::llColl<T, SUMONLY, false>(a)))                       \
     JCCL_ENTRY(jccl_llp_##TN##_##OC, (jccl::llPackedAllReduce<T, SUMONLY>(a)))                  \
     JCCL_ENTRY(jccl_ll128_##TN##_##OC, (jccl::ll128AllReduce<T, SUMONLY>(a)))                   \
-    JCCL_ENTRY(jccl_split_##TN##_##OC, (jccl::splitAllReduce<T, SUMONLY>(a)))                   \
     JCCL_ENTRY(jccl_push_##TN##_##OC, (jccl::pushAllReduce<T, SUMONLY>(a)))                     \
     JCCL_ENTRY(jccl_pull_##TN##_##OC, (jccl::pullAllReduce<T, SUMONLY>(a)))                     \
     JCCL_ENTRY(jccl_ring_##TN##_##OC, (jccl::ringColl<T, SUMONLY, false>(a)))

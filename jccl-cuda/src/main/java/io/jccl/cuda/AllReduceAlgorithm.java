@@ -24,12 +24,6 @@ public enum AllReduceAlgorithm {
      * on NVLink delivering a warp's 128-byte line stores whole.
      */
     LL128("ll128"),
-    /**
-     * LL128 on the first splitHeadPercent of the buffer and two-shot on the rest, at the same time in one kernel, so
-     * the link carries LL128 lines while the two-shot blocks wait at their barriers. Two GPUs of one process linked by
-     * NVLink (up to splitMaxBytes).
-     */
-    SPLIT("split"),
     /** Every GPU writes its input into every peer's push area, one barrier, then reduces locally (up to pushMaxBytes). */
     PUSH("push"),
     /**
@@ -61,6 +55,6 @@ public enum AllReduceAlgorithm {
             }
         }
         throw new io.jccl.JcclException(io.jccl.Result.INVALID_ARGUMENT, "unknown allReduce algorithm '" + name
-                + "'; expected auto, ll, llpacked, ll128, split, push, oneshot, twoshot or ring");
+                + "'; expected auto, ll, llpacked, ll128, push, oneshot, twoshot or ring");
     }
 }

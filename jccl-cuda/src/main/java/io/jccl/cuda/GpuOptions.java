@@ -41,16 +41,12 @@ import java.util.Objects;
  *                        to this size, before LL and packed LL are considered; 0 turns it off. On 2×H200 it beat
  *                        every other kernel from 8 B (4.2 against LL's 4.5 µs) to 4 MiB (19.5 against push's
  *                        20.1 µs), not at 8 MiB (35.5 against two-shot's 32.2 µs)
- * @param splitMaxBytes   allReduce on 2 NVLink-linked GPUs of one process by the split kernel (LL128 on the head,
- *                        two-shot on the rest, at once) above ll128MaxBytes up to this size; 0 turns it off
- * @param splitHeadPercent the split kernel: the share of the bytes, and of the blocks, that LL128 takes
  */
 public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long llPackedMaxBytes, long pushMaxBytes, long pushChunkBytes,
                          long pullFromBytes, long oneShotMaxBytes,
                          long twoShotMaxBytes, int maxBlocks, int ringChannels, long ringSlotBytes,
                          int ringChunkSteps, int packsPerThread, int pullUnroll,
-                         int llPackedBlockGroups, long ll128MaxBytes, long splitMaxBytes,
-                         int splitHeadPercent) {
+                         int llPackedBlockGroups, long ll128MaxBytes) {
     /** Grid limit imposed by the kernels' barrier and pointer slots (kMaxBlocks). */
     public static final int KERNEL_MAX_BLOCKS = 160;
 
@@ -76,15 +72,13 @@ public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long llP
         check(llPackedBlockGroups >= 32 && llPackedBlockGroups <= 512 && llPackedBlockGroups % 32 == 0,
                 "llPackedBlockGroups must be a multiple of 32 in 32..512", llPackedBlockGroups);
         check(ll128MaxBytes >= 0, "ll128MaxBytes must be >= 0", ll128MaxBytes);
-        check(splitMaxBytes >= 0, "splitMaxBytes must be >= 0", splitMaxBytes);
-        check(splitHeadPercent >= 1 && splitHeadPercent <= 90, "splitHeadPercent must be in 1..90", splitHeadPercent);
     }
 
     /** The defaults measured on 2×H200. */
     public static GpuOptions defaults() {
         return new GpuOptions(AllReduceAlgorithm.AUTO, 512 << 10, 0, 32L << 20, 64 << 10, 4L << 20, 4L << 20,
                 64L << 20,
-                128, 128, 256 << 10, 2, 1, 4, 128, 4L << 20, 0, 20);
+                128, 128, 256 << 10, 2, 1, 4, 128, 4L << 20);
     }
 
     /** {@link #defaults()} with every {@code jccl.cuda.<field>} system property applied. */
@@ -100,69 +94,62 @@ public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long llP
                 (int) bytes("ringChannels", d.ringChannels), bytes("ringSlotBytes", d.ringSlotBytes),
                 (int) bytes("ringChunkSteps", d.ringChunkSteps), (int) bytes("packsPerThread", d.packsPerThread),
                 (int) bytes("pullUnroll", d.pullUnroll), (int) bytes("llPackedBlockGroups", d.llPackedBlockGroups),
-                bytes("ll128MaxBytes", d.ll128MaxBytes), bytes("splitMaxBytes", d.splitMaxBytes),
-                (int) bytes("splitHeadPercent", d.splitHeadPercent));
+                bytes("ll128MaxBytes", d.ll128MaxBytes));
     }
 
     public GpuOptions withAlgorithm(AllReduceAlgorithm a) {
         return new GpuOptions(a, llMaxBytes, llPackedMaxBytes, pushMaxBytes, pushChunkBytes, pullFromBytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, ringChannels,
                 ringSlotBytes, ringChunkSteps, packsPerThread, pullUnroll,
-                llPackedBlockGroups, ll128MaxBytes, splitMaxBytes, splitHeadPercent);
+                llPackedBlockGroups, ll128MaxBytes);
     }
 
     public GpuOptions withLlMaxBytes(long bytes) {
         return new GpuOptions(algorithm, bytes, llPackedMaxBytes, pushMaxBytes, pushChunkBytes, pullFromBytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, ringChannels,
                 ringSlotBytes, ringChunkSteps, packsPerThread, pullUnroll,
-                llPackedBlockGroups, ll128MaxBytes, splitMaxBytes, splitHeadPercent);
+                llPackedBlockGroups, ll128MaxBytes);
     }
 
     public GpuOptions withLlPackedMaxBytes(long bytes) {
         return new GpuOptions(algorithm, llMaxBytes, bytes, pushMaxBytes, pushChunkBytes, pullFromBytes, oneShotMaxBytes,
                 twoShotMaxBytes, maxBlocks, ringChannels, ringSlotBytes, ringChunkSteps, packsPerThread, pullUnroll,
-                llPackedBlockGroups, ll128MaxBytes, splitMaxBytes, splitHeadPercent);
+                llPackedBlockGroups, ll128MaxBytes);
     }
 
     public GpuOptions withLl128MaxBytes(long bytes) {
         return new GpuOptions(algorithm, llMaxBytes, llPackedMaxBytes, pushMaxBytes, pushChunkBytes, pullFromBytes,
                 oneShotMaxBytes, twoShotMaxBytes, maxBlocks, ringChannels, ringSlotBytes, ringChunkSteps, packsPerThread,
-                pullUnroll, llPackedBlockGroups, bytes, splitMaxBytes, splitHeadPercent);
-    }
-
-    public GpuOptions withSplit(long maxBytes, int headPercent) {
-        return new GpuOptions(algorithm, llMaxBytes, llPackedMaxBytes, pushMaxBytes, pushChunkBytes, pullFromBytes,
-                oneShotMaxBytes, twoShotMaxBytes, maxBlocks, ringChannels, ringSlotBytes, ringChunkSteps, packsPerThread,
-                pullUnroll, llPackedBlockGroups, ll128MaxBytes, maxBytes, headPercent);
+                pullUnroll, llPackedBlockGroups, bytes);
     }
 
     public GpuOptions withPushMaxBytes(long bytes) {
         return new GpuOptions(algorithm, llMaxBytes, llPackedMaxBytes, bytes, pushChunkBytes, pullFromBytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, ringChannels,
                 ringSlotBytes, ringChunkSteps, packsPerThread, pullUnroll,
-                llPackedBlockGroups, ll128MaxBytes, splitMaxBytes, splitHeadPercent);
+                llPackedBlockGroups, ll128MaxBytes);
     }
 
     public GpuOptions withPushChunkBytes(long bytes) {
         return new GpuOptions(algorithm, llMaxBytes, llPackedMaxBytes, pushMaxBytes, bytes, pullFromBytes, oneShotMaxBytes, twoShotMaxBytes,
                 maxBlocks,
                 ringChannels, ringSlotBytes, ringChunkSteps, packsPerThread, pullUnroll,
-                llPackedBlockGroups, ll128MaxBytes, splitMaxBytes, splitHeadPercent);
+                llPackedBlockGroups, ll128MaxBytes);
     }
 
     public GpuOptions withPullFromBytes(long bytes) {
         return new GpuOptions(algorithm, llMaxBytes, llPackedMaxBytes, pushMaxBytes, pushChunkBytes, bytes, oneShotMaxBytes,
                 twoShotMaxBytes, maxBlocks, ringChannels, ringSlotBytes, ringChunkSteps, packsPerThread, pullUnroll,
-                llPackedBlockGroups, ll128MaxBytes, splitMaxBytes, splitHeadPercent);
+                llPackedBlockGroups, ll128MaxBytes);
     }
 
     public GpuOptions withMaxBlocks(int blocks) {
         return new GpuOptions(algorithm, llMaxBytes, llPackedMaxBytes, pushMaxBytes, pushChunkBytes, pullFromBytes, oneShotMaxBytes, twoShotMaxBytes, blocks, ringChannels,
                 ringSlotBytes, ringChunkSteps, packsPerThread, pullUnroll,
-                llPackedBlockGroups, ll128MaxBytes, splitMaxBytes, splitHeadPercent);
+                llPackedBlockGroups, ll128MaxBytes);
     }
 
     public GpuOptions withRing(int channels, long slotBytes, int chunkSteps) {
         return new GpuOptions(algorithm, llMaxBytes, llPackedMaxBytes, pushMaxBytes, pushChunkBytes, pullFromBytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, channels,
                 slotBytes, chunkSteps, packsPerThread, pullUnroll,
-                llPackedBlockGroups, ll128MaxBytes, splitMaxBytes, splitHeadPercent);
+                llPackedBlockGroups, ll128MaxBytes);
     }
 
     /** Parses "4096", "64K", "8M", "1G" (binary units). */

@@ -42,12 +42,11 @@ class GpuCollectivesGpuTest {
     private static GpuChecker checker;
 
     /**
-     * Thresholds small enough that a few KiB reach every kernel: LL 1K, packed LL 2K, LL128 3K, split 3.5K (with
-     * pull), push 4K, one-shot 16K, two-shot 32K.
+     * Thresholds small enough that a few KiB reach every kernel: LL 1K, packed LL 2K, LL128 3K, push 4K, one-shot
+     * 16K, two-shot 32K.
      */
     static GpuOptions smallOptions() {
         return GpuOptions.defaults().withLlMaxBytes(1 << 10).withLlPackedMaxBytes(2 << 10).withLl128MaxBytes(3 << 10)
-                .withSplit(3584, 25)
                 .withPushMaxBytes(4 << 10)
                 .withPushChunkBytes(256)
                 .withPullFromBytes(4 << 10).withMaxBlocks(8)
@@ -58,7 +57,7 @@ class GpuCollectivesGpuTest {
         return new GpuOptions(o.algorithm(), o.llMaxBytes(), o.llPackedMaxBytes(), o.pushMaxBytes(), o.pushChunkBytes(), o.pullFromBytes(),
                 16 << 10, 32 << 10, o.maxBlocks(),
                 o.ringChannels(), o.ringSlotBytes(), o.ringChunkSteps(), o.packsPerThread(), o.pullUnroll(),
-                o.llPackedBlockGroups(), o.ll128MaxBytes(), o.splitMaxBytes(), o.splitHeadPercent());
+                o.llPackedBlockGroups(), o.ll128MaxBytes());
     }
 
     static List<CudaDevice> twoGpus() {
@@ -133,11 +132,11 @@ class GpuCollectivesGpuTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = AllReduceAlgorithm.class, names = {"LL", "LL_PACKED", "LL128", "SPLIT", "PUSH", "ONE_SHOT",
-            "TWO_SHOT", "RING"})
+    @EnumSource(value = AllReduceAlgorithm.class, names = {"LL", "LL_PACKED", "LL128", "PUSH", "ONE_SHOT", "TWO_SHOT",
+            "RING"})
     void everyAllReduceAlgorithmForced(AllReduceAlgorithm a) {
         // LL128 forced up to 1 MiB: 50,001 floats are 417 chunks, several per warp on each of the 8 blocks.
-        GpuOptions o = withPull(smallOptions()).withAlgorithm(a).withLl128MaxBytes(1 << 20).withSplit(1 << 20, 25);
+        GpuOptions o = withPull(smallOptions()).withAlgorithm(a).withLl128MaxBytes(1 << 20);
         List<GpuCommunicator> forced = GpuCommunicator.initAll(twoGpus(), Config.defaults(), o);
         try (GpuChecker c = new GpuChecker(forced, 1 << 20, TIMEOUT)) {
             List<Case> cases = new ArrayList<>();
@@ -145,7 +144,6 @@ class GpuCollectivesGpuTest {
                 case LL -> o.llMaxBytes();
                 case LL_PACKED -> o.llPackedMaxBytes();
                 case LL128 -> o.ll128MaxBytes();
-                case SPLIT -> o.splitMaxBytes();
                 case PUSH -> o.pushMaxBytes();
                 default -> 200_000;
             };

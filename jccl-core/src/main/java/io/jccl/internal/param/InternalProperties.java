@@ -38,7 +38,7 @@ public final class InternalProperties {
         add(Param.ofString("jccl.cuda.algorithm", "auto", CUDA,
                 "GpuCommunicator allReduce kernel: auto, ll, llpacked, push, oneshot, twoshot or ring"));
         for (String f : List.of("llMaxBytes", "llPackedMaxBytes", "pushMaxBytes", "pushChunkBytes", "pullFromBytes", "oneShotMaxBytes",
-                "twoShotMaxBytes", "maxBlocks", "ringChannels", "ringSlotBytes", "ringChunkSteps", "packsPerThread", "llPackedBlockGroups", "ll128MaxBytes", "splitMaxBytes", "splitHeadPercent",
+                "twoShotMaxBytes", "maxBlocks", "ringChannels", "ringSlotBytes", "ringChunkSteps", "packsPerThread", "llPackedBlockGroups", "ll128MaxBytes",
                 "pullUnroll")) {
             add(Param.ofString("jccl.cuda." + f, "", CUDA, "GpuCommunicator option " + f
                     + " (see GpuOptions; unset: the measured default)"));

@@ -39,8 +39,7 @@ public record AreaLayout(int nRanks, long llSlotWords, long pushSlotBytes, int c
     public static AreaLayout of(int nRanks, GpuOptions options) {
         long llLines = nRanks == 2
                 ? Math.max(Math.max(options.llMaxBytes() / 8, (options.llPackedMaxBytes() + 1535) / 1536 * 128),
-                        (Math.max(options.ll128MaxBytes(), options.splitMaxBytes() * options.splitHeadPercent() / 100)
-                                + CollPlanner.LL128_CHUNK_BYTES - 1) / CollPlanner.LL128_CHUNK_BYTES * 32)
+                        (options.ll128MaxBytes() + CollPlanner.LL128_CHUNK_BYTES - 1) / CollPlanner.LL128_CHUNK_BYTES * 32)
                 : Math.min(options.llMaxBytes(), CollPlanner.LL_OTHERS_MAX_BYTES) / 8;
         llLines = (llLines + 7) / 8 * 8;   // slots start on 128-byte boundaries (LL128 lines)
         return new AreaLayout(nRanks, llLines, options.pushMaxBytes(), options.ringChannels(),

@@ -92,9 +92,6 @@ public final class CollPlanner {
         if (nRanks == 2 && wholeLineLinks && bytes <= options.ll128MaxBytes()) {
             return AllReduceAlgorithm.LL128;
         }
-        if (splitOk(pullOk) && bytes <= options.splitMaxBytes()) {
-            return AllReduceAlgorithm.SPLIT;
-        }
         if (bytes <= (nRanks == 2 ? options.llMaxBytes() : llOthersMaxBytes())) {
             return AllReduceAlgorithm.LL;
         }
@@ -124,7 +121,6 @@ public final class CollPlanner {
         boolean small = nRanks == 1 || bytes <= llOthersMaxBytes();
         plan.flags = 0;
         plan.chunkBytes = 0;
-        plan.splitBlocks = 0;
         switch (coll) {
             case ALL_REDUCE -> {
                 AllReduceAlgorithm a = chooseAllReduce(bytes, op);
@@ -132,13 +128,6 @@ public final class CollPlanner {
                     case LL -> set(plan, KernelFamily.LL, grid(ceilDiv(bytes, 8), THREADS));
                     case LL_PACKED -> set(plan, KernelFamily.LL_PACKED, grid(ceilDiv(bytes, 48), options.llPackedBlockGroups()));
                     case LL128 -> set(plan, KernelFamily.LL128, grid(ceilDiv(bytes, LL128_CHUNK_BYTES), THREADS / 32));
-                    case SPLIT -> {
-                        set(plan, KernelFamily.SPLIT, blockLimit);
-                        plan.splitBlocks = Math.clamp(Math.round(blockLimit * options.splitHeadPercent() / 100.0), 1,
-                                blockLimit - 1);
-                        plan.chunkBytes = splitHeadBytes(bytes);
-                        plan.flags = KernelArgs.FLAG_TWO_SHOT | pullDepthFlags;
-                    }
                     case PUSH -> {
                         set(plan, KernelFamily.PUSH, grid(ceilDiv(bytes, 16), (long) THREADS * options.packsPerThread()));
                         plan.chunkBytes = options.pushChunkBytes();
@@ -189,23 +178,7 @@ public final class CollPlanner {
         return (int) Math.max(1, Math.min(most, ceilDiv(bytes, P2P_MIN_BYTES_PER_CHANNEL)));
     }
 
-    /** The split kernel's LL128 head: splitHeadPercent of the bytes, in whole 480-byte chunks. */
-    public long splitHeadBytes(long bytes) {
-        return bytes * options.splitHeadPercent() / 100 / LL128_CHUNK_BYTES * LL128_CHUNK_BYTES;
-    }
-
-    private boolean splitOk(boolean pullOk) {
-        return nRanks == 2 && wholeLineLinks && pullOk && blockLimit >= 2;
-    }
-
     private void checkForced(AllReduceAlgorithm a, long bytes, RedOp.Kind op, boolean pullOk) {
-        if (a == AllReduceAlgorithm.SPLIT && (!splitOk(pullOk) || bytes > options.splitMaxBytes())) {
-            throw new JcclException(Result.INVALID_ARGUMENT, "the split allReduce runs on 2 GPUs of one process "
-                    + "linked by NVLink, without preMulSum, with a grid of at least 2 blocks, up to splitMaxBytes = "
-                    + options.splitMaxBytes() + " bytes (this communicator: " + nRanks + " ranks, NVLink "
-                    + wholeLineLinks + ", peer pointers " + peerPointers + ", " + blockLimit + " blocks; got " + bytes
-                    + " bytes); raise jccl.cuda.splitMaxBytes or use AUTO");
-        }
         if (a == AllReduceAlgorithm.LL && bytes > options.llMaxBytes()) {
             throw new JcclException(Result.INVALID_ARGUMENT, "the LL allReduce handles at most llMaxBytes = "
                     + options.llMaxBytes() + " bytes, got " + bytes + "; raise jccl.cuda.llMaxBytes or use AUTO");

@@ -120,8 +120,7 @@ public final class Enqueuer implements GpuGroups.Pending {
         }
         MemorySegment fn = kernels.get(plan.family, type, sumOnly);
         long kernelCount = plan.family.reduces() ? count : count * type.sizeBytes();
-        args.setCall(coll.ncclId(), in, out, kernelCount, plan.family == KernelFamily.SPLIT ? plan.splitBlocks : root,
-                opCode, flags, scaleF, scaleI, plan.chunkBytes);
+        args.setCall(coll.ncclId(), in, out, kernelCount, root, opCode, flags, scaleF, scaleI, plan.chunkBytes);
         launch(fn, plan.blocks, stream);
     }
 

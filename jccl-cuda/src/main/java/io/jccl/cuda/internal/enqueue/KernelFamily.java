@@ -15,8 +15,6 @@ public enum KernelFamily {
     LL_PACKED("llp", true),
     /** LL128 allReduce on 2 ranks (128-byte lines, 120 data bytes). */
     LL128("ll128", true),
-    /** LL128 on the head of the buffer and the two-shot pull on the rest, in one kernel (2 ranks, one process). */
-    SPLIT("split", true),
     /** Push one-shot allReduce. */
     PUSH("push", true),
     /** Pull one-shot / two-shot allReduce (peer pointers). */

@@ -11,8 +11,6 @@ public final class Plan {
     int blocks;
     long chunkBytes;
     int flags;
-    /** The split allReduce: blocks running LL128 (KernelArgs.root). */
-    int splitBlocks;
 
     public KernelFamily family() {
         return family;

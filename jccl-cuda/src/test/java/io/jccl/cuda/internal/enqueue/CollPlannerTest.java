@@ -132,38 +132,6 @@ class CollPlannerTest {
     }
 
     @Test
-    void splitTakesTheSizesAboveLl128OnOneProcessesNvlinkPair() {
-        GpuOptions o = D.withSplit(16 << 20, 20);
-        CollPlanner p = new CollPlanner(o, 2, 132, true, true);
-        assertThat(p.chooseAllReduce(4 << 20, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.LL128);
-        assertThat(p.chooseAllReduce(8 << 20, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.SPLIT);
-        assertThat(p.chooseAllReduce((16 << 20) + 16, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.TWO_SHOT);
-        Plan plan = plan(p, Collective.ALL_REDUCE, (8L << 20) / 4, 4, RedOp.Kind.SUM);
-        assertThat(plan.family()).isEqualTo(KernelFamily.SPLIT);
-        assertThat(plan.blocks()).isEqualTo(128);
-        assertThat(plan.splitBlocks).isEqualTo(26);   // 20% of 128
-        assertThat(plan.chunkBytes()).isEqualTo((8L << 20) / 5 / 480 * 480).isEqualTo(p.splitHeadBytes(8L << 20));
-        assertThat(plan.chunkBytes() % 480).isZero();
-        assertThat(plan.flags() & KernelArgs.FLAG_TWO_SHOT).isNotZero();
-        // Not with preMulSum, one process per GPU, PCIe, or a 1-block grid; forcing it there says why.
-        assertThat(p.chooseAllReduce(8 << 20, RedOp.Kind.PRE_MUL_SUM)).isEqualTo(AllReduceAlgorithm.PUSH);
-        assertThat(new CollPlanner(o, 2, 132, false, true).chooseAllReduce(8 << 20, RedOp.Kind.SUM))
-                .isEqualTo(AllReduceAlgorithm.PUSH);
-        assertThat(new CollPlanner(o, 2, 132, true, false).chooseAllReduce(8 << 20, RedOp.Kind.SUM))
-                .isEqualTo(AllReduceAlgorithm.TWO_SHOT);
-        assertThat(new CollPlanner(o, 2, 1, true, true).chooseAllReduce(8 << 20, RedOp.Kind.SUM))
-                .isEqualTo(AllReduceAlgorithm.TWO_SHOT);
-        CollPlanner forced = new CollPlanner(o.withAlgorithm(AllReduceAlgorithm.SPLIT), 2, 132, false, true);
-        assertThatThrownBy(() -> forced.chooseAllReduce(1024, RedOp.Kind.SUM)).isInstanceOf(JcclException.class)
-                .hasMessageContaining("split").hasMessageContaining("peer pointers false");
-        // The smallest grid: one block each.
-        Plan two = plan(new CollPlanner(o, 2, 2, true, true), Collective.ALL_REDUCE, (8L << 20) / 4, 4,
-                RedOp.Kind.SUM);
-        assertThat(two.blocks()).isEqualTo(2);
-        assertThat(two.splitBlocks).isEqualTo(1);
-    }
-
-    @Test
     void withoutNvlinkNeitherPackedLlNorLl128IsChosenOrAllowed() {
         GpuOptions o = D.withLl128MaxBytes(8 << 20).withLlPackedMaxBytes(16 << 20);
         CollPlanner pcie = new CollPlanner(o, 2, 132, true, false);
@@ -188,12 +156,12 @@ class CollPlannerTest {
         assertThat(plan(p, Collective.ALL_REDUCE, 1L << 18, 4, RedOp.Kind.SUM).blocks()).isEqualTo(128);
         GpuOptions wide = new GpuOptions(D.algorithm(), D.llMaxBytes(), 4 << 20, D.pushMaxBytes(),
                 D.pushChunkBytes(), D.pullFromBytes(), D.oneShotMaxBytes(), D.twoShotMaxBytes(), D.maxBlocks(),
-                D.ringChannels(), D.ringSlotBytes(), D.ringChunkSteps(), D.packsPerThread(), D.pullUnroll(), 512, 0, 0, 20);
+                D.ringChannels(), D.ringSlotBytes(), D.ringChunkSteps(), D.packsPerThread(), D.pullUnroll(), 512, 0);
         assertThat(plan(new CollPlanner(wide, 2, 132, true, true), Collective.ALL_REDUCE, 1L << 18, 4, RedOp.Kind.SUM)
                 .blocks()).isEqualTo(43);
         assertThatThrownBy(() -> new GpuOptions(D.algorithm(), D.llMaxBytes(), 0, D.pushMaxBytes(),
                 D.pushChunkBytes(), D.pullFromBytes(), D.oneShotMaxBytes(), D.twoShotMaxBytes(), D.maxBlocks(),
-                D.ringChannels(), D.ringSlotBytes(), D.ringChunkSteps(), D.packsPerThread(), D.pullUnroll(), 48, 0, 0, 20))
+                D.ringChannels(), D.ringSlotBytes(), D.ringChunkSteps(), D.packsPerThread(), D.pullUnroll(), 48, 0))
                 .isInstanceOf(JcclException.class).hasMessageContaining("llPackedBlockGroups");
     }
 
