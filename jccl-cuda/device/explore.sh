@@ -109,6 +109,11 @@ case "${1:-pdl}" in
     echo "### np | | -np 2" >> "$log"
     JCCL_JAVA_OPTS="-Djccl.cuda.cubinDir=$here/cubin" timeout 150 "$here/jccl" perf all_reduce -np 2 -b 8 -e 16M -f 4 $S --backend both >> "$log" 2>&1
     echo "rc=$? np" >> "$log" ;;
+  final)
+    for i in 1 2 3; do
+      run "base-both-$i" "" -b 8 -e 16M -f 2 $S --backend both
+    done
+    run graph "" -b 8 -e 8M -f 4 $S -G 20 --backend both ;;
 esac
 # summary: variant, size, oop time, ip time, wrong
 awk '/^### /{split($0,h," [|] "); v=substr(h[1],5)} /^# Backend: NCCL/{v=v"/nccl"} /^ +[0-9]+ +[0-9]+ +[a-z0-9]+ +[a-z]+ / && $6!="|"{printf "%-22s %10s %-8s %-6s %8s %8s %s/%s\n", v, $1, $3, $4, $6, $10, $9, $13}' "$log" > "$out/explore-table.txt"
