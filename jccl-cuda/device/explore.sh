@@ -114,6 +114,14 @@ case "${1:-pdl}" in
       run "base-both-$i" "" -b 8 -e 16M -f 2 $S --backend both
     done
     run graph "" -b 8 -e 8M -f 4 $S -G 20 --backend both ;;
+  stall)
+    # Rare 50-100 ms means (one stalled stretch of a timed loop): which setting makes them go away?
+    L="-b 64K -e 4M -f 2 -n 1000 -w 20 -c 1 --backend jccl"
+    for i in 1 2; do
+      run "default-$i" "" $L
+      run "nopdl-$i" "-Djccl.cuda.pdl=false" $L
+      run "noll128-$i" "-Djccl.cuda.ll128MaxBytes=0" $L
+    done ;;
 esac
 # summary: variant, size, oop time, ip time, wrong
 awk '/^### /{split($0,h," [|] "); v=substr(h[1],5)} /^# Backend: NCCL/{v=v"/nccl"} /^ +[0-9]+ +[0-9]+ +[a-z0-9]+ +[a-z]+ / && $6!="|"{printf "%-22s %10s %-8s %-6s %8s %8s %s/%s\n", v, $1, $3, $4, $6, $10, $9, $13}' "$log" > "$out/explore-table.txt"
