@@ -122,6 +122,11 @@ case "${1:-pdl}" in
       run "nopdl-$i" "-Djccl.cuda.pdl=false" $L
       run "noll128-$i" "-Djccl.cuda.ll128MaxBytes=0" $L
     done ;;
+  stall2)
+    for i in 1 2; do
+      run "both-$i" "" -b 8 -e 16M -f 2 $S --backend both
+      run "jccl-$i" "" -b 8 -e 16M -f 2 $S --backend jccl
+    done ;;
 esac
 # summary: variant, size, oop time, ip time, wrong
 awk '/^### /{split($0,h," [|] "); v=substr(h[1],5)} /^# Backend: NCCL/{v=v"/nccl"} /^ +[0-9]+ +[0-9]+ +[a-z0-9]+ +[a-z]+ / && $6!="|"{printf "%-22s %10s %-8s %-6s %8s %8s %s/%s\n", v, $1, $3, $4, $6, $10, $9, $13}' "$log" > "$out/explore-table.txt"
