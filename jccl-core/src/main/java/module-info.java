@@ -9,6 +9,8 @@ module io.jccl {
     requires java.management;
     exports io.jccl;
     exports io.jccl.net;
+    exports io.jccl.internal.param to io.jccl.cuda;
+    exports io.jccl.internal.tuning to io.jccl.cuda;
     uses io.jccl.Profiler;
     uses io.jccl.net.NetPlugin;
 }

@@ -1,7 +1,11 @@
 package io.jccl.cuda;
 
+import io.jccl.Collective;
 import io.jccl.JcclException;
 import io.jccl.Result;
+import io.jccl.internal.param.ExternalParams;
+import io.jccl.internal.tuning.AlgoProtoFilter;
+import io.jccl.internal.tuning.Protocol;
 
 import java.util.Locale;
 import java.util.Objects;
@@ -38,7 +42,8 @@ import java.util.Objects;
  * @param llPackedBlockGroups packed LL: 48-byte groups per block (a multiple of 32, at most 512, one per thread):
  *                        fewer spread a call over more SMs
  * @param ll128MaxBytes   allReduce on 2 GPUs linked by NVLink by LL128 (120 data bytes per 128-byte line) from 0 up
- *                        to this size, before LL and packed LL are considered; 0 turns it off. On 2×H200 it beat
+ *                        to this size, before LL and packed LL are considered; 0 turns it off, and so does NCCL_PROTO
+ *                        leaving LL128 out of allReduce (^LL128) when the property is not set. On 2×H200 it beat
  *                        every other kernel from 8 B (4.2 against LL's 4.5 µs) to 4 MiB (19.5 against push's
  *                        20.1 µs), not at 8 MiB (35.5 against two-shot's 32.2 µs)
  */
@@ -94,7 +99,8 @@ public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long llP
                 (int) bytes("ringChannels", d.ringChannels), bytes("ringSlotBytes", d.ringSlotBytes),
                 (int) bytes("ringChunkSteps", d.ringChunkSteps), (int) bytes("packsPerThread", d.packsPerThread),
                 (int) bytes("pullUnroll", d.pullUnroll), (int) bytes("llPackedBlockGroups", d.llPackedBlockGroups),
-                bytes("ll128MaxBytes", d.ll128MaxBytes));
+                System.getProperty("jccl.cuda.ll128MaxBytes") == null
+                        && !ll128AllowedBy(ExternalParams.PROTO.get()) ? 0 : bytes("ll128MaxBytes", d.ll128MaxBytes));
     }
 
     public GpuOptions withAlgorithm(AllReduceAlgorithm a) {
@@ -176,6 +182,15 @@ public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long llP
             throw new JcclException(Result.INVALID_ARGUMENT, "cannot parse size '" + text
                     + "': expected a number with an optional K, M or G suffix");
         }
+    }
+
+    /**
+     * Whether {@code ncclProto} (NCCL_PROTO, NCCL's grammar: "^LL128", "LL,Simple", "allreduce:^LL128"; null or
+     * blank: unset) leaves LL128 to allReduce, as NCCL users turn LL128 off; a malformed value is an error.
+     */
+    public static boolean ll128AllowedBy(String ncclProto) {
+        AlgoProtoFilter f = AlgoProtoFilter.parse(null, ncclProto);
+        return f.protoState(AlgoProtoFilter.funcIndex(Collective.ALL_REDUCE), Protocol.LL128) != 0;
     }
 
     private static long bytes(String field, long dflt) {

@@ -48,4 +48,17 @@ class GpuOptionsTest {
         assertThat(AllReduceAlgorithm.fromName("ONE_SHOT")).isEqualTo(AllReduceAlgorithm.ONE_SHOT);
         assertThatThrownBy(() -> AllReduceAlgorithm.fromName("tree")).isInstanceOf(JcclException.class);
     }
+
+    @Test
+    void ncclProtoLeavingLl128OutOfAllReduceTurnsTheKernelOff() {
+        assertThat(GpuOptions.ll128AllowedBy(null)).isTrue();
+        assertThat(GpuOptions.ll128AllowedBy(" ")).isTrue();
+        assertThat(GpuOptions.ll128AllowedBy("LL128")).isTrue();
+        assertThat(GpuOptions.ll128AllowedBy("broadcast:^LL128")).isTrue();
+        assertThat(GpuOptions.ll128AllowedBy("^LL128")).isFalse();
+        assertThat(GpuOptions.ll128AllowedBy("LL,Simple")).isFalse();
+        assertThat(GpuOptions.ll128AllowedBy("allreduce:^ll128")).isFalse();
+        assertThatThrownBy(() -> GpuOptions.ll128AllowedBy("LL256")).isInstanceOf(JcclException.class)
+                .hasMessageContaining("NCCL_PROTO");
+    }
 }

@@ -53,7 +53,8 @@ public final class ExternalParams {
     public static final Param<String> ALGO = add(Param.ofString("NCCL_ALGO", "", TUNING,
             "algorithms allowed, e.g. ring,tree or ^tree (per collective: allreduce:ring;broadcast:tree)"));
     public static final Param<String> PROTO = add(Param.ofString("NCCL_PROTO", "", TUNING,
-            "protocols allowed, e.g. LL,Simple or ^LL128"));
+            "protocols allowed, e.g. LL,Simple or ^LL128 (leaving LL128 out of allreduce also turns off the GPU "
+                    + "communicator's LL128 allReduce unless -Djccl.cuda.ll128MaxBytes is set)"));
     public static final Param<Long> NET_OVERHEAD = add(Param.ofLong("NCCL_NET_OVERHEAD", -2, TUNING,
             "network overhead in ns added per step by the cost model; negative: by CPU (1000 Intel, 2000 AMD)"));
     public static final Param<Integer> LL128_C2C = add(Param.ofInt("NCCL_LL128_C2C", 1, TUNING,

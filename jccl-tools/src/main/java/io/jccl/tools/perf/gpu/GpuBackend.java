@@ -38,6 +38,8 @@ final class GpuBackend implements PerfBackend {
      */
     static final int JIT_WARMUP_CALLS = 2000;
     private static final long JIT_WARMUP_MAX_BYTES = 4L << 20;
+    /** A timed loop whose enqueueing took longer than this (and than half its GPU time) is reported. */
+    static final double HOST_STALL_MS = 5;
 
     private final GpuSession session;
     private final int local;
@@ -167,15 +169,34 @@ final class GpuBackend implements PerfBackend {
             return timeGraph(call, iters, agg);
         }
         start.record(stream);
+        long t0 = System.nanoTime();
         for (int i = 0; i < iters; i++) {
             issue(call, agg);
             if (blocking) {
                 stream.synchronize();
             }
         }
+        long hostNs = System.nanoTime() - t0;
         end.record(stream);
         end.synchronize();
-        return CudaEvent.elapsedMillis(start, end) / 1e3 / ((double) iters * agg);
+        double elapsedMs = CudaEvent.elapsedMillis(start, end);
+        if (!blocking) {
+            noteHostStall(call, hostNs, elapsedMs, iters * agg);
+        }
+        return elapsedMs / 1e3 / ((double) iters * agg);
+    }
+
+    /**
+     * Says so on stderr when this rank's thread took long to enqueue the timed calls: the GPU time then includes
+     * the wait (a peer's kernels spin until this rank's arrive), and the line tells a host stall from a GPU one.
+     */
+    private void noteHostStall(PreparedCall call, long hostNs, double elapsedMs, int calls) {
+        double hostMs = hostNs / 1e6;
+        if (hostMs > HOST_STALL_MS && hostMs > 0.5 * elapsedMs) {
+            System.err.printf("# jccl perf: rank %d (%s) took %.1f ms to enqueue %d timed calls%s (GPU time %.1f ms)"
+                    + ": a host stall%n", comm.rank(), lib, hostMs, calls,
+                    call instanceof SizedCall sc ? " of " + sc.bytes() + " B" : "", elapsedMs);
+        }
     }
 
     /** nccl-tests' -G: the iterations captured into one graph, launched graphLaunches times. */
