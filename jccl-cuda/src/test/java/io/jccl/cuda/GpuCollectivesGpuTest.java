@@ -189,6 +189,66 @@ class GpuCollectivesGpuTest {
         }
     }
 
+    /**
+     * Buffers that do not start on 16 bytes (nor, for int8, on 8): every allReduce kernel falls back from 16-byte
+     * packs to words or elements there. Sizes reach LL128, push, one-shot and two-shot with the test thresholds.
+     */
+    @Test
+    void allReduceOnBuffersAtOddOffsets() {
+        assertThat(oddOffsetWrong(DataType.FLOAT32, new long[] {5, 333, 700, 1000, 3000, 6000}, 4, 12)).isZero();
+        assertThat(oddOffsetWrong(DataType.FLOAT32, new long[] {700, 1000}, 8, 4)).isZero();
+        assertThat(oddOffsetWrong(DataType.INT8, new long[] {3, 2999, 3999, 10_000}, 1, 3)).isZero();
+    }
+
+    /** Wrong elements over both ranks and every count, out of place, input at inOff and output at outOff bytes. */
+    private static long oddOffsetWrong(DataType t, long[] counts, long inOff, long outOff) {
+        int n = comms.size();
+        long most = java.util.Arrays.stream(counts).max().orElseThrow() * t.sizeBytes() + 64;
+        List<DeviceBuffer> ins = new ArrayList<>();
+        List<DeviceBuffer> outs = new ArrayList<>();
+        long wrong = 0;
+        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+            for (GpuCommunicator g : comms) {
+                ins.add(DeviceBuffer.allocate(g.device(), most));
+                outs.add(DeviceBuffer.allocate(g.device(), most));
+            }
+            for (long count : counts) {
+                long bytes = count * t.sizeBytes();
+                java.lang.foreign.MemorySegment h = arena.allocate(bytes, 16);
+                for (int g = 0; g < n; g++) {
+                    for (long i = 0; i < count; i++) {
+                        if (t == DataType.INT8) {
+                            h.set(java.lang.foreign.ValueLayout.JAVA_BYTE, i, (byte) (i % 7 + g));
+                        } else {
+                            h.setAtIndex(java.lang.foreign.ValueLayout.JAVA_FLOAT, i, (float) (i % 7 + g));
+                        }
+                    }
+                    ins.get(g).slice(inOff, bytes).copyFrom(h);
+                }
+                for (int g = 0; g < n; g++) {
+                    comms.get(g).allReduce(ins.get(g).slice(inOff, bytes), outs.get(g).slice(outOff, bytes), count, t,
+                            RedOp.SUM, checker.stream(g));
+                }
+                checker.synchronize();
+                for (int g = 0; g < n; g++) {
+                    outs.get(g).slice(outOff, bytes).copyTo(h);
+                    for (long i = 0; i < count; i++) {
+                        double want = n * (i % 7) + n * (n - 1) / 2.0;
+                        double got = t == DataType.INT8 ? h.get(java.lang.foreign.ValueLayout.JAVA_BYTE, i)
+                                : h.getAtIndex(java.lang.foreign.ValueLayout.JAVA_FLOAT, i);
+                        if (got != want) {
+                            wrong++;
+                        }
+                    }
+                }
+            }
+        } finally {
+            ins.forEach(DeviceBuffer::close);
+            outs.forEach(DeviceBuffer::close);
+        }
+        return wrong;
+    }
+
     @Test
     void argumentErrorsNameRankGpuAndCall() {
         GpuCommunicator g0 = comms.get(0);
