@@ -13,8 +13,8 @@ import java.util.Objects;
 /**
  * Tuning of a {@link GpuCommunicator}: which allReduce kernel to use by message size, where the other collectives
  * switch from LL to the ring, grid sizes, and the geometry of the Simple-protocol FIFOs. {@link #defaults()} holds
- * the values measured best on 2×H200 (NV18: LL128 to 4 MiB, then two-shot to 64 MiB and the ring; push instead of two-shot to 32 MiB
- * with one process per GPU); every field can be overridden through a system property
+ * the values measured best on 2×H200 (NV18: LL128 to 4 MiB, then two-shot to 64 MiB and the ring; push instead of
+ * two-shot to 32 MiB with one process per GPU); every field can be overridden through a system property
  * ({@link #fromSystemProperties()}) named {@code jccl.cuda.<field>}, sizes with K/M/G suffixes. Every rank of a
  * communicator must use the same options (init checks it).
  *
@@ -22,9 +22,10 @@ import java.util.Objects;
  * @param llMaxBytes      LL (barrier-free, one hop) allReduce on 2 ranks up to this many bytes; every other
  *                        collective, and allReduce on more ranks, uses LL up to the smaller of this and 64 KiB;
  *                        also each LL slot's capacity
- * @param llPackedMaxBytes allReduce on 2 ranks by packed LL (12 data bytes per 16-byte line) up to this size, above
- *                        llMaxBytes; 0 (the default) turns it off: on 2×H200 it was slower than push at every size
- *                        measured (1 MiB: 16.0 against 10.2 µs; 4 MiB: 28.8 against 20.1 µs)
+ * @param llPackedMaxBytes allReduce on 2 NVLink GPUs by packed LL (12 data bytes per 16-byte line) up to this size,
+ *                        above llMaxBytes, when LL128 does not take it; 0 (the default) turns it off: on 2×H200 it
+ *                        beat push (1 MiB: 8.4 against 10.2 µs) but not LL128, so it is for users who would rather
+ *                        rely on whole 16-byte stores than on whole 128-byte lines (set ll128MaxBytes to 0)
  * @param pushMaxBytes    allReduce by NVLink writes (push one-shot) up to this size when the pull kernels cannot
  *                        run (one process per GPU, preMulSum); each GPU's push area holds 2 * nRanks * pushMaxBytes
  * @param pullFromBytes   with one process driving every GPU, the pull kernels take over from push above this size

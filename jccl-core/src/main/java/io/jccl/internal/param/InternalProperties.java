@@ -36,7 +36,7 @@ public final class InternalProperties {
         add(Param.ofBoolean("jccl.cuda.critical", false, CUDA,
                 "mark driver downcalls critical (no thread state transition; for measurements)"));
         add(Param.ofString("jccl.cuda.algorithm", "auto", CUDA,
-                "GpuCommunicator allReduce kernel: auto, ll, llpacked, push, oneshot, twoshot or ring"));
+                "GpuCommunicator allReduce kernel: auto, ll, llpacked, ll128, push, oneshot, twoshot or ring"));
         for (String f : List.of("llMaxBytes", "llPackedMaxBytes", "pushMaxBytes", "pushChunkBytes", "pullFromBytes", "oneShotMaxBytes",
                 "twoShotMaxBytes", "maxBlocks", "ringChannels", "ringSlotBytes", "ringChunkSteps", "packsPerThread", "llPackedBlockGroups", "ll128MaxBytes",
                 "pullUnroll")) {
