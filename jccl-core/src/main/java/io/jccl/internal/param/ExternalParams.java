@@ -102,6 +102,8 @@ public final class ExternalParams {
             "extra JVM flags the jccl script passes to the tools, e.g. -Xmx8g").script());
     public static final Param<String> JDK_SEARCH = add(Param.ofString("JCCL_JDK_SEARCH", "", TOOLS,
             "directories or globs the jccl script searches for a JDK 25+ instead of the usual places").script());
+    public static final Param<Integer> TEST_EMULATOR = add(Param.ofInt("JCCL_TEST_EMULATOR", 1, TOOLS,
+            "0: ./jccl test skips the GPU tests on the CPU emulator of the CUDA driver").range(0, 1).script());
     public static final Param<String> PREBUILT_JAVA = add(Param.ofString("JCCL_JAVA", "", TOOLS,
             "the jccl script runs prebuilt jars (JCCL_LIB) with this java launcher, without a JDK or Maven").script());
     public static final Param<String> PREBUILT_LIB = add(Param.ofString("JCCL_LIB", "", TOOLS,
