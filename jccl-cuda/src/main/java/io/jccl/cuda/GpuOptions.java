@@ -105,58 +105,95 @@ public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long llP
     }
 
     public GpuOptions withAlgorithm(AllReduceAlgorithm a) {
-        return new GpuOptions(a, llMaxBytes, llPackedMaxBytes, pushMaxBytes, pushChunkBytes, pullFromBytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, ringChannels,
-                ringSlotBytes, ringChunkSteps, packsPerThread, pullUnroll,
-                llPackedBlockGroups, ll128MaxBytes);
+        return edit(e -> e.algorithm = a);
     }
 
     public GpuOptions withLlMaxBytes(long bytes) {
-        return new GpuOptions(algorithm, bytes, llPackedMaxBytes, pushMaxBytes, pushChunkBytes, pullFromBytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, ringChannels,
-                ringSlotBytes, ringChunkSteps, packsPerThread, pullUnroll,
-                llPackedBlockGroups, ll128MaxBytes);
+        return edit(e -> e.llMaxBytes = bytes);
     }
 
     public GpuOptions withLlPackedMaxBytes(long bytes) {
-        return new GpuOptions(algorithm, llMaxBytes, bytes, pushMaxBytes, pushChunkBytes, pullFromBytes, oneShotMaxBytes,
-                twoShotMaxBytes, maxBlocks, ringChannels, ringSlotBytes, ringChunkSteps, packsPerThread, pullUnroll,
-                llPackedBlockGroups, ll128MaxBytes);
+        return edit(e -> e.llPackedMaxBytes = bytes);
     }
 
     public GpuOptions withLl128MaxBytes(long bytes) {
-        return new GpuOptions(algorithm, llMaxBytes, llPackedMaxBytes, pushMaxBytes, pushChunkBytes, pullFromBytes,
-                oneShotMaxBytes, twoShotMaxBytes, maxBlocks, ringChannels, ringSlotBytes, ringChunkSteps, packsPerThread,
-                pullUnroll, llPackedBlockGroups, bytes);
+        return edit(e -> e.ll128MaxBytes = bytes);
     }
 
     public GpuOptions withPushMaxBytes(long bytes) {
-        return new GpuOptions(algorithm, llMaxBytes, llPackedMaxBytes, bytes, pushChunkBytes, pullFromBytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, ringChannels,
-                ringSlotBytes, ringChunkSteps, packsPerThread, pullUnroll,
-                llPackedBlockGroups, ll128MaxBytes);
+        return edit(e -> e.pushMaxBytes = bytes);
     }
 
     public GpuOptions withPushChunkBytes(long bytes) {
-        return new GpuOptions(algorithm, llMaxBytes, llPackedMaxBytes, pushMaxBytes, bytes, pullFromBytes, oneShotMaxBytes, twoShotMaxBytes,
-                maxBlocks,
-                ringChannels, ringSlotBytes, ringChunkSteps, packsPerThread, pullUnroll,
-                llPackedBlockGroups, ll128MaxBytes);
+        return edit(e -> e.pushChunkBytes = bytes);
     }
 
     public GpuOptions withPullFromBytes(long bytes) {
-        return new GpuOptions(algorithm, llMaxBytes, llPackedMaxBytes, pushMaxBytes, pushChunkBytes, bytes, oneShotMaxBytes,
-                twoShotMaxBytes, maxBlocks, ringChannels, ringSlotBytes, ringChunkSteps, packsPerThread, pullUnroll,
-                llPackedBlockGroups, ll128MaxBytes);
+        return edit(e -> e.pullFromBytes = bytes);
     }
 
     public GpuOptions withMaxBlocks(int blocks) {
-        return new GpuOptions(algorithm, llMaxBytes, llPackedMaxBytes, pushMaxBytes, pushChunkBytes, pullFromBytes, oneShotMaxBytes, twoShotMaxBytes, blocks, ringChannels,
-                ringSlotBytes, ringChunkSteps, packsPerThread, pullUnroll,
-                llPackedBlockGroups, ll128MaxBytes);
+        return edit(e -> e.maxBlocks = blocks);
     }
 
     public GpuOptions withRing(int channels, long slotBytes, int chunkSteps) {
-        return new GpuOptions(algorithm, llMaxBytes, llPackedMaxBytes, pushMaxBytes, pushChunkBytes, pullFromBytes, oneShotMaxBytes, twoShotMaxBytes, maxBlocks, channels,
-                slotBytes, chunkSteps, packsPerThread, pullUnroll,
-                llPackedBlockGroups, ll128MaxBytes);
+        return edit(e -> {
+            e.ringChannels = channels;
+            e.ringSlotBytes = slotBytes;
+            e.ringChunkSteps = chunkSteps;
+        });
+    }
+
+    /** A copy of these options with {@code change} applied (and checked by the constructor). */
+    private GpuOptions edit(java.util.function.Consumer<Edit> change) {
+        Edit e = new Edit(this);
+        change.accept(e);
+        return e.done();
+    }
+
+    /** The fields of a GpuOptions, mutable for the with-methods: the one place a new field joins them. */
+    private static final class Edit {
+        AllReduceAlgorithm algorithm;
+        long llMaxBytes;
+        long llPackedMaxBytes;
+        long pushMaxBytes;
+        long pushChunkBytes;
+        long pullFromBytes;
+        long oneShotMaxBytes;
+        long twoShotMaxBytes;
+        int maxBlocks;
+        int ringChannels;
+        long ringSlotBytes;
+        int ringChunkSteps;
+        int packsPerThread;
+        int pullUnroll;
+        int llPackedBlockGroups;
+        long ll128MaxBytes;
+
+        Edit(GpuOptions o) {
+            algorithm = o.algorithm;
+            llMaxBytes = o.llMaxBytes;
+            llPackedMaxBytes = o.llPackedMaxBytes;
+            pushMaxBytes = o.pushMaxBytes;
+            pushChunkBytes = o.pushChunkBytes;
+            pullFromBytes = o.pullFromBytes;
+            oneShotMaxBytes = o.oneShotMaxBytes;
+            twoShotMaxBytes = o.twoShotMaxBytes;
+            maxBlocks = o.maxBlocks;
+            ringChannels = o.ringChannels;
+            ringSlotBytes = o.ringSlotBytes;
+            ringChunkSteps = o.ringChunkSteps;
+            packsPerThread = o.packsPerThread;
+            pullUnroll = o.pullUnroll;
+            llPackedBlockGroups = o.llPackedBlockGroups;
+            ll128MaxBytes = o.ll128MaxBytes;
+        }
+
+        GpuOptions done() {
+            return new GpuOptions(algorithm, llMaxBytes, llPackedMaxBytes, pushMaxBytes, pushChunkBytes, pullFromBytes,
+                    oneShotMaxBytes, twoShotMaxBytes, maxBlocks, ringChannels, ringSlotBytes, ringChunkSteps,
+                    packsPerThread, pullUnroll, llPackedBlockGroups, ll128MaxBytes);
+        }
     }
 
     /** Parses "4096", "64K", "8M", "1G" (binary units). */
