@@ -213,52 +213,96 @@ JCCL_DEV void llColl(const KernelArgs& a) {
 // of these loads are in flight at once), then reduces in rank order.
 JCCL_DEV uint64_t llPackedLine(uint64_t g, int j) { return (g >> 5) * 128 + (uint64_t)j * 32 + (g & 31); }
 
-// Loads group g of the input as 6 words (zeros past the end), scaled for preMulSum when asked.
+// What the pair allReduce kernels (packed LL, LL128) take from the arguments: this rank and its peer, the reduction
+// with its preMulSum and avg scaling, the buffers, and whether both start on 16 bytes (then whole 16-byte packs move).
+template <typename T>
+struct LlPair {
+    int r, peer;
+    Red red;
+    bool pre, post, packs;
+    uint64_t count;
+    const T* in;
+    T* out;
+};
+
+template <typename T>
+JCCL_DEV LlPair<T> llPairOf(const KernelArgs& a) {
+    LlPair<T> p;
+    p.r = a.rank;
+    p.peer = 1 - a.rank;
+    p.red = makeRed(a);
+    p.pre = (a.flags & kFlagPreScale) != 0;
+    p.post = (a.flags & kFlagPostDiv) != 0;
+    p.packs = ((reinterpret_cast<uintptr_t>(a.in) | reinterpret_cast<uintptr_t>(a.out)) & 15) == 0;
+    p.count = a.count;
+    p.in = reinterpret_cast<const T*>(a.in);
+    p.out = reinterpret_cast<T*>(a.out);
+    return p;
+}
+
+// Word w of this rank's input (0 past the end), scaled for preMulSum when asked.
 template <typename T, bool SUMONLY>
-JCCL_DEV void llPackedLoad(const T* in, uint64_t g, uint64_t count, bool packs, bool pre, const Red& red,
-                           uint64_t* x) {
-    constexpr int EW = 8 / sizeof(T);
-    if (packs && (g + 1) * 6 * EW <= count) {
-        const uint4* p = reinterpret_cast<const uint4*>(in) + g * 3;
-#pragma unroll
-        for (int i = 0; i < 3; i++) {
-            const uint4 q = loadPack(p + i);
-            x[2 * i] = ((uint64_t)q.y << 32) | q.x;
-            x[2 * i + 1] = ((uint64_t)q.w << 32) | q.z;
-        }
-    } else {
-        const uint64_t nWords = (count + EW - 1) / EW;
-#pragma unroll
-        for (int k = 0; k < 6; k++) x[k] = g * 6 + k < nWords ? loadWord(in, g * 6 + k, count) : 0;
+JCCL_DEV uint64_t pairLoadWord(const LlPair<T>& p, uint64_t w) {
+    uint64_t x = loadWord(p.in, w, p.count);
+    return p.pre ? reduceWord<T, SUMONLY>(&x, 1, p.red, 0, false) : x;
+}
+
+// Pack i (words 2i and 2i + 1) of this rank's input as one 16-byte load, scaled for preMulSum when asked.
+template <typename T, bool SUMONLY>
+JCCL_DEV void pairLoadPack(const LlPair<T>& p, uint64_t i, uint64_t* x) {
+    const uint4 q = loadPack(reinterpret_cast<const uint4*>(p.in) + i);
+    x[0] = ((uint64_t)q.y << 32) | q.x;
+    x[1] = ((uint64_t)q.w << 32) | q.z;
+    if (p.pre) {
+        x[0] = reduceWord<T, SUMONLY>(&x[0], 1, p.red, 0, false);
+        x[1] = reduceWord<T, SUMONLY>(&x[1], 1, p.red, 0, false);
     }
-    if (pre) {
-#pragma unroll
-        for (int k = 0; k < 6; k++) x[k] = reduceWord<T, SUMONLY>(&x[k], 1, red, 0, false);
-    }
+}
+
+// Stores words y0 and y1 as pack i of the output.
+template <typename T>
+JCCL_DEV void pairStorePack(const LlPair<T>& p, uint64_t i, uint64_t y0, uint64_t y1) {
+    storePack(reinterpret_cast<uint4*>(p.out) + i,
+              make_uint4((uint32_t)y0, (uint32_t)(y0 >> 32), (uint32_t)y1, (uint32_t)(y1 >> 32)));
+}
+
+// This rank's word `mine` and the peer's `theirs` reduced in rank order (divided for avg).
+template <typename T, bool SUMONLY>
+JCCL_DEV uint64_t pairReduce(const LlPair<T>& p, uint64_t mine, uint64_t theirs) {
+    const uint64_t v[2] = {p.r == 0 ? mine : theirs, p.r == 0 ? theirs : mine};
+    return reduceWord<T, SUMONLY>(v, 2, p.red, -1, p.post);
+}
+
+// Whether group g lies whole in the buffers and both allow packs.
+template <typename T>
+JCCL_DEV bool llPackedWhole(const LlPair<T>& p, uint64_t g) {
+    return p.packs && (g + 1) * 6 * (8 / sizeof(T)) <= p.count;
 }
 
 template <typename T, bool SUMONLY>
 JCCL_DEV void llPackedAllReduce(const KernelArgs& a) {
     constexpr int EW = 8 / sizeof(T);
     const LlCall c = llBegin(a);
-    const int r = a.rank, peer = 1 - a.rank;
-    const Red red = makeRed(a);
-    const bool pre = (a.flags & kFlagPreScale) != 0;
-    const bool post = (a.flags & kFlagPostDiv) != 0;
-    const uint64_t count = a.count;
-    const uint64_t nWords = (count + EW - 1) / EW;
-    const uint64_t nGroups = (nWords + 5) / 6;
+    const LlPair<T> p = llPairOf<T>(a);
+    const uint64_t nGroups = ((p.count + EW - 1) / EW + 5) / 6;
     const uint64_t perBlock = ((nGroups + gridSize() - 1) / gridSize() + 31) / 32 * 32;
     const uint64_t gBegin = (uint64_t)blockId() * perBlock;
     const uint64_t gEnd = jmin(nGroups, gBegin + perBlock);
-    const T* in = reinterpret_cast<const T*>(a.in);
-    T* out = reinterpret_cast<T*>(a.out);
-    const bool packs = ((reinterpret_cast<uintptr_t>(a.in) | reinterpret_cast<uintptr_t>(a.out)) & 15) == 0;
     bool aborted = c.aborted;
 
+    // Group g of this rank's input as 6 words (zeros past the end).
+    auto load = [&](uint64_t g, uint64_t* x) {
+        if (llPackedWhole(p, g)) {
+#pragma unroll
+            for (int i = 0; i < 3; i++) pairLoadPack<T, SUMONLY>(p, g * 3 + i, x + 2 * i);
+        } else {
+#pragma unroll
+            for (int k = 0; k < 6; k++) x[k] = pairLoadWord<T, SUMONLY>(p, g * 6 + k);
+        }
+    };
     for (uint64_t g = gBegin + threadId(); g < gEnd && !aborted; g += blockSize()) {
         uint64_t x[6];
-        llPackedLoad<T, SUMONLY>(in, g, count, packs, pre, red, x);
+        load(g, x);
         uint32_t v[12];
 #pragma unroll
         for (int k = 0; k < 6; k++) {
@@ -267,13 +311,13 @@ JCCL_DEV void llPackedAllReduce(const KernelArgs& a) {
         }
 #pragma unroll
         for (int j = 0; j < 4; j++) {
-            storeLLPacked(llLine(a.ll.p[peer], c.parity, 2, r, a.llSlotWords, llPackedLine(g, j)), v[3 * j],
+            storeLLPacked(llLine(a.ll.p[p.peer], c.parity, 2, p.r, a.llSlotWords, llPackedLine(g, j)), v[3 * j],
                           v[3 * j + 1], v[3 * j + 2], c.flag);
         }
     }
     for (uint64_t g = gBegin + threadId(); g < gEnd && !aborted; g += blockSize()) {
         uint64_t mine[6];
-        llPackedLoad<T, SUMONLY>(in, g, count, packs, pre, red, mine);
+        load(g, mine);
         uint32_t d[12];
         // All four lines are loaded on every poll, without branches between the loads, so they are in flight
         // together (a line already seen cannot change: the peer writes this parity again only after this call).
@@ -281,8 +325,9 @@ JCCL_DEV void llPackedAllReduce(const KernelArgs& a) {
                 int all = 1;
 #pragma unroll
                 for (int j = 0; j < 4; j++) {
-                    all &= (int)loadLLPacked(llLine(a.ll.p[r], c.parity, 2, peer, a.llSlotWords, llPackedLine(g, j)),
-                                             c.flag, d + 3 * j);
+                    all &= (int)loadLLPacked(
+                            llLine(a.ll.p[p.r], c.parity, 2, p.peer, a.llSlotWords, llPackedLine(g, j)), c.flag,
+                            d + 3 * j);
                 }
                 return all != 0;
             })) {
@@ -291,22 +336,13 @@ JCCL_DEV void llPackedAllReduce(const KernelArgs& a) {
         }
         uint64_t y[6];
 #pragma unroll
-        for (int k = 0; k < 6; k++) {
-            const uint64_t theirs = ((uint64_t)d[2 * k + 1] << 32) | d[2 * k];
-            const uint64_t pair[2] = {r == 0 ? mine[k] : theirs, r == 0 ? theirs : mine[k]};
-            y[k] = reduceWord<T, SUMONLY>(pair, 2, red, -1, post);
-        }
-        if (packs && (g + 1) * 6 * EW <= count) {
-            uint4* p = reinterpret_cast<uint4*>(out) + g * 3;
+        for (int k = 0; k < 6; k++) y[k] = pairReduce<T, SUMONLY>(p, mine[k], ((uint64_t)d[2 * k + 1] << 32) | d[2 * k]);
+        if (llPackedWhole(p, g)) {
 #pragma unroll
-            for (int i = 0; i < 3; i++) {
-                storePack(p + i, make_uint4((uint32_t)y[2 * i], (uint32_t)(y[2 * i] >> 32), (uint32_t)y[2 * i + 1],
-                                            (uint32_t)(y[2 * i + 1] >> 32)));
-            }
+            for (int i = 0; i < 3; i++) pairStorePack(p, g * 3 + i, y[2 * i], y[2 * i + 1]);
         } else {
 #pragma unroll
-            for (int k = 0; k < 6; k++)
-                if (g * 6 + k < nWords) storeWord(out, g * 6 + k, count, y[k]);
+            for (int k = 0; k < 6; k++) storeWord(p.out, g * 6 + k, p.count, y[k]);   // nothing past the end
         }
     }
     llEnd(a, c);

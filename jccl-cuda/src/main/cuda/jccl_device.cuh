@@ -211,26 +211,14 @@ JCCL_DEV bool loadLLPacked(const void* p, uint32_t flag, uint32_t* d) {
 JCCL_DEV void storeLL128(void* p, uint64_t lo, uint64_t hi, bool flagLane) {
     asm volatile("st.volatile.global.v2.u64 [%0], {%1, %2};" ::"l"(p), "l"(lo), "l"(hi) : "memory");
 }
-// Every lane loads its 16 bytes of the first n of U warp line groups (4 lines each) with one volatile access each,
-// all in flight together; true on every lane of the warp when every flag lane saw `flag` in each of them (then
-// every lane's data belongs to this call). Called by all 32 lanes together, with the same n.
-template <int U>
-JCCL_DEV bool pollLL128(const char* const* p, int n, uint64_t flag, bool flagLane, uint64_t (*v)[2]) {
-    bool ok = true;
-#pragma unroll
-    for (int u = 0; u < U; u++) {
-        if (u < n) {
-            uint64_t a, b;
-            asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];" : "=l"(a), "=l"(b) : "l"(p[u]) : "memory");
-            v[u][0] = a;
-            v[u][1] = b;
-        }
-    }
-#pragma unroll
-    for (int u = 0; u < U; u++) {
-        if (u < n) ok = ok && (!flagLane || v[u][1] == flag);
-    }
-    return __all_sync(0xffffffffu, ok);
+// Every lane loads its 16 bytes of the warp's 4 lines with one volatile access; true on every lane of the warp
+// when every flag lane saw `flag` (then every lane's data belongs to this call). Called by all 32 lanes together.
+JCCL_DEV bool pollLL128(const void* p, uint64_t flag, bool flagLane, uint64_t* lo, uint64_t* hi) {
+    uint64_t a, b;
+    asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];" : "=l"(a), "=l"(b) : "l"(p) : "memory");
+    *lo = a;
+    *hi = b;
+    return __all_sync(0xffffffffu, !flagLane || b == flag);
 }
 // True on every lane of the warp when p is true on any (all 32 lanes call it together).
 JCCL_DEV bool warpAny(bool p) { return __any_sync(0xffffffffu, p); }

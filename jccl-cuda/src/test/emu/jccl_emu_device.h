@@ -116,19 +116,12 @@ inline void storeLL128(void* p, uint64_t lo, uint64_t hi, bool flagLane) {
     emu::warpSyncAnd(1);
     if (flagLane) __atomic_store_n(&q[1], hi, __ATOMIC_RELEASE);
 }
-template <int U>
-inline bool pollLL128(const char* const* p, int n, uint64_t flag, bool flagLane, uint64_t (*v)[2]) {
-    int ok = 1;
-    for (int u = 0; u < n && ok; u++) {
-        const uint64_t* q = reinterpret_cast<const uint64_t*>(p[u]);
-        ok = !flagLane || __atomic_load_n(&q[1], __ATOMIC_ACQUIRE) == flag;
-    }
+inline bool pollLL128(const void* p, uint64_t flag, bool flagLane, uint64_t* lo, uint64_t* hi) {
+    const uint64_t* q = reinterpret_cast<const uint64_t*>(p);
+    const int ok = !flagLane || __atomic_load_n(&q[1], __ATOMIC_ACQUIRE) == flag;
     if (!emu::warpSyncAnd(ok)) return false;
-    for (int u = 0; u < n; u++) {
-        const uint64_t* q = reinterpret_cast<const uint64_t*>(p[u]);
-        v[u][0] = __atomic_load_n(&q[0], __ATOMIC_RELAXED);
-        v[u][1] = __atomic_load_n(&q[1], __ATOMIC_RELAXED);
-    }
+    *lo = __atomic_load_n(&q[0], __ATOMIC_RELAXED);
+    *hi = __atomic_load_n(&q[1], __ATOMIC_RELAXED);
     return true;
 }
 inline bool warpAny(bool p) { return emu::warpSyncAnd(!p) == 0; }
