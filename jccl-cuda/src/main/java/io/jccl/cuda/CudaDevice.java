@@ -177,6 +177,20 @@ public final class CudaDevice {
     }
 
     /**
+     * As {@link #nativeAtomicsWith(CudaDevice)} for the visible GPU at PCI bus id {@code peerBusId} (false when this
+     * process does not see it). Asks the driver only: no context is created on the peer's GPU.
+     */
+    public boolean nativeAtomicsWith(String peerBusId) {
+        for (int i = 0; i < count(); i++) {
+            int h = CuDevices.device(i);
+            if (h != handle && CuDevices.pciBusId(h).equalsIgnoreCase(peerBusId)) {
+                return CuDevices.p2pAttribute(CuDevices.P2P_NATIVE_ATOMIC_SUPPORTED, handle, h) == 1;
+            }
+        }
+        return false;
+    }
+
+    /**
      * Lets this device access {@code peer}'s memory (one direction; call it on both for both ways). Returns false
      * when it was already enabled.
      *

@@ -98,25 +98,15 @@ public final class ProcessWiring {
     }
 
     /**
-     * Whether every pair of ranks' GPUs is linked by NVLink ({@link CudaDevice#nativeAtomicsWith}): each rank judges
-     * its links to the peers' GPUs, found by PCI bus id among the GPUs this process sees (a GPU it cannot see counts
-     * as not linked), and every rank takes the AND of all judgements, so all plan alike. Collective over host; it
+     * Whether every pair of ranks' GPUs is linked by NVLink ({@link CudaDevice#nativeAtomicsWith(String)}): each rank
+     * judges its links to the peers' GPUs, found by PCI bus id among the GPUs this process sees (a GPU it cannot see
+     * counts as not linked; no context is created on them), and every rank takes the AND of all judgements, so all plan alike. Collective over host; it
      * also serves as the barrier after the IPC mappings.
      */
     private static boolean agreeOnWholeLineLinks(Communicator host, CudaDevice device, List<RankInfo> all) {
         boolean mine = true;
         for (int r = 0; r < all.size() && mine; r++) {
-            if (r == host.rank()) {
-                continue;
-            }
-            String bus = all.get(r).busId();
-            CudaDevice peer = null;
-            for (CudaDevice d : CudaDevice.all()) {
-                if (d.pciBusId().equalsIgnoreCase(bus)) {
-                    peer = d;
-                }
-            }
-            mine = peer != null && device.nativeAtomicsWith(peer);
+            mine = r == host.rank() || device.nativeAtomicsWith(all.get(r).busId());
         }
         int n = host.size();
         try (Arena a = Arena.ofConfined()) {
