@@ -122,6 +122,12 @@ case "${1:-pdl}" in
       run "nopdl-$i" "-Djccl.cuda.pdl=false" $L
       run "noll128-$i" "-Djccl.cuda.ll128MaxBytes=0" $L
     done ;;
+  stall3)
+    # Which call of which rank stalls, and did its launch block on the host? (-Djccl.perf.traceCalls)
+    T="-Djccl.perf.traceCalls=true -Xlog:safepoint=info:file=$out/safepoint-%p.log"
+    for i in 1 2 3; do
+      run "trace-both-$i" "$T" -b 8 -e 16M -f 2 $S --backend both
+    done ;;
   stall2)
     for i in 1 2; do
       run "both-$i" "" -b 8 -e 16M -f 2 $S --backend both

@@ -15,6 +15,7 @@ import io.jccl.tools.perf.PerfBuffer;
 import io.jccl.tools.perf.RankStats;
 
 import java.lang.foreign.Arena;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -40,6 +41,12 @@ final class GpuBackend implements PerfBackend {
     private static final long JIT_WARMUP_MAX_BYTES = 4L << 20;
     /** A timed loop whose enqueueing took longer than this (and than half its GPU time) is reported. */
     static final double HOST_STALL_MS = 5;
+    /**
+     * {@code -Djccl.perf.traceCalls=true}: time every call of a timed loop with its own event pair, and report on
+     * stderr any call that took far longer than the loop's median, with the host time its launch took: a diagnostic
+     * for stalls inside timed loops (the extra events cost a little time per call, so timings are not comparable).
+     */
+    private static final boolean TRACE_CALLS = Boolean.getBoolean("jccl.perf.traceCalls");
 
     private final GpuSession session;
     private final int local;
@@ -54,6 +61,8 @@ final class GpuBackend implements PerfBackend {
     private final RankStats stats;
     private int buffers;
     private PreparedCall jitWarmed;
+    private CudaEvent[] traceEvents = new CudaEvent[0];
+    private long[] traceHostNs = new long[0];
 
     /** A prepared call that knows its size (for the JIT warm-up). */
     private record SizedCall(PreparedCall call, long bytes) implements PreparedCall {
@@ -168,6 +177,9 @@ final class GpuBackend implements PerfBackend {
         if (graphLaunches > 0) {
             return timeGraph(call, iters, agg);
         }
+        if (TRACE_CALLS && !blocking) {
+            return timeTraced(call, iters, agg);
+        }
         start.record(stream);
         long t0 = System.nanoTime();
         for (int i = 0; i < iters; i++) {
@@ -197,6 +209,42 @@ final class GpuBackend implements PerfBackend {
                     + ": a host stall%n", comm.rank(), lib, hostMs, calls,
                     call instanceof SizedCall sc ? " of " + sc.bytes() + " B" : "", elapsedMs);
         }
+    }
+
+    /** The timed loop with one event per call (see {@link #TRACE_CALLS}); returns the mean time per call. */
+    private double timeTraced(PreparedCall call, int iters, int agg) {
+        if (traceEvents.length < iters + 1) {
+            CudaEvent[] grown = Arrays.copyOf(traceEvents, iters + 1);
+            for (int i = traceEvents.length; i < grown.length; i++) {
+                grown[i] = CudaEvent.create(device, true);
+            }
+            traceEvents = grown;
+            traceHostNs = new long[iters + 1];
+        }
+        traceEvents[0].record(stream);
+        traceHostNs[0] = System.nanoTime();
+        for (int i = 0; i < iters; i++) {
+            issue(call, agg);
+            traceEvents[i + 1].record(stream);
+            traceHostNs[i + 1] = System.nanoTime();
+        }
+        traceEvents[iters].synchronize();
+        double[] gpuMs = new double[iters];
+        for (int i = 0; i < iters; i++) {
+            gpuMs[i] = CudaEvent.elapsedMillis(traceEvents[i], traceEvents[i + 1]);
+        }
+        double[] sorted = gpuMs.clone();
+        Arrays.sort(sorted);
+        double median = sorted[iters / 2];
+        for (int i = 0; i < iters; i++) {
+            if (gpuMs[i] > 1.0 && gpuMs[i] > 20 * median) {
+                System.err.printf("# jccl perf trace: rank %d (%s) %s: call %d of %d took %.3f ms on the GPU (median %.4f ms);"
+                        + " its launch took %.3f ms on the host, %.3f ms after the loop began%n", comm.rank(), lib,
+                        call instanceof SizedCall sc ? sc.bytes() + " B" : "call", i, iters, gpuMs[i], median,
+                        (traceHostNs[i + 1] - traceHostNs[i]) / 1e6, (traceHostNs[i] - traceHostNs[0]) / 1e6);
+            }
+        }
+        return CudaEvent.elapsedMillis(traceEvents[0], traceEvents[iters]) / 1e3 / ((double) iters * agg);
     }
 
     /** nccl-tests' -G: the iterations captured into one graph, launched graphLaunches times. */
@@ -271,6 +319,9 @@ final class GpuBackend implements PerfBackend {
         try {
             start.close();
             end.close();
+            for (CudaEvent e : traceEvents) {
+                e.close();
+            }
             arena.close();
         } finally {
             session.release();
