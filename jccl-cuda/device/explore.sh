@@ -123,11 +123,14 @@ case "${1:-pdl}" in
       run "noll128-$i" "-Djccl.cuda.ll128MaxBytes=0" $L
     done ;;
   stall3)
-    # Which call of which rank stalls, and did its launch block on the host? (-Djccl.perf.traceCalls)
-    T="-Djccl.perf.traceCalls=true -Xlog:safepoint=info:file=$out/safepoint-%p.log"
-    for i in 1 2 3; do
-      run "trace-both-$i" "$T" -b 8 -e 16M -f 2 $S --backend both
-    done ;;
+    # Where in the loop, on which rank, and is it the JIT warm-up? (-Djccl.perf.trace=segments: 2 events per loop)
+    G="-Djccl.perf.trace=segments -Xlog:safepoint=info:file=$out/safepoint-%p.log"
+    for i in 1 2; do
+      run "seg-$i" "$G" -b 8 -e 16M -f 2 $S --backend jccl
+      run "seg-nowarm-$i" "$G -Djccl.perf.gpuJitWarmupCalls=0" -b 8 -e 16M -f 2 $S --backend jccl
+    done
+    run "seg-nopdl" "$G -Djccl.cuda.pdl=false" -b 8 -e 16M -f 2 $S --backend jccl
+    run "seg-both" "$G" -b 8 -e 16M -f 2 $S --backend both ;;
   stall2)
     for i in 1 2; do
       run "both-$i" "" -b 8 -e 16M -f 2 $S --backend both

@@ -42,11 +42,19 @@ final class GpuBackend implements PerfBackend {
     /** A timed loop whose enqueueing took longer than this (and than half its GPU time) is reported. */
     static final double HOST_STALL_MS = 5;
     /**
-     * {@code -Djccl.perf.traceCalls=true}: time every call of a timed loop with its own event pair, and report on
-     * stderr any call that took far longer than the loop's median, with the host time its launch took: a diagnostic
-     * for stalls inside timed loops (the extra events cost a little time per call, so timings are not comparable).
+     * Stall diagnosis, {@code -Djccl.perf.trace=}: {@code calls} times every call of a timed loop with its own event
+     * pair and reports on stderr any call that took far longer than the loop's median, with the host time its launch
+     * took (the extra events cost a little time per call, so timings are not comparable); {@code segments} adds only
+     * two events per loop (after the first call and after half the calls) and prints, per loop and rank, the host
+     * time of the JIT warm-up and of the gap before the loop, and the GPU time of the first call, of the first half
+     * and of the second half.
      */
-    private static final boolean TRACE_CALLS = Boolean.getBoolean("jccl.perf.traceCalls");
+    private static final String TRACE = System.getProperty("jccl.perf.trace", "");
+    /**
+     * {@code -Djccl.perf.gpuJitWarmupCalls=N}: the JIT warm-up calls before each timed call of up to 4 MiB
+     * ({@value #JIT_WARMUP_CALLS} by default).
+     */
+    private static final int JIT_WARMUP = Integer.getInteger("jccl.perf.gpuJitWarmupCalls", JIT_WARMUP_CALLS);
 
     private final GpuSession session;
     private final int local;
@@ -163,12 +171,13 @@ final class GpuBackend implements PerfBackend {
 
     @Override
     public double timeCalls(PreparedCall call, int iters, int agg, boolean blocking) {
+        long entered = System.nanoTime();
         device.makeCurrent();
         if (call != jitWarmed) {
             // every rank times the same calls in the same order, so every rank makes the same extra calls
             jitWarmed = call;
             if (call instanceof SizedCall sc && sc.bytes() <= JIT_WARMUP_MAX_BYTES) {
-                for (int i = 0; i < JIT_WARMUP_CALLS; i++) {
+                for (int i = 0; i < JIT_WARMUP; i++) {
                     call.launch();
                 }
                 stream.synchronize();
@@ -177,8 +186,11 @@ final class GpuBackend implements PerfBackend {
         if (graphLaunches > 0) {
             return timeGraph(call, iters, agg);
         }
-        if (TRACE_CALLS && !blocking) {
+        if (!blocking && TRACE.equals("calls")) {
             return timeTraced(call, iters, agg);
+        }
+        if (!blocking && TRACE.equals("segments") && iters >= 4) {
+            return timeSegments(call, iters, agg, entered);
         }
         start.record(stream);
         long t0 = System.nanoTime();
@@ -245,6 +257,36 @@ final class GpuBackend implements PerfBackend {
             }
         }
         return CudaEvent.elapsedMillis(traceEvents[0], traceEvents[iters]) / 1e3 / ((double) iters * agg);
+    }
+
+    /** The timed loop with two more events (see {@link #TRACE}); returns the mean time per call. */
+    private double timeSegments(PreparedCall call, int iters, int agg, long enteredNs) {
+        if (traceEvents.length < 2) {
+            traceEvents = new CudaEvent[]{CudaEvent.create(device, true), CudaEvent.create(device, true)};
+        }
+        long gapStart = System.nanoTime();
+        start.record(stream);
+        long t0 = System.nanoTime();
+        issue(call, agg);
+        traceEvents[0].record(stream);
+        for (int i = 1; i < iters; i++) {
+            issue(call, agg);
+            if (i == iters / 2) {
+                traceEvents[1].record(stream);
+            }
+        }
+        long hostNs = System.nanoTime() - t0;
+        end.record(stream);
+        end.synchronize();
+        double totalMs = CudaEvent.elapsedMillis(start, end);
+        System.err.printf("# jccl perf segments: rank %d (%s) %s: before the loop %.3f ms on the host (start record"
+                        + " %.3f ms); loop %.3f ms on the host; GPU: first call %.3f ms, calls 1..%d %.3f ms, the rest"
+                        + " %.3f ms, total %.3f ms%n", comm.rank(), lib,
+                call instanceof SizedCall sc ? sc.bytes() + " B" : "call", (gapStart - enteredNs) / 1e6,
+                (t0 - gapStart) / 1e6, hostNs / 1e6, CudaEvent.elapsedMillis(start, traceEvents[0]), iters / 2,
+                CudaEvent.elapsedMillis(traceEvents[0], traceEvents[1]),
+                CudaEvent.elapsedMillis(traceEvents[1], end), totalMs);
+        return totalMs / 1e3 / ((double) iters * agg);
     }
 
     /** nccl-tests' -G: the iterations captured into one graph, launched graphLaunches times. */
