@@ -131,6 +131,12 @@ case "${1:-pdl}" in
     done
     run "seg-nopdl" "$G -Djccl.cuda.pdl=false" -b 8 -e 16M -f 2 $S --backend jccl
     run "seg-both" "$G" -b 8 -e 16M -f 2 $S --backend both ;;
+  stall4)
+    # The stall with nothing added to the stream: host timings per loop and rank (-Djccl.perf.trace=host)
+    H="-Djccl.perf.trace=host -Xlog:safepoint=info:file=$out/safepoint-%p.log"
+    for i in 1 2 3; do
+      run "host-both-$i" "$H" -b 8 -e 16M -f 2 $S --backend both
+    done ;;
   stall2)
     for i in 1 2; do
       run "both-$i" "" -b 8 -e 16M -f 2 $S --backend both

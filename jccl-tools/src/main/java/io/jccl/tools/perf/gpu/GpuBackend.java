@@ -47,7 +47,9 @@ final class GpuBackend implements PerfBackend {
      * took (the extra events cost a little time per call, so timings are not comparable); {@code segments} adds only
      * two events per loop (after the first call and after half the calls) and prints, per loop and rank, the host
      * time of the JIT warm-up and of the gap before the loop, and the GPU time of the first call, of the first half
-     * and of the second half.
+     * and of the second half; {@code host} adds nothing to the stream and prints, per loop and rank, the host time
+     * of the JIT warm-up, of the gap before the loop, of the loop's enqueueing and until its end event completed,
+     * beside the GPU time.
      */
     private static final String TRACE = System.getProperty("jccl.perf.trace", "");
     /**
@@ -183,6 +185,7 @@ final class GpuBackend implements PerfBackend {
                 stream.synchronize();
             }
         }
+        long warmedNs = System.nanoTime();
         if (graphLaunches > 0) {
             return timeGraph(call, iters, agg);
         }
@@ -206,6 +209,12 @@ final class GpuBackend implements PerfBackend {
         double elapsedMs = CudaEvent.elapsedMillis(start, end);
         if (!blocking) {
             noteHostStall(call, hostNs, elapsedMs, iters * agg);
+            if (TRACE.equals("host")) {
+                System.err.printf("# jccl perf host: rank %d (%s) %s: warm-up %.3f ms, gap %.3f ms, enqueue %.3f ms,"
+                                + " until done %.3f ms; GPU %.3f ms%n", comm.rank(), lib,
+                        call instanceof SizedCall sc ? sc.bytes() + " B" : "call", (warmedNs - entered) / 1e6,
+                        (t0 - warmedNs) / 1e6, hostNs / 1e6, (System.nanoTime() - t0) / 1e6, elapsedMs);
+            }
         }
         return elapsedMs / 1e3 / ((double) iters * agg);
     }
