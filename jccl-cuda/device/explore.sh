@@ -137,6 +137,13 @@ case "${1:-pdl}" in
     for i in 1 2 3; do
       run "host-both-$i" "$H" -b 8 -e 16M -f 2 $S --backend both
     done ;;
+  stall5)
+    # PDL or not: 6 sweeps each, interleaved, host timings only
+    H="-Djccl.perf.trace=host"
+    for i in 1 2 3 4 5 6; do
+      run "host-pdl-$i" "$H" -b 8 -e 4M -f 2 $S --backend jccl
+      run "host-nopdl-$i" "$H -Djccl.cuda.pdl=false" -b 8 -e 4M -f 2 $S --backend jccl
+    done ;;
   stall2)
     for i in 1 2; do
       run "both-$i" "" -b 8 -e 16M -f 2 $S --backend both
