@@ -144,6 +144,15 @@ case "${1:-pdl}" in
       run "host-pdl-$i" "$H" -b 8 -e 4M -f 2 $S --backend jccl
       run "host-nopdl-$i" "$H -Djccl.cuda.pdl=false" -b 8 -e 4M -f 2 $S --backend jccl
     done ;;
+  stall6)
+    # Is it the warm-up, LL128 at 512 KiB, or the place in the sweep?
+    H="-Djccl.perf.trace=host"
+    for i in 1 2 3; do
+      run "host-def-$i" "$H" -b 8 -e 4M -f 2 $S --backend jccl
+      run "host-nowarm-$i" "$H -Djccl.perf.gpuJitWarmupCalls=0" -b 8 -e 4M -f 2 $S --backend jccl
+      run "host-ll128to256K-$i" "$H -Djccl.cuda.ll128MaxBytes=256K" -b 8 -e 4M -f 2 $S --backend jccl
+      run "host-from512K-$i" "$H" -b 512K -e 4M -f 2 $S --backend jccl
+    done ;;
   stall2)
     for i in 1 2; do
       run "both-$i" "" -b 8 -e 16M -f 2 $S --backend both

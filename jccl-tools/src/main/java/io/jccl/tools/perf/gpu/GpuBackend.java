@@ -210,8 +210,9 @@ final class GpuBackend implements PerfBackend {
         if (!blocking) {
             noteHostStall(call, hostNs, elapsedMs, iters * agg);
             if (TRACE.equals("host")) {
-                System.err.printf("# jccl perf host: rank %d (%s) %s: warm-up %.3f ms, gap %.3f ms, enqueue %.3f ms,"
-                                + " until done %.3f ms; GPU %.3f ms%n", comm.rank(), lib,
+                System.err.printf("# jccl perf host: %.3f s: rank %d (%s) %s: warm-up %.3f ms, gap %.3f ms, enqueue %.3f ms,"
+                                + " until done %.3f ms; GPU %.3f ms%n",
+                        java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime() / 1e3, comm.rank(), lib,
                         call instanceof SizedCall sc ? sc.bytes() + " B" : "call", (warmedNs - entered) / 1e6,
                         (t0 - warmedNs) / 1e6, hostNs / 1e6, (System.nanoTime() - t0) / 1e6, elapsedMs);
             }
