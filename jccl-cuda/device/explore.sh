@@ -15,6 +15,7 @@ run() {   # run <name> <jvm props> <perf args...>
   local name=$1 props=$2
   shift 2
   echo "### $name | $props | $*" >> "$log"
+  echo "# started $(date +%s.%N)" >> "$log"
   JCCL_JAVA_OPTS="-Djccl.cuda.cubinDir=$here/cubin $props" timeout 150 "$here/jccl" perf all_reduce -g 2 "$@" >> "$log" 2>&1
   echo "rc=$? $name" >> "$log"
 }
@@ -153,6 +154,16 @@ case "${1:-pdl}" in
       run "host-ll128to256K-$i" "$H -Djccl.cuda.ll128MaxBytes=256K" -b 8 -e 4M -f 2 $S --backend jccl
       run "host-from512K-$i" "$H" -b 512K -e 4M -f 2 $S --backend jccl
     done ;;
+  stall7)
+    # Fixed time after start, or place in the sweep? GPU clocks and throttle reasons sampled beside.
+    H="-Djccl.perf.trace=host"
+    nvidia-smi --query-gpu=timestamp,index,clocks.sm,clocks.mem,clocks_throttle_reasons.active,power.draw,temperature.gpu,pstate --format=csv -lms 100 > "$out/smi.csv" 2>&1 &
+    smi=$!
+    for i in 1 2; do
+      run "host-def-$i" "$H" -b 8 -e 4M -f 2 $S --backend jccl
+      run "host-cycles512K-$i" "$H" -b 512K -e 4M -f 2 $S -N 15 --backend jccl
+    done
+    kill $smi ;;
   stall2)
     for i in 1 2; do
       run "both-$i" "" -b 8 -e 16M -f 2 $S --backend both
