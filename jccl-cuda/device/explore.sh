@@ -162,6 +162,7 @@ case "${1:-pdl}" in
     for i in 1 2; do
       run "host-def-$i" "$H" -b 8 -e 4M -f 2 $S --backend jccl
       run "host-cycles512K-$i" "$H" -b 512K -e 4M -f 2 $S -N 15 --backend jccl
+      run "host-nccl-$i" "$H" -b 8 -e 4M -f 2 $S --backend nccl
     done
     kill $smi ;;
   stall2)
