@@ -11,6 +11,11 @@ module io.jccl {
     exports io.jccl.net;
     exports io.jccl.internal.param to io.jccl.cuda;
     exports io.jccl.internal.tuning to io.jccl.cuda;
+    exports io.jccl.internal.topology to io.jccl.cuda;
+    exports io.jccl.internal.topology.channels to io.jccl.cuda;
+    exports io.jccl.internal.topology.discovery to io.jccl.cuda;
+    exports io.jccl.internal.topology.setup to io.jccl.cuda;
+    exports io.jccl.internal.topology.xml to io.jccl.cuda;
     uses io.jccl.Profiler;
     uses io.jccl.net.NetPlugin;
 }

@@ -6,6 +6,9 @@
 //  allGather      copySend(r) recvCopySend(r-j)... recv(r+1)
 //  broadcast      a chain from the root: root copySend, then recvCopySend..., the last rank recv
 //  reduce         a chain ending at the root: send, recvReduceSend..., the root recvReduceCopy
+// "r" above is the rank's position in its channel's ring (KernelArgs.ring, from the topology search; ranks in order
+// when there is none): data chunks of allReduce are numbered by position, the per-rank blocks of reduceScatter and
+// allGather by the rank at that position, and the broadcast/reduce chains start after the root's position.
 // Reduction kernels (COPY = false) handle allReduce, reduceScatter and reduce on T; the copy kernel (COPY = true,
 // T = uint8_t, counts in bytes) handles allGather and broadcast.
 #pragma once
@@ -14,10 +17,41 @@
 
 namespace jccl {
 
+// This block's ring: the rank at each position (4 bits per position, KernelArgs.ring), and this rank's position.
+struct Ring {
+    uint32_t order;
+    int n;
+    int pos;
+    JCCL_DEV int rankAt(int p) const { return (int)((order >> (4 * p)) & 0xFu); }
+    JCCL_DEV int posOf(int rank) const {
+        for (int p = 0; p < n; p++)
+            if (rankAt(p) == rank) return p;
+        return rank;
+    }
+    JCCL_DEV int next() const { return rankAt((pos + 1) % n); }
+    JCCL_DEV int prev() const { return rankAt((pos - 1 + n) % n); }
+};
+
+// The ring of channel ch. The row is picked with constant indices: indexing the kernel parameter with a variable
+// would make the compiler copy the whole argument block to local memory.
+JCCL_DEV Ring ringOf(const KernelArgs& a, int ch) {
+    Ring g;
+    g.n = a.nRanks;
+    g.order = 0x76543210u;   // ranks in order
+    if (a.nRings > 0) {
+        const int row = ch % a.nRings;
+#pragma unroll
+        for (int i = 0; i < kMaxRings; i++)
+            if (i == row) g.order = a.ring[i];
+    }
+    g.pos = g.posOf(a.rank);
+    return g;
+}
+
 template <typename T, bool SUMONLY>
-JCCL_DEV bool ringAllReduce(const KernelArgs& a, Chan& c, const Red& red, Slice cs) {
+JCCL_DEV bool ringAllReduce(const KernelArgs& a, const Ring& g, Chan& c, const Red& red, Slice cs) {
     constexpr int64_t PE = 16 / sizeof(T);
-    const int N = a.nRanks, r = a.rank;
+    const int N = a.nRanks, r = g.pos;
     const int pre = (a.flags & kFlagPreScale) ? kPre : 0;
     const int post = (a.flags & kFlagPostDiv) ? kPost : 0;
     const T* in = reinterpret_cast<const T*>(a.in);
@@ -45,8 +79,8 @@ JCCL_DEV bool ringAllReduce(const KernelArgs& a, Chan& c, const Red& red, Slice 
 }
 
 template <typename T, bool SUMONLY>
-JCCL_DEV bool ringReduceScatter(const KernelArgs& a, Chan& c, const Red& red, Slice cs) {
-    const int N = a.nRanks, r = a.rank;
+JCCL_DEV bool ringReduceScatter(const KernelArgs& a, const Ring& g, Chan& c, const Red& red, Slice cs) {
+    const int N = a.nRanks, r = g.pos;
     const int pre = (a.flags & kFlagPreScale) ? kPre : 0;
     const int post = (a.flags & kFlagPostDiv) ? kPost : 0;
     const T* in = reinterpret_cast<const T*>(a.in);
@@ -55,7 +89,7 @@ JCCL_DEV bool ringReduceScatter(const KernelArgs& a, Chan& c, const Red& red, Sl
     const int64_t chunkElems = (int64_t)(a.chunkBytes / sizeof(T));
     for (int64_t eo = 0; eo < cs.n; eo += chunkElems) {
         const int64_t n = jmin(chunkElems, cs.n - eo);
-        auto blk = [&](int b) { return in + (int64_t)b * count + cs.start + eo; };
+        auto blk = [&](int p) { return in + (int64_t)g.rankAt(p) * count + cs.start + eo; };
         if (!chanPrim<T, SUMONLY>(c, kInput | kSend | pre, blk((r - 1 + N) % N), nullptr, n, red)) return false;
         for (int j = 2; j < N; j++)
             if (!chanPrim<T, SUMONLY>(c, kRecv | kInput | kSend | pre, blk((r - j + N) % N), nullptr, n, red))
@@ -67,13 +101,13 @@ JCCL_DEV bool ringReduceScatter(const KernelArgs& a, Chan& c, const Red& red, Sl
 }
 
 template <typename T, bool SUMONLY>
-JCCL_DEV bool ringReduce(const KernelArgs& a, Chan& c, const Red& red, Slice cs) {
-    const int N = a.nRanks, r = a.rank;
+JCCL_DEV bool ringReduce(const KernelArgs& a, const Ring& g, Chan& c, const Red& red, Slice cs) {
+    const int N = a.nRanks, r = g.pos;
     const int pre = (a.flags & kFlagPreScale) ? kPre : 0;
     const int post = (a.flags & kFlagPostDiv) ? kPost : 0;
     const T* in = reinterpret_cast<const T*>(a.in) + cs.start;
     T* out = reinterpret_cast<T*>(a.out) + cs.start;
-    const int pos = (r - a.root - 1 + 2 * N) % N;  // the chain starts after the root and ends at it
+    const int pos = (r - g.posOf(a.root) - 1 + 2 * N) % N;  // the chain starts after the root and ends at it
     const int flags = pos == 0 ? kInput | kSend | pre
                       : pos == N - 1 ? kRecv | kInput | kOutput | pre | post
                                      : kRecv | kInput | kSend | pre;
@@ -81,16 +115,16 @@ JCCL_DEV bool ringReduce(const KernelArgs& a, Chan& c, const Red& red, Slice cs)
 }
 
 template <typename T>
-JCCL_DEV bool ringAllGather(const KernelArgs& a, Chan& c, const Red& red, Slice cs) {
-    const int N = a.nRanks, r = a.rank;
+JCCL_DEV bool ringAllGather(const KernelArgs& a, const Ring& g, Chan& c, const Red& red, Slice cs) {
+    const int N = a.nRanks, r = g.pos;
     const T* in = reinterpret_cast<const T*>(a.in);
     T* out = reinterpret_cast<T*>(a.out);
     const int64_t count = (int64_t)a.count;
-    const bool inPlace = in == out + (int64_t)r * count;
+    const bool inPlace = in == out + (int64_t)a.rank * count;
     const int64_t chunkElems = (int64_t)(a.chunkBytes / sizeof(T));
     for (int64_t eo = 0; eo < cs.n; eo += chunkElems) {
         const int64_t n = jmin(chunkElems, cs.n - eo);
-        auto blk = [&](int b) { return out + (int64_t)b * count + cs.start + eo; };
+        auto blk = [&](int p) { return out + (int64_t)g.rankAt(p) * count + cs.start + eo; };
         if (!chanPrim<T, true>(c, kInput | kSend | (inPlace ? 0 : kOutput), in + cs.start + eo, blk(r), n, red))
             return false;
         for (int j = 1; j < N - 1; j++)
@@ -101,11 +135,11 @@ JCCL_DEV bool ringAllGather(const KernelArgs& a, Chan& c, const Red& red, Slice 
 }
 
 template <typename T>
-JCCL_DEV bool ringBroadcast(const KernelArgs& a, Chan& c, const Red& red, Slice cs) {
-    const int N = a.nRanks, r = a.rank;
+JCCL_DEV bool ringBroadcast(const KernelArgs& a, const Ring& g, Chan& c, const Red& red, Slice cs) {
+    const int N = a.nRanks, r = g.pos;
     const T* in = reinterpret_cast<const T*>(a.in) + cs.start;
     T* out = reinterpret_cast<T*>(a.out) + cs.start;
-    const int pos = (r - a.root + N) % N;
+    const int pos = (r - g.posOf(a.root) + N) % N;
     const int flags = pos == 0 ? kInput | kSend | (a.in == a.out ? 0 : kOutput)
                       : pos == N - 1 ? kRecv | kOutput
                                      : kRecv | kOutput | kSend;
@@ -115,18 +149,18 @@ JCCL_DEV bool ringBroadcast(const KernelArgs& a, Chan& c, const Red& red, Slice 
 template <typename T, bool SUMONLY, bool COPY>
 JCCL_DEV void ringColl(const KernelArgs& a) {
     constexpr int64_t PE = 16 / sizeof(T);
-    const int N = a.nRanks, r = a.rank;
+    const Ring g = ringOf(a, blockId());
     Chan c;
-    chanInit(c, a, blockId(), (r + 1) % N, (r - 1 + N) % N);
+    chanInit(c, a, blockId(), g.next(), g.prev());
     const Red red = makeRed(a);
     const Slice cs = sliceOf((int64_t)a.count, gridSize(), blockId(), PE);
     if (COPY) {
-        if (a.coll == kAllGather) ringAllGather<T>(a, c, red, cs);
-        else if (a.coll == kBroadcast) ringBroadcast<T>(a, c, red, cs);
+        if (a.coll == kAllGather) ringAllGather<T>(a, g, c, red, cs);
+        else if (a.coll == kBroadcast) ringBroadcast<T>(a, g, c, red, cs);
     } else {
-        if (a.coll == kAllReduce) ringAllReduce<T, SUMONLY>(a, c, red, cs);
-        else if (a.coll == kReduceScatter) ringReduceScatter<T, SUMONLY>(a, c, red, cs);
-        else if (a.coll == kReduce) ringReduce<T, SUMONLY>(a, c, red, cs);
+        if (a.coll == kAllReduce) ringAllReduce<T, SUMONLY>(a, g, c, red, cs);
+        else if (a.coll == kReduceScatter) ringReduceScatter<T, SUMONLY>(a, g, c, red, cs);
+        else if (a.coll == kReduce) ringReduce<T, SUMONLY>(a, g, c, red, cs);
     }
     chanSave(c);
 }

@@ -24,6 +24,7 @@ constexpr int kMaxRanks = 8;
 constexpr int kMaxBlocks = 160;            // barrier and pointer slots per block; grids never exceed this
 constexpr int kFifoSteps = 8;              // NCCL_STEPS: slots per Simple FIFO
 constexpr int kMaxP2pOps = 16;             // send/recv/copy operations fused into one p2p kernel
+constexpr int kMaxRings = 16;              // distinct ring orders; ring channel (block) b follows ring b % nRings
 constexpr uint32_t kSpinsBeforeAbortCheck = 1024;
 
 // Collective codes: NCCL's ncclFunc_t numbers (io.jccl.Collective.ncclId()).
@@ -82,7 +83,11 @@ struct KernelArgs {
     int32_t connChannels;    // 360: channels per connection in the connection area
     int32_t nP2p;            // 364: operations in p2p[]
     P2pOp p2p[kMaxP2pOps];   // 368
-};                           // 880 bytes
+    uint32_t ring[kMaxRings];// 880: ring orders from the topology search, each starting at rank 0: the rank at
+                             //      position p in bits 4p..4p+3
+    int32_t nRings;          // 944: rings in ring[] (0 = ranks in order)
+    int32_t pad;             // 948
+};                           // 952 bytes
 
 // Per-rank signal area (device memory, zeroed at init; counters never reset afterwards).
 struct PeerPtrs {

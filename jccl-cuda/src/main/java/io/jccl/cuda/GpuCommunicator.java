@@ -10,12 +10,15 @@ import io.jccl.Result;
 import io.jccl.UniqueId;
 import io.jccl.cuda.internal.comm.AreaLayout;
 import io.jccl.cuda.internal.comm.Clique;
+import io.jccl.cuda.internal.comm.GpuRings;
 import io.jccl.cuda.internal.comm.PeerAreas;
 import io.jccl.cuda.internal.comm.ProcessWiring;
 import io.jccl.cuda.internal.enqueue.ArgChecks;
 import io.jccl.cuda.internal.enqueue.CollPlanner;
 import io.jccl.cuda.internal.enqueue.Enqueuer;
 import io.jccl.cuda.internal.enqueue.GpuGroups;
+import io.jccl.cuda.internal.enqueue.KernelFamily;
+import io.jccl.cuda.internal.enqueue.Plan;
 import io.jccl.cuda.internal.enqueue.KernelArgs;
 import io.jccl.cuda.internal.enqueue.P2pQueue;
 
@@ -62,12 +65,14 @@ public final class GpuCommunicator implements AutoCloseable {
     private final Enqueuer enqueuer;
     private final String name;
     private final java.util.Map<String, String> wheres = new java.util.concurrent.ConcurrentHashMap<>();
+    private final int[][] rings;
     private volatile boolean aborted;
     private boolean closed;
 
     private GpuCommunicator(int rank, int nRanks, CudaDevice device, Communicator host, GpuOptions options,
                             AreaLayout layout, PeerAreas peers, long abortPointer, int residentBlocks,
-                            boolean peerPointers, boolean wholeLineLinks, Clique clique, ProcessWiring wiring) {
+                            boolean peerPointers, boolean wholeLineLinks, int[][] rings, Clique clique,
+                            ProcessWiring wiring) {
         this.rank = rank;
         this.nRanks = nRanks;
         this.device = device;
@@ -81,6 +86,8 @@ public final class GpuCommunicator implements AutoCloseable {
         KernelArgs args = new KernelArgs(arena.allocate(KernelArgs.LAYOUT), arena.allocate(ADDRESS));
         args.setCommunicator(rank, nRanks, abortPointer, layout.slotBytes(), layout.llSlotWords(),
                 layout.pushSlotBytes(), layout.channels());
+        args.setRings(rings);
+        this.rings = rings;
         peers.writeTables(args, layout);
         this.enqueuer = new Enqueuer(device, rank, nRanks, args,
                 new CollPlanner(options, nRanks, residentBlocks, peerPointers, wholeLineLinks));
@@ -128,10 +135,12 @@ public final class GpuCommunicator implements AutoCloseable {
             throw e;
         }
         List<GpuCommunicator> out = new ArrayList<>(n);
-        boolean wholeLines = clique.wholeLineLinks();
+        boolean[][] nvlinks = clique.nvlinks();
+        boolean wholeLines = Clique.allLinked(nvlinks);
+        int[][] rings = clique.rings(nvlinks);
         for (int g = 0; g < n; g++) {
             out.add(new GpuCommunicator(g, n, devices.get(g), hosts.get(g), options, layout, clique.peerAreas(),
-                    clique.abortPointer(g), clique.residentBlocks(), true, wholeLines, clique, null));
+                    clique.abortPointer(g), clique.residentBlocks(), true, wholeLines, rings, clique, null));
         }
         return List.copyOf(out);
     }
@@ -176,7 +185,7 @@ public final class GpuCommunicator implements AutoCloseable {
             throw e;
         }
         return new GpuCommunicator(host.rank(), host.size(), device, host, options, layout, w.peers(),
-                w.abortPointer(), w.residentBlocks(), false, w.wholeLineLinks(), null, w);
+                w.abortPointer(), w.residentBlocks(), false, w.wholeLineLinks(), w.rings(), null, w);
     }
 
     public int rank() {
@@ -189,6 +198,11 @@ public final class GpuCommunicator implements AutoCloseable {
 
     public CudaDevice device() {
         return device;
+    }
+
+    /** The ring orders this communicator's ring kernels follow (from the topology search), for tests. */
+    int[][] rings() {
+        return rings;
     }
 
     /** The host communicator of the same ranks (bootstrap, host-memory collectives, barriers). */
@@ -384,9 +398,13 @@ public final class GpuCommunicator implements AutoCloseable {
 
     // ---- control -------------------------------------------------------------------------------------------
 
-    /** The algorithm and grid {@code coll} would use, e.g. "push x16" or "ring x64 chunk 524288". */
+    /**
+     * The algorithm and grid {@code coll} would use, e.g. "push x16" or "ring x64 chunk 524288 rings 0 2 1 3 | 0 3 1 2"
+     * (ring kernels: the ring orders from the topology search that the channels take in turn).
+     */
     public String algorithmFor(Collective coll, long count, DataType type, RedOp op) {
-        return enqueuer.explain(coll, count, type, op).toString();
+        Plan p = enqueuer.explain(coll, count, type, op);
+        return p.family() == KernelFamily.RING || p.family() == KernelFamily.RING_COPY ? p + " rings " + GpuRings.describe(rings) : p.toString();
     }
 
     /** Loads (JIT-compiles) every kernel calls on {@code type} with {@code op} can use (do it before capturing). */

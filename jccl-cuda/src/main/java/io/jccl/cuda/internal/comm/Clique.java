@@ -114,12 +114,23 @@ public final class Clique {
         JAVA_INT.varHandle().setVolatile(abortWord.segment(), 0L, 1);
     }
 
-    /** The smallest multiprocessor count of the clique's GPUs. */
-    /** Whether every pair of the clique's GPUs is linked by NVLink ({@link CudaDevice#nativeAtomicsWith}). */
-    public boolean wholeLineLinks() {
-        for (CudaDevice a : devices) {
-            for (CudaDevice b : devices) {
-                if (a != b && !a.nativeAtomicsWith(b)) {
+    /** nvlinks[r][q]: whether GPUs r and q are linked by NVLink ({@link CudaDevice#nativeAtomicsWith}). */
+    public boolean[][] nvlinks() {
+        int n = devices.size();
+        boolean[][] m = new boolean[n][n];
+        for (int r = 0; r < n; r++) {
+            for (int q = 0; q < n; q++) {
+                m[r][q] = r != q && devices.get(r).nativeAtomicsWith(devices.get(q));
+            }
+        }
+        return m;
+    }
+
+    /** Whether every pair of a links matrix is linked. */
+    public static boolean allLinked(boolean[][] nvlinks) {
+        for (int r = 0; r < nvlinks.length; r++) {
+            for (int q = 0; q < nvlinks.length; q++) {
+                if (r != q && !nvlinks[r][q]) {
                     return false;
                 }
             }
@@ -127,6 +138,14 @@ public final class Clique {
         return true;
     }
 
+    /** The ring orders of the clique's ring kernels ({@link GpuRings}), rank g on GPU g. */
+    public int[][] rings(boolean[][] nvlinks) {
+        List<String> busIds = devices.stream().map(CudaDevice::pciBusId).toList();
+        return GpuRings.searchOrInOrder(busIds, devices.get(0).computeCapability(), nvlinks,
+                io.jccl.internal.topology.TopoEnv.system(), 0);
+    }
+
+    /** The smallest multiprocessor count of the clique's GPUs. */
     public int residentBlocks() {
         int m = Integer.MAX_VALUE;
         for (CudaDevice d : devices) {

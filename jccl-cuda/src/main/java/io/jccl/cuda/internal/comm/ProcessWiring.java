@@ -6,6 +6,8 @@ import io.jccl.JcclException;
 import io.jccl.cuda.CudaDevice;
 import io.jccl.cuda.DeviceBuffer;
 import io.jccl.cuda.PinnedBuffer;
+import io.jccl.cuda.internal.enqueue.KernelArgs;
+import io.jccl.internal.topology.TopoEnv;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -33,9 +35,10 @@ public final class ProcessWiring {
     private final long abortPointer;
     private final int residentBlocks;
     private final boolean wholeLineLinks;
+    private final int[][] rings;
 
     private ProcessWiring(Communicator host, RankArea area, PeerAreas peers, PinnedBuffer abortWord,
-                          long abortPointer, int residentBlocks, boolean wholeLineLinks) {
+                          long abortPointer, int residentBlocks, boolean wholeLineLinks, int[][] rings) {
         this.host = host;
         this.area = area;
         this.peers = peers;
@@ -43,6 +46,7 @@ public final class ProcessWiring {
         this.abortPointer = abortPointer;
         this.residentBlocks = residentBlocks;
         this.wholeLineLinks = wholeLineLinks;
+        this.rings = rings;
     }
 
     /** Sets up this rank's side; collective over {@code host} (every rank calls it). */
@@ -82,9 +86,11 @@ public final class ProcessWiring {
                     bases[r] = m.address();
                 }
             }
-            boolean wholeLines = agreeOnWholeLineLinks(host, device, all);
+            boolean[][] nvlinks = agreeOnLinks(host, device, all);
+            int[][] rings = agreeOnRings(host, GpuRings.searchOrInOrder(all.stream().map(RankInfo::busId).toList(),
+                    device.computeCapability(), nvlinks, TopoEnv.system(), me));
             return new ProcessWiring(host, area, new PeerAreas(bases, mappings), word, abortPointer, resident,
-                    wholeLines);
+                    Clique.allLinked(nvlinks), rings);
         } catch (RuntimeException e) {
             for (DeviceBuffer m : mappings) {
                 closeQuietly(m::close);
@@ -98,29 +104,74 @@ public final class ProcessWiring {
     }
 
     /**
-     * Whether every pair of ranks' GPUs is linked by NVLink ({@link CudaDevice#nativeAtomicsWith(String)}): each rank
-     * judges its links to the peers' GPUs, found by PCI bus id among the GPUs this process sees (a GPU it cannot see
-     * counts as not linked; no context is created on them), and every rank takes the AND of all judgements, so all plan alike. Collective over host; it
-     * also serves as the barrier after the IPC mappings.
+     * Which pairs of ranks' GPUs are linked by NVLink ({@link CudaDevice#nativeAtomicsWith(String)}): each rank judges
+     * its links to the peers' GPUs, found by PCI bus id among the GPUs this process sees (a GPU it cannot see counts
+     * as not linked; no context is created on them), the ranks allgather their judgements, and a pair counts as
+     * linked when both of its ranks say so, so every rank plans alike. Collective over host; it also serves as the
+     * barrier after the IPC mappings.
      */
-    private static boolean agreeOnWholeLineLinks(Communicator host, CudaDevice device, List<RankInfo> all) {
-        boolean mine = true;
-        for (int r = 0; r < all.size() && mine; r++) {
-            mine = r == host.rank() || device.nativeAtomicsWith(all.get(r).busId());
-        }
+    private static boolean[][] agreeOnLinks(Communicator host, CudaDevice device, List<RankInfo> all) {
         int n = host.size();
+        byte mine = 0;
+        for (int r = 0; r < n; r++) {
+            if (r != host.rank() && device.nativeAtomicsWith(all.get(r).busId())) {
+                mine |= (byte) (1 << r);
+            }
+        }
+        boolean[][] links = new boolean[n][n];
         try (Arena a = Arena.ofConfined()) {
             MemorySegment send = a.allocate(1);
             MemorySegment recv = a.allocate(n);
-            send.set(JAVA_BYTE, 0, (byte) (mine ? 1 : 0));
+            send.set(JAVA_BYTE, 0, mine);
             host.allGather(send, recv, 1, DataType.UINT8);
             for (int r = 0; r < n; r++) {
-                if (recv.get(JAVA_BYTE, r) == 0) {
-                    return false;
+                for (int q = 0; q < n; q++) {
+                    links[r][q] = r != q && (recv.get(JAVA_BYTE, r) & (1 << q)) != 0
+                            && (recv.get(JAVA_BYTE, q) & (1 << r)) != 0;
                 }
             }
         }
-        return true;
+        return links;
+    }
+
+    /**
+     * Every rank searched the rings from the same inputs; they still take rank 0's, so that ranks whose topology
+     * settings differ (NCCL_TOPO_FILE, NCCL_GRAPH_FILE on one rank only) cannot run mismatched rings, which would
+     * hang. A rank whose own result differs says so. Collective over host.
+     */
+    private static int[][] agreeOnRings(Communicator host, int[][] mine) {
+        int n = host.size();
+        int bytes = 1 + KernelArgs.MAX_RINGS * KernelArgs.MAX_RANKS;
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment send = a.allocate(bytes);
+            MemorySegment recv = a.allocate((long) bytes * n);
+            send.set(JAVA_BYTE, 0, (byte) mine.length);
+            for (int i = 0; i < mine.length; i++) {
+                for (int p = 0; p < n; p++) {
+                    send.set(JAVA_BYTE, 1 + (long) i * KernelArgs.MAX_RANKS + p, (byte) mine[i][p]);
+                }
+            }
+            host.allGather(send, recv, bytes, DataType.UINT8);
+            int count = recv.get(JAVA_BYTE, 0);
+            int[][] rings = new int[count][n];
+            for (int i = 0; i < count; i++) {
+                for (int p = 0; p < n; p++) {
+                    rings[i][p] = recv.get(JAVA_BYTE, 1 + (long) i * KernelArgs.MAX_RANKS + p);
+                }
+            }
+            if (!java.util.Arrays.deepEquals(rings, mine)) {
+                System.getLogger("io.jccl.cuda").log(System.Logger.Level.WARNING, "JCCL WARN rank " + host.rank()
+                        + ": its GPU ring search gave " + GpuRings.describe(mine) + " but rank 0's gave "
+                        + GpuRings.describe(rings) + " (do the ranks' NCCL_TOPO_FILE / NCCL_GRAPH_FILE differ?);"
+                        + " using rank 0's");
+            }
+            return rings;
+        }
+    }
+
+    /** The ring orders the ring kernels follow, the same on every rank ({@link GpuRings}). */
+    public int[][] rings() {
+        return rings;
     }
 
     /** Whether packed LL and LL128 may run: every pair of the communicator's GPUs is linked by NVLink. */

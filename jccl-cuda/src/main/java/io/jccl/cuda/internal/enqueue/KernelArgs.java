@@ -11,7 +11,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 /**
- * The by-value argument block of every kernel, {@code struct KernelArgs} in src/main/cuda/jccl_device.cuh (880
+ * The by-value argument block of every kernel, {@code struct KernelArgs} in src/main/cuda/jccl_device.cuh (952
  * bytes; a test checks every kernel's PTX parameter size against {@link #LAYOUT}). Each communicator owns one
  * native segment of this layout and a one-entry kernelParams array pointing at it; a launch rewrites the per-call
  * fields in place (the driver copies the block at launch, also when a stream is being captured into a graph), so
@@ -24,6 +24,8 @@ public final class KernelArgs {
     public static final int MAX_RANKS = 8;
     /** Operations of one fused p2p kernel (kMaxP2pOps). */
     public static final int MAX_P2P_OPS = 16;
+    /** Distinct ring orders (kMaxRings); ring channel b follows ring b % nRings. */
+    public static final int MAX_RINGS = 16;
 
     /** struct P2pOp. */
     public static final StructLayout P2P_OP = MemoryLayout.structLayout(
@@ -53,7 +55,10 @@ public final class KernelArgs {
             JAVA_LONG.withName("pushSlotBytes"),
             JAVA_INT.withName("connChannels"),
             JAVA_INT.withName("nP2p"),
-            MemoryLayout.sequenceLayout(MAX_P2P_OPS, P2P_OP).withName("p2p"));
+            MemoryLayout.sequenceLayout(MAX_P2P_OPS, P2P_OP).withName("p2p"),
+            MemoryLayout.sequenceLayout(MAX_RINGS, JAVA_INT).withName("ring"),
+            JAVA_INT.withName("nRings"),
+            JAVA_INT.withName("pad"));
 
     /** P2pOp.kind values. */
     public static final short P2P_SEND = 0;
@@ -89,6 +94,8 @@ public final class KernelArgs {
     static final long CONN_CHANNELS = offset("connChannels");
     static final long N_P2P = offset("nP2p");
     static final long P2P = offset("p2p");
+    static final long RING = offset("ring");
+    static final long N_RINGS = offset("nRings");
 
     private final MemorySegment args;
     private final MemorySegment params;
@@ -131,6 +138,36 @@ public final class KernelArgs {
         args.set(JAVA_LONG, LL_SLOT_WORDS, llSlotWords);
         args.set(JAVA_LONG, PUSH_SLOT_BYTES, pushSlotBytes);
         args.set(JAVA_INT, CONN_CHANNELS, connChannels);
+    }
+
+    /**
+     * The ring orders the ring kernels follow (fixed for the life of a communicator): {@code rings[i][p]} is the rank
+     * at position p of ring i, every ring a permutation of the ranks; ring channel b follows ring b % rings.length.
+     * Each ring is written as one int, 4 bits per position.
+     */
+    public void setRings(int[][] rings) {
+        if (rings.length < 1 || rings.length > MAX_RINGS) {
+            throw new IllegalArgumentException("1 to " + MAX_RINGS + " rings, got " + rings.length);
+        }
+        int n = args.get(JAVA_INT, N_RANKS);
+        for (int i = 0; i < rings.length; i++) {
+            boolean[] seen = new boolean[n];
+            int packed = 0;
+            if (rings[i].length != n) {
+                throw new IllegalArgumentException("ring " + i + " has " + rings[i].length + " ranks, not " + n);
+            }
+            for (int p = 0; p < n; p++) {
+                int r = rings[i][p];
+                if (r < 0 || r >= n || seen[r]) {
+                    throw new IllegalArgumentException("ring " + i + " is not a permutation of 0.." + (n - 1) + ": "
+                            + java.util.Arrays.toString(rings[i]));
+                }
+                seen[r] = true;
+                packed |= r << (4 * p);
+            }
+            args.set(JAVA_INT, RING + 4L * i, packed);
+        }
+        args.set(JAVA_INT, N_RINGS, rings.length);
     }
 
     /** The per-call fields of a collective. */

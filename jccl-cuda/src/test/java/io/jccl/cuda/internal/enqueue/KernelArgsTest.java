@@ -40,7 +40,9 @@ class KernelArgsTest {
         assertThat(KernelArgs.N_P2P).isEqualTo(364);
         assertThat(KernelArgs.P2P).isEqualTo(368);
         assertThat(KernelArgs.P2P_OP.byteSize()).isEqualTo(32);
-        assertThat(KernelArgs.LAYOUT.byteSize()).isEqualTo(880);
+        assertThat(KernelArgs.RING).isEqualTo(880);
+        assertThat(KernelArgs.N_RINGS).isEqualTo(944);
+        assertThat(KernelArgs.LAYOUT.byteSize()).isEqualTo(952);
     }
 
     @Test
@@ -73,6 +75,23 @@ class KernelArgsTest {
             assertThat(k.getInt(KernelArgs.N_P2P)).isZero();
             assertThatThrownBy(() -> k.setP2p(16, KernelArgs.P2P_SEND, 0, 0, 0, 0, 1))
                     .isInstanceOf(IllegalArgumentException.class);
+        }
+    }
+
+    @Test
+    void ringsAreWrittenAsFourBitsPerPositionAndMustBePermutations() {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment seg = a.allocate(KernelArgs.LAYOUT);
+            KernelArgs k = new KernelArgs(seg, a.allocate(ADDRESS));
+            k.setCommunicator(1, 4, 0, 4096, 512, 1 << 20, 2);
+            k.setRings(new int[][]{{0, 2, 1, 3}, {0, 3, 1, 2}});
+            assertThat(k.getInt(KernelArgs.N_RINGS)).isEqualTo(2);
+            assertThat(k.getInt(KernelArgs.RING)).isEqualTo(0x3120);
+            assertThat(k.getInt(KernelArgs.RING + 4)).isEqualTo(0x2130);
+            assertThatThrownBy(() -> k.setRings(new int[][]{{0, 1, 1, 3}}))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("permutation");
+            assertThatThrownBy(() -> k.setRings(new int[][]{{0, 1, 2}}))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("3 ranks, not 4");
         }
     }
 }

@@ -1,0 +1,79 @@
+package io.jccl.cuda.internal.comm;
+
+import io.jccl.internal.topology.TopoEnv;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The GPU ring search on made-up GPUs (no CUDA): rings follow the NVLinks, obey NCCL_GRAPH_FILE, fall back in order. */
+class GpuRingsTest {
+    private static final List<String> FOUR = List.of("0000:11:00.0", "0000:12:00.0", "0000:13:00.0", "0000:14:00.0");
+
+    private static boolean[][] links(int n, int[][] pairs) {
+        boolean[][] m = new boolean[n][n];
+        for (int[] p : pairs) {
+            m[p[0]][p[1]] = true;
+            m[p[1]][p[0]] = true;
+        }
+        return m;
+    }
+
+    @Test
+    void fourGpusLinkedInARingGetRingsThatHopOnlyOverNvlink() {
+        boolean[][] nvl = links(4, new int[][]{{0, 2}, {2, 1}, {1, 3}, {3, 0}});
+        int[][] rings = GpuRings.search(FOUR, 90, nvl, TopoEnv.empty());
+        assertThat(rings).isNotEmpty();
+        for (int[] ring : rings) {
+            assertThat(ring[0]).isZero();
+            assertThat(ring).containsExactlyInAnyOrder(0, 1, 2, 3);
+            for (int p = 0; p < 4; p++) {
+                assertThat(nvl[ring[p]][ring[(p + 1) % 4]]).as("hop %d of %s", p, GpuRings.describe(rings)).isTrue();
+            }
+        }
+        assertThat(rings[0]).isNotEqualTo(new int[]{0, 1, 2, 3});
+    }
+
+    @Test
+    void twoLinkedGpusMakeOneRing() {
+        int[][] rings = GpuRings.search(FOUR.subList(0, 2), 90, links(2, new int[][]{{0, 1}}), TopoEnv.empty());
+        assertThat(rings).hasDimensions(1, 2);
+        assertThat(rings[0]).containsExactly(0, 1);
+        assertThat(GpuRings.search(FOUR.subList(0, 1), 90, new boolean[1][1], TopoEnv.empty())).isEqualTo(new int[][]{{0}});
+    }
+
+    @Test
+    void graphFileForcesTheRings(@TempDir Path dir) throws IOException {
+        Path graph = dir.resolve("graph.xml");
+        Files.writeString(graph, """
+                <graphs version="1">
+                  <graph id="0" pattern="4" crossnic="0" nchannels="2" speedintra="20" speedinter="20" latencyinter="0" typeintra="NVL" typeinter="PIX" samechannels="0">
+                    <channel><gpu dev="0"/><gpu dev="3"/><gpu dev="2"/><gpu dev="1"/></channel>
+                    <channel><gpu dev="0"/><gpu dev="2"/><gpu dev="1"/><gpu dev="3"/></channel>
+                  </graph>
+                </graphs>
+                """);
+        boolean[][] all = links(4, new int[][]{{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}});
+        int[][] rings = GpuRings.search(FOUR, 90, all, TopoEnv.of(Map.of("NCCL_GRAPH_FILE", graph.toString())));
+        assertThat(GpuRings.describe(rings)).isEqualTo("0 3 2 1 | 0 2 1 3");
+    }
+
+    @Test
+    void aTopologyWithoutTheGpusFallsBackToRanksInOrder(@TempDir Path dir) throws IOException {
+        Path topo = dir.resolve("topo.xml");
+        Files.writeString(topo, """
+                <system version="1">
+                  <cpu numaid="0" affinity="ff" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="85"/>
+                </system>
+                """);
+        TopoEnv env = TopoEnv.of(Map.of("NCCL_TOPO_FILE", topo.toString()));
+        boolean[][] nvl = links(4, new int[][]{{0, 2}, {2, 1}, {1, 3}, {3, 0}});
+        assertThat(GpuRings.searchOrInOrder(FOUR, 90, nvl, env, 0)).isEqualTo(new int[][]{{0, 1, 2, 3}});
+    }
+}
