@@ -49,6 +49,13 @@ class GpuRingsTest {
     }
 
     @Test
+    void gpusWithoutNvlinkStillGetRingsFromTheSearch() {
+        int[][] rings = GpuRings.search(FOUR, 90, new boolean[4][4], TopoEnv.empty());
+        assertThat(rings[0]).containsExactlyInAnyOrder(0, 1, 2, 3);
+        assertThat(rings[0][0]).isZero();
+    }
+
+    @Test
     void graphFileForcesTheRings(@TempDir Path dir) throws IOException {
         Path graph = dir.resolve("graph.xml");
         Files.writeString(graph, """
