@@ -4,8 +4,11 @@ import io.jccl.Collective;
 import io.jccl.Config;
 import io.jccl.DataType;
 import io.jccl.RedOp;
+import io.jccl.cuda.internal.comm.CudaGpuProbe;
 import io.jccl.cuda.testing.GpuChecker;
 import io.jccl.cuda.testing.GpuChecker.Case;
+import io.jccl.internal.topology.discovery.GpuInfo;
+import io.jccl.internal.topology.xml.PciInfo;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -26,6 +29,27 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 @Tag("gpu")
 class GpuRingsGpuTest {
+    @Test
+    void topologyProbeSeesEveryGpuAndItsNvlinks() {
+        assumeTrue(CudaDevice.isAvailable(), "no GPU");
+        List<GpuInfo> gpus = new CudaGpuProbe().gpus();
+        assertThat(gpus).hasSize(CudaDevice.count());
+        for (int i = 0; i < gpus.size(); i++) {
+            CudaDevice d = CudaDevice.get(i);
+            assertThat(gpus.get(i).busId()).isEqualTo(PciInfo.normalize(d.pciBusId()));
+            assertThat(gpus.get(i).sm()).isEqualTo(d.computeCapability());
+            for (int j = 0; j < gpus.size(); j++) {
+                String peer = PciInfo.normalize(CudaDevice.get(j).pciBusId());
+                boolean listed = gpus.get(i).nvlinks().stream().anyMatch(l -> l.targetBusId().equals(peer)
+                        && l.count() >= 1);
+                boolean viaSwitch = gpus.get(i).nvlinks().stream().anyMatch(l -> l.targetClass().equals("0x068000"));
+                if (i != j && d.nativeAtomicsWith(CudaDevice.get(j)) && !viaSwitch) {
+                    assertThat(listed).as("GPU %d lists its NVLinks to GPU %d: %s", i, j, gpus.get(i)).isTrue();
+                }
+            }
+        }
+    }
+
     @Test
     void ringCollectivesAreExactOnRingsFromAGraphFile(@TempDir Path dir) throws IOException {
         assumeTrue(CudaDevice.isAvailable() && CudaDevice.count() >= 4, "needs 4 GPUs");

@@ -1,6 +1,8 @@
 package io.jccl.tools.topo;
 
 import io.jccl.JcclException;
+import io.jccl.cuda.CudaDevice;
+import io.jccl.cuda.internal.comm.CudaGpuProbe;
 import io.jccl.internal.topology.NodeType;
 import io.jccl.internal.topology.TopoEnv;
 import io.jccl.internal.topology.TopoParams;
@@ -102,6 +104,11 @@ public final class TopoMain implements Callable<Integer> {
         return cl.execute(args);
     }
 
+    /** This host's GPUs through the CUDA driver and NVML, or none when there is no driver or GPU. */
+    private static GpuProbe gpuProbe() {
+        return CudaDevice.isAvailable() ? new CudaGpuProbe() : GpuProbe.none();
+    }
+
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
@@ -110,7 +117,7 @@ public final class TopoMain implements Callable<Integer> {
             params = new TopoParams(params.p2pLevel(), params.gdrLevel(), params.pxnDisable(), params.nvbDisable(),
                     params.crossNic(), params.c2cEnable(), params.graphFile(), null, topoFile.toString(), null);
         }
-        XmlElement xml = TopoDiscovery.discover(params, GpuProbe.none());
+        XmlElement xml = TopoDiscovery.discover(params, params.topoFile() == null ? gpuProbe() : GpuProbe.none());
         int nGpus = TopoXml.gpus(xml).size();
         int n = nRanks > 0 ? nRanks : Math.max(1, nGpus);
         TuningParams tp = TuningParams.from(env);

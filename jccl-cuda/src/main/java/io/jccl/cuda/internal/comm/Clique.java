@@ -141,7 +141,12 @@ public final class Clique {
     /** The ring orders of the clique's ring kernels ({@link GpuRings}), rank g on GPU g. */
     public int[][] rings(boolean[][] nvlinks) {
         List<String> busIds = devices.stream().map(CudaDevice::pciBusId).toList();
-        return GpuRings.searchOrInOrder(busIds, devices.get(0).computeCapability(), nvlinks,
+        int[][] counts = new int[busIds.size()][];
+        for (int r = 0; r < counts.length; r++) {
+            boolean[] linked = nvlinks[r];
+            counts[r] = CudaGpuProbe.linkCounts(busIds.get(r), busIds, q -> linked[q]);
+        }
+        return GpuRings.searchOrInOrder(busIds, devices.get(0).computeCapability(), counts,
                 io.jccl.internal.topology.TopoEnv.system(), 0);
     }
 

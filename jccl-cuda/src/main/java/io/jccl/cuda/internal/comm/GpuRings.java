@@ -25,9 +25,9 @@ import java.util.List;
  * with its rank by PCI bus id, paths, the ring search (or NCCL_GRAPH_FILE), preset and postset as for any one-node
  * communicator. Every ring starts at rank 0; the kernel's channel b follows ring b % rings.
  *
- * <p>NVLinks are known as pairs (CUDA reports native peer atomics between NVLink peers; link counts need NVML, which
- * is not read), so each linked pair counts one link: the search then prefers NVLink hops over PCIe ones, which fixes
- * the order; its bandwidths are not NCCL's.
+ * <p>NVLinks are counted per pair of GPUs by NVML ({@link CudaGpuProbe#linkCounts}); without NVML, or through
+ * NVSwitches, a pair CUDA reports native peer atomics for counts one link: the search then still prefers NVLink hops
+ * over PCIe ones, which fixes the order, though its bandwidths are not NCCL's.
  *
  * <p>Stateless; runs on the initialising thread. Mirrors the GPU side of NCCL's topology phase (ncclTopoGetSystem,
  * ncclTopoCompute, ncclTopoPreset/Postset) as far as it decides ring order.
@@ -42,11 +42,11 @@ public final class GpuRings {
      * Searches the rings of GPUs {@code busIds} (rank r on {@code busIds.get(r)}).
      *
      * @param sm     compute capability × 10 of the GPUs (90 for Hopper)
-     * @param nvlink nvlink[r][q]: whether rank r's GPU reaches rank q's over NVLink
+     * @param nvlink nvlink[r][q]: NVLinks from rank r's GPU to rank q's (0: none)
      * @return 1 to {@link KernelArgs#MAX_RINGS} ring orders, each a permutation of the ranks starting at 0
      * @throws JcclException {@link Result#INTERNAL_ERROR} when the topology does not hold a GPU or the search fails
      */
-    public static int[][] search(List<String> busIds, int sm, boolean[][] nvlink, TopoEnv env) {
+    public static int[][] search(List<String> busIds, int sm, int[][] nvlink, TopoEnv env) {
         int n = busIds.size();
         if (n == 1) {
             return new int[][]{{0}};
@@ -57,8 +57,8 @@ public final class GpuRings {
             for (int r = 0; r < n; r++) {
                 List<GpuInfo.NvLink> links = new ArrayList<>();
                 for (int q = 0; q < n; q++) {
-                    if (q != r && nvlink[r][q]) {
-                        links.add(new GpuInfo.NvLink(busIds.get(q), 1, "0x030200"));
+                    if (q != r && nvlink[r][q] > 0) {
+                        links.add(new GpuInfo.NvLink(busIds.get(q), nvlink[r][q], "0x030200"));
                     }
                 }
                 gpus.add(new GpuInfo(busIds.get(r), r, sm, false, links));
@@ -82,7 +82,7 @@ public final class GpuRings {
      * As {@link #search}, falling back to the ranks in order, with a warning naming the cause, when the search fails
      * (the order only affects speed).
      */
-    public static int[][] searchOrInOrder(List<String> busIds, int sm, boolean[][] nvlink, TopoEnv env, int rank) {
+    public static int[][] searchOrInOrder(List<String> busIds, int sm, int[][] nvlink, TopoEnv env, int rank) {
         try {
             int[][] rings = search(busIds, sm, nvlink, env);
             if (LOG.isLoggable(System.Logger.Level.INFO)) {

@@ -86,11 +86,17 @@ public final class ProcessWiring {
                     bases[r] = m.address();
                 }
             }
-            boolean[][] nvlinks = agreeOnLinks(host, device, all);
+            int[][] nvlinks = agreeOnLinks(host, device, all);
             int[][] rings = agreeOnRings(host, GpuRings.searchOrInOrder(all.stream().map(RankInfo::busId).toList(),
                     device.computeCapability(), nvlinks, TopoEnv.system(), me));
+            boolean whole = true;
+            for (int r = 0; r < n; r++) {
+                for (int q = 0; q < n; q++) {
+                    whole &= r == q || nvlinks[r][q] > 0;
+                }
+            }
             return new ProcessWiring(host, area, new PeerAreas(bases, mappings), word, abortPointer, resident,
-                    Clique.allLinked(nvlinks), rings);
+                    whole, rings);
         } catch (RuntimeException e) {
             for (DeviceBuffer m : mappings) {
                 closeQuietly(m::close);
@@ -104,30 +110,30 @@ public final class ProcessWiring {
     }
 
     /**
-     * Which pairs of ranks' GPUs are linked by NVLink ({@link CudaDevice#nativeAtomicsWith(String)}): each rank judges
-     * its links to the peers' GPUs, found by PCI bus id among the GPUs this process sees (a GPU it cannot see counts
-     * as not linked; no context is created on them), the ranks allgather their judgements, and a pair counts as
-     * linked when both of its ranks say so, so every rank plans alike. Collective over host; it also serves as the
+     * The NVLinks between every pair of ranks' GPUs: each rank counts its links to the peers' GPUs
+     * ({@link CudaGpuProbe#linkCounts}: NVML, or native peer atomics, {@link CudaDevice#nativeAtomicsWith(String)},
+     * for GPUs found by PCI bus id among those this process sees; a GPU it cannot see counts as not linked, and no
+     * context is created on them), the ranks allgather their counts, and a pair counts as linked only when both of its
+     * ranks say so (with the smaller count), so every rank plans alike. Collective over host; it also serves as the
      * barrier after the IPC mappings.
      */
-    private static boolean[][] agreeOnLinks(Communicator host, CudaDevice device, List<RankInfo> all) {
+    private static int[][] agreeOnLinks(Communicator host, CudaDevice device, List<RankInfo> all) {
         int n = host.size();
-        byte mine = 0;
-        for (int r = 0; r < n; r++) {
-            if (r != host.rank() && device.nativeAtomicsWith(all.get(r).busId())) {
-                mine |= (byte) (1 << r);
-            }
-        }
-        boolean[][] links = new boolean[n][n];
+        List<String> busIds = all.stream().map(RankInfo::busId).toList();
+        int[] mine = CudaGpuProbe.linkCounts(device.pciBusId(), busIds,
+                q -> q != host.rank() && device.nativeAtomicsWith(busIds.get(q)));
+        int[][] links = new int[n][n];
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment send = a.allocate(1);
-            MemorySegment recv = a.allocate(n);
-            send.set(JAVA_BYTE, 0, mine);
-            host.allGather(send, recv, 1, DataType.UINT8);
+            MemorySegment send = a.allocate(n);
+            MemorySegment recv = a.allocate((long) n * n);
+            for (int q = 0; q < n; q++) {
+                send.set(JAVA_BYTE, q, (byte) Math.min(mine[q], 127));
+            }
+            host.allGather(send, recv, n, DataType.UINT8);
             for (int r = 0; r < n; r++) {
                 for (int q = 0; q < n; q++) {
-                    links[r][q] = r != q && (recv.get(JAVA_BYTE, r) & (1 << q)) != 0
-                            && (recv.get(JAVA_BYTE, q) & (1 << r)) != 0;
+                    links[r][q] = r == q ? 0 : Math.min(recv.get(JAVA_BYTE, (long) r * n + q),
+                            recv.get(JAVA_BYTE, (long) q * n + r));
                 }
             }
         }
