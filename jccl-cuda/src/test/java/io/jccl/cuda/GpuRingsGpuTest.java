@@ -6,6 +6,7 @@ import io.jccl.DataType;
 import io.jccl.RedOp;
 import io.jccl.cuda.internal.comm.CudaGpuProbe;
 import io.jccl.cuda.testing.GpuChecker;
+import io.jccl.cuda.testing.RingGraphFile;
 import io.jccl.cuda.testing.GpuChecker.Case;
 import io.jccl.internal.topology.discovery.GpuInfo;
 import io.jccl.internal.topology.xml.PciInfo;
@@ -14,7 +15,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -53,15 +53,7 @@ class GpuRingsGpuTest {
     @Test
     void ringCollectivesAreExactOnRingsFromAGraphFile(@TempDir Path dir) throws IOException {
         assumeTrue(CudaDevice.isAvailable() && CudaDevice.count() >= 4, "needs 4 GPUs");
-        Path graph = dir.resolve("graph.xml");
-        Files.writeString(graph, """
-                <graphs version="1">
-                  <graph id="0" pattern="4" crossnic="0" nchannels="2" speedintra="20" speedinter="20" latencyinter="0" typeintra="NVL" typeinter="PIX" samechannels="0">
-                    <channel><gpu dev="0"/><gpu dev="2"/><gpu dev="1"/><gpu dev="3"/></channel>
-                    <channel><gpu dev="0"/><gpu dev="3"/><gpu dev="1"/><gpu dev="2"/></channel>
-                  </graph>
-                </graphs>
-                """);
+        Path graph = RingGraphFile.write(dir, new int[]{0, 2, 1, 3}, new int[]{0, 3, 1, 2});
         List<CudaDevice> gpus = List.of(CudaDevice.get(0), CudaDevice.get(1), CudaDevice.get(2), CudaDevice.get(3));
         GpuOptions o = GpuCollectivesGpuTest.smallOptions().withAlgorithm(AllReduceAlgorithm.RING);
         List<GpuCommunicator> comms;

@@ -1,5 +1,6 @@
 package io.jccl.cuda.internal.comm;
 
+import io.jccl.cuda.testing.RingGraphFile;
 import io.jccl.internal.topology.TopoEnv;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -57,15 +58,7 @@ class GpuRingsTest {
 
     @Test
     void graphFileForcesTheRings(@TempDir Path dir) throws IOException {
-        Path graph = dir.resolve("graph.xml");
-        Files.writeString(graph, """
-                <graphs version="1">
-                  <graph id="0" pattern="4" crossnic="0" nchannels="2" speedintra="20" speedinter="20" latencyinter="0" typeintra="NVL" typeinter="PIX" samechannels="0">
-                    <channel><gpu dev="0"/><gpu dev="3"/><gpu dev="2"/><gpu dev="1"/></channel>
-                    <channel><gpu dev="0"/><gpu dev="2"/><gpu dev="1"/><gpu dev="3"/></channel>
-                  </graph>
-                </graphs>
-                """);
+        Path graph = RingGraphFile.write(dir, new int[]{0, 3, 2, 1}, new int[]{0, 2, 1, 3});
         int[][] all = links(4, new int[][]{{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}});
         int[][] rings = GpuRings.search(FOUR, 90, all, TopoEnv.of(Map.of("NCCL_GRAPH_FILE", graph.toString())));
         assertThat(GpuRings.describe(rings)).isEqualTo("0 3 2 1 | 0 2 1 3");
