@@ -159,12 +159,14 @@ case "${1:-pdl}" in
     H="-Djccl.perf.trace=host"
     nvidia-smi --query-gpu=timestamp,index,clocks.sm,clocks.mem,clocks_throttle_reasons.active,power.draw,temperature.gpu,pstate --format=csv -lms 100 > "$out/smi.csv" 2>&1 &
     smi=$!
+    nvidia-smi --query-compute-apps=timestamp,gpu_bus_id,pid,process_name,used_memory --format=csv -lms 200 > "$out/apps.csv" 2>&1 &
+    apps=$!
     for i in 1 2; do
       run "host-def-$i" "$H" -b 8 -e 4M -f 2 $S --backend jccl
       run "host-cycles512K-$i" "$H" -b 512K -e 4M -f 2 $S -N 15 --backend jccl
       run "host-nccl-$i" "$H" -b 8 -e 4M -f 2 $S --backend nccl
     done
-    kill $smi ;;
+    kill $smi $apps ;;
   stall2)
     for i in 1 2; do
       run "both-$i" "" -b 8 -e 16M -f 2 $S --backend both
