@@ -155,17 +155,22 @@ case "${1:-pdl}" in
       run "host-from512K-$i" "$H" -b 512K -e 4M -f 2 $S --backend jccl
     done ;;
   stall7)
-    # Fixed time after start, or place in the sweep? GPU clocks and throttle reasons sampled beside.
+    # Fixed time after start, or place in the sweep? Does NCCL stall at the same time? First with nothing else
+    # running, then with nvidia-smi sampling clocks, throttle reasons and the GPUs' compute processes.
     H="-Djccl.perf.trace=host"
+    for i in 1 2; do
+      run "host-def-$i" "$H" -b 8 -e 4M -f 2 $S --backend jccl
+      run "host-nccl-$i" "$H" -b 8 -e 4M -f 2 $S --backend nccl
+    done
+    run "host-cycles512K" "$H" -b 512K -e 4M -f 2 $S -N 15 --backend jccl
     nvidia-smi --query-gpu=timestamp,index,clocks.sm,clocks.mem,clocks_throttle_reasons.active,power.draw,temperature.gpu,pstate --format=csv -lms 100 > "$out/smi.csv" 2>&1 &
     smi=$!
     nvidia-smi --query-compute-apps=timestamp,gpu_bus_id,pid,process_name,used_memory --format=csv -lms 200 > "$out/apps.csv" 2>&1 &
     apps=$!
     for i in 1 2; do
-      run "host-def-$i" "$H" -b 8 -e 4M -f 2 $S --backend jccl
-      run "host-cycles512K-$i" "$H" -b 512K -e 4M -f 2 $S -N 15 --backend jccl
-      run "host-nccl-$i" "$H" -b 8 -e 4M -f 2 $S --backend nccl
+      run "smi-def-$i" "$H" -b 8 -e 4M -f 2 $S --backend jccl
     done
+    run "smi-nccl" "$H" -b 8 -e 4M -f 2 $S --backend nccl
     kill $smi $apps ;;
   stall2)
     for i in 1 2; do
