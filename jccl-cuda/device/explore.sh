@@ -154,6 +154,15 @@ case "${1:-pdl}" in
       run "host-ll128to256K-$i" "$H -Djccl.cuda.ll128MaxBytes=256K" -b 8 -e 4M -f 2 $S --backend jccl
       run "host-from512K-$i" "$H" -b 512K -e 4M -f 2 $S --backend jccl
     done ;;
+  stall8)
+    # Does aligning the ranks before each loop, or cuStreamQuery after each launch, make it go away?
+    H="-Djccl.perf.trace=host"
+    for i in 1 2 3; do
+      run "host-def-$i" "$H" -b 8 -e 4M -f 2 $S --backend jccl
+      run "host-align-$i" "$H -Djccl.perf.alignLoops=true" -b 8 -e 4M -f 2 $S --backend jccl
+      run "host-query-$i" "$H -Djccl.perf.queryAfterLaunch=true" -b 8 -e 4M -f 2 $S --backend jccl
+      run "host-nccl-$i" "$H" -b 8 -e 4M -f 2 $S --backend nccl
+    done ;;
   stall7)
     # Fixed time after start, or place in the sweep? Does NCCL stall at the same time? First with nothing else
     # running, then with nvidia-smi sampling clocks, throttle reasons and the GPUs' compute processes.

@@ -57,6 +57,13 @@ final class GpuBackend implements PerfBackend {
      * ({@value #JIT_WARMUP_CALLS} by default).
      */
     private static final int JIT_WARMUP = Integer.getInteger("jccl.perf.gpuJitWarmupCalls", JIT_WARMUP_CALLS);
+    /**
+     * Stall diagnosis: {@code -Djccl.perf.alignLoops=true} puts a host barrier of the ranks between the warm-up and
+     * the timed loop; {@code -Djccl.perf.queryAfterLaunch=true} asks the stream whether it is idle
+     * (cuStreamQuery, which also submits pending work) after every timed call.
+     */
+    private static final boolean ALIGN_LOOPS = Boolean.getBoolean("jccl.perf.alignLoops");
+    private static final boolean QUERY_AFTER_LAUNCH = Boolean.getBoolean("jccl.perf.queryAfterLaunch");
 
     private final GpuSession session;
     private final int local;
@@ -185,6 +192,9 @@ final class GpuBackend implements PerfBackend {
                 stream.synchronize();
             }
         }
+        if (ALIGN_LOOPS) {
+            stats.barrier();
+        }
         long warmedNs = System.nanoTime();
         if (graphLaunches > 0) {
             return timeGraph(call, iters, agg);
@@ -201,6 +211,8 @@ final class GpuBackend implements PerfBackend {
             issue(call, agg);
             if (blocking) {
                 stream.synchronize();
+            } else if (QUERY_AFTER_LAUNCH) {
+                stream.isIdle();
             }
         }
         long hostNs = System.nanoTime() - t0;
