@@ -45,7 +45,9 @@ class RemoteShellTest {
 
     @Test
     void closingStdinStopsTheRankAndItsExitCodeComesBack() throws Exception {
-        Run r = start(RemoteShell.parse("env").argv("X=1", List.of("sleep", "60"), VARS, "/"));
+        // the remote script's shell reports the rank it stopped ("Terminated") on stderr: kept out of the build's log
+        Run r = start(RemoteShell.parse("env").argv("X=1", List.of("sleep", "60"), VARS, "/"),
+                ProcessBuilder.Redirect.DISCARD);
         Thread.sleep(300);
         assertThat(r.process.isAlive()).isTrue();
         r.process.getOutputStream().close();
@@ -67,7 +69,11 @@ class RemoteShellTest {
     }
 
     private static Run start(List<String> argv) throws IOException {
-        Process p = new ProcessBuilder(argv).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        return start(argv, ProcessBuilder.Redirect.INHERIT);
+    }
+
+    private static Run start(List<String> argv, ProcessBuilder.Redirect stderr) throws IOException {
+        Process p = new ProcessBuilder(argv).redirectError(stderr).start();
         p.getOutputStream().write((SECRET + "\n").getBytes(StandardCharsets.US_ASCII));
         p.getOutputStream().flush();
         return new Run(p);
