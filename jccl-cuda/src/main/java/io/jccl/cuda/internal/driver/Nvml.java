@@ -102,7 +102,7 @@ public final class Nvml {
                 int t = (int) Holder.REMOTE_TYPE.invokeExact(dev, link, type) == 0 ? type.get(JAVA_INT, 0)
                         : DEVICE_TYPE_GPU;
                 counts.merge(remote, 1, Integer::sum);
-                classes.putIfAbsent(remote, pciClass(t));
+                classes.putIfAbsent(remote, isHiddenSwitch(remote) ? pciClass(DEVICE_TYPE_SWITCH) : pciClass(t));
             }
             Map<String, Target> out = new LinkedHashMap<>();
             counts.forEach((k, v) -> out.put(k, new Target(v, classes.get(k))));
@@ -112,7 +112,15 @@ public final class Nvml {
         }
     }
 
-    static String pciClass(int deviceType) {
+    /**
+     * An all-ones PCI address ({@code ffffffff:ff:ff.0}): the NVSwitch side of links whose switch the host cannot see
+     * (a VM, an HGX board), which NCCL's own topology dump of such a machine also shows as an NVSwitch.
+     */
+    public static boolean isHiddenSwitch(String busId) {
+        return busId.toLowerCase(java.util.Locale.ROOT).matches("f+:ff:ff\\.[0-7]");
+    }
+
+    public static String pciClass(int deviceType) {
         return switch (deviceType) {
             case DEVICE_TYPE_SWITCH -> "0x068000";
             case DEVICE_TYPE_IBMNPU -> "0x068001";

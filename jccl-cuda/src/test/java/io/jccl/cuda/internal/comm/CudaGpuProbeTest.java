@@ -19,6 +19,15 @@ class CudaGpuProbeTest {
     }
 
     @Test
+    void allOnesRemotesAreNvSwitchesAsInNcclsDumpOfA2xH200Vm() {
+        assertThat(Nvml.isHiddenSwitch("FFFFFFFF:FF:FF.0")).isTrue();
+        assertThat(Nvml.isHiddenSwitch("fffffff:ff:ff.0")).isTrue();
+        assertThat(Nvml.isHiddenSwitch("0000:00:07.0")).isFalse();
+        assertThat(Nvml.pciClass(2)).isEqualTo("0x068000");
+        assertThat(Nvml.pciClass(0)).isEqualTo("0x030200");
+    }
+
+    @Test
     void nvmlIsAbsentOrAnswersForUnknownGpusWithNothing() {
         assertThat(Nvml.nvlinks("0000:ff:1f.7")).isEmpty();
     }
