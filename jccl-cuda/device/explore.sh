@@ -162,6 +162,9 @@ case "${1:-pdl}" in
       run "host-align-$i" "$H -Djccl.perf.alignLoops=true" -b 8 -e 4M -f 2 $S --backend jccl
       run "host-query-$i" "$H -Djccl.perf.queryAfterLaunch=true" -b 8 -e 4M -f 2 $S --backend jccl
       run "host-nccl-$i" "$H" -b 8 -e 4M -f 2 $S --backend nccl
+      echo "### host-np-$i | $H | -np 2 -b 8 -e 4M -f 2" >> "$log"
+      JCCL_JAVA_OPTS="-Djccl.cuda.cubinDir=$here/cubin $H" timeout 150 "$here/jccl" perf all_reduce -np 2 -b 8 -e 4M -f 2 $S --backend jccl >> "$log" 2>&1
+      echo "rc=$? np" >> "$log"
     done ;;
   stall7)
     # Fixed time after start, or place in the sweep? Does NCCL stall at the same time? First with nothing else
