@@ -50,6 +50,17 @@ class GpuRingsTest {
     }
 
     @Test
+    void ncclsOwnTopologyDumpOfThe2xH200MachineFindsBothGpusByBusId() {
+        Path dump = Path.of("../jccl-core/src/test/resources/topology/nccl-2.28.9-2xH200/topo.xml");
+        TopoEnv env = TopoEnv.of(Map.of("NCCL_TOPO_FILE", dump.toString()));
+        int[][] nvl = links(2, new int[][]{{0, 1}});
+        // 18 NVLinks each to the VM's hidden NVSwitch (fffffff:ff:ff.0) in the dump; the search goes 0 -> 1 -> 0
+        assertThat(GpuRings.search(List.of("0000:00:06.0", "0000:00:07.0"), 90, nvl, env)).isEqualTo(new int[][]{{0, 1}});
+        assertThat(GpuRings.searchOrInOrder(List.of("0000:00:07.0", "0000:00:06.0"), 90, nvl, env, 0))
+                .isEqualTo(new int[][]{{0, 1}});
+    }
+
+    @Test
     void gpusWithoutNvlinkStillGetRingsFromTheSearch() {
         int[][] rings = GpuRings.search(FOUR, 90, new int[4][4], TopoEnv.empty());
         assertThat(rings[0]).containsExactlyInAnyOrder(0, 1, 2, 3);
