@@ -154,6 +154,14 @@ case "${1:-pdl}" in
       run "host-ll128to256K-$i" "$H -Djccl.cuda.ll128MaxBytes=256K" -b 8 -e 4M -f 2 $S --backend jccl
       run "host-from512K-$i" "$H" -b 512K -e 4M -f 2 $S --backend jccl
     done ;;
+  ll128b2)
+    # LL128 with 2 blocks of 512 threads per SM (its 43 registers allow it): more warps, more lines in flight
+    for i in 1 2; do
+      run "base-both-$i" "" -b 64K -e 16M -f 2 $S --backend both
+      run "b2-$i" "-Djccl.cuda.ll128BlocksPerSm=2" -b 64K -e 16M -f 2 $S --backend jccl
+      run "b2-to16M-$i" "-Djccl.cuda.ll128BlocksPerSm=2 -Djccl.cuda.ll128MaxBytes=16M" -b 4M -e 16M -f 2 $S --backend jccl
+    done
+    run "b2-graph" "-Djccl.cuda.ll128BlocksPerSm=2 -Djccl.cuda.ll128MaxBytes=8M" -b 512K -e 8M -f 4 $S -G 20 --backend jccl ;;
   stall8)
     # Does aligning the ranks before each loop, or cuStreamQuery after each launch, make it go away?
     H="-Djccl.perf.trace=host"

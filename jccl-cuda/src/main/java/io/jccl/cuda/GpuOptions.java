@@ -47,12 +47,15 @@ import java.util.Objects;
  *                        leaving LL128 out of allReduce (^LL128) when the property is not set. On 2×H200 it beat
  *                        every other kernel from 8 B (4.2 against LL's 4.5 µs) to 4 MiB (19.5 against push's
  *                        20.1 µs), not at 8 MiB (35.5 against two-shot's 32.2 µs)
+ * @param ll128BlocksPerSm LL128's grid limit in blocks per multiprocessor, 1 or 2 (its 43 registers per thread let 2
+ *                        blocks of 512 threads stay resident on an SM, which every LL128 grid needs; more warps keep
+ *                        more lines in flight)
  */
 public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long llPackedMaxBytes, long pushMaxBytes, long pushChunkBytes,
                          long pullFromBytes, long oneShotMaxBytes,
                          long twoShotMaxBytes, int maxBlocks, int ringChannels, long ringSlotBytes,
                          int ringChunkSteps, int packsPerThread, int pullUnroll,
-                         int llPackedBlockGroups, long ll128MaxBytes) {
+                         int llPackedBlockGroups, long ll128MaxBytes, int ll128BlocksPerSm) {
     /** Grid limit imposed by the kernels' barrier and pointer slots (kMaxBlocks). */
     public static final int KERNEL_MAX_BLOCKS = 160;
 
@@ -78,13 +81,14 @@ public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long llP
         check(llPackedBlockGroups >= 32 && llPackedBlockGroups <= 512 && llPackedBlockGroups % 32 == 0,
                 "llPackedBlockGroups must be a multiple of 32 in 32..512", llPackedBlockGroups);
         check(ll128MaxBytes >= 0, "ll128MaxBytes must be >= 0", ll128MaxBytes);
+        check(ll128BlocksPerSm == 1 || ll128BlocksPerSm == 2, "ll128BlocksPerSm must be 1 or 2", ll128BlocksPerSm);
     }
 
     /** The defaults measured on 2×H200. */
     public static GpuOptions defaults() {
         return new GpuOptions(AllReduceAlgorithm.AUTO, 512 << 10, 0, 32L << 20, 64 << 10, 4L << 20, 4L << 20,
                 64L << 20,
-                128, 128, 256 << 10, 2, 1, 4, 128, 4L << 20);
+                128, 128, 256 << 10, 2, 1, 4, 128, 4L << 20, 1);
     }
 
     /** {@link #defaults()} with every {@code jccl.cuda.<field>} system property applied. */
@@ -101,7 +105,8 @@ public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long llP
                 (int) bytes("ringChunkSteps", d.ringChunkSteps), (int) bytes("packsPerThread", d.packsPerThread),
                 (int) bytes("pullUnroll", d.pullUnroll), (int) bytes("llPackedBlockGroups", d.llPackedBlockGroups),
                 System.getProperty("jccl.cuda.ll128MaxBytes") == null
-                        && !ll128AllowedBy(ExternalParams.PROTO.get()) ? 0 : bytes("ll128MaxBytes", d.ll128MaxBytes));
+                        && !ll128AllowedBy(ExternalParams.PROTO.get()) ? 0 : bytes("ll128MaxBytes", d.ll128MaxBytes),
+                (int) bytes("ll128BlocksPerSm", d.ll128BlocksPerSm));
     }
 
     public GpuOptions withAlgorithm(AllReduceAlgorithm a) {
@@ -118,6 +123,10 @@ public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long llP
 
     public GpuOptions withLl128MaxBytes(long bytes) {
         return edit(e -> e.ll128MaxBytes = bytes);
+    }
+
+    public GpuOptions withLl128BlocksPerSm(int blocks) {
+        return edit(e -> e.ll128BlocksPerSm = blocks);
     }
 
     public GpuOptions withPushMaxBytes(long bytes) {
@@ -169,6 +178,7 @@ public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long llP
         int pullUnroll;
         int llPackedBlockGroups;
         long ll128MaxBytes;
+        int ll128BlocksPerSm;
 
         Edit(GpuOptions o) {
             algorithm = o.algorithm;
@@ -187,12 +197,13 @@ public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long llP
             pullUnroll = o.pullUnroll;
             llPackedBlockGroups = o.llPackedBlockGroups;
             ll128MaxBytes = o.ll128MaxBytes;
+            ll128BlocksPerSm = o.ll128BlocksPerSm;
         }
 
         GpuOptions done() {
             return new GpuOptions(algorithm, llMaxBytes, llPackedMaxBytes, pushMaxBytes, pushChunkBytes, pullFromBytes,
                     oneShotMaxBytes, twoShotMaxBytes, maxBlocks, ringChannels, ringSlotBytes, ringChunkSteps,
-                    packsPerThread, pullUnroll, llPackedBlockGroups, ll128MaxBytes);
+                    packsPerThread, pullUnroll, llPackedBlockGroups, ll128MaxBytes, ll128BlocksPerSm);
         }
     }
 

@@ -57,7 +57,7 @@ class GpuCollectivesGpuTest {
         return new GpuOptions(o.algorithm(), o.llMaxBytes(), o.llPackedMaxBytes(), o.pushMaxBytes(), o.pushChunkBytes(), o.pullFromBytes(),
                 16 << 10, 32 << 10, o.maxBlocks(),
                 o.ringChannels(), o.ringSlotBytes(), o.ringChunkSteps(), o.packsPerThread(), o.pullUnroll(),
-                o.llPackedBlockGroups(), o.ll128MaxBytes());
+                o.llPackedBlockGroups(), o.ll128MaxBytes(), o.ll128BlocksPerSm());
     }
 
     static List<CudaDevice> twoGpus() {
@@ -157,6 +157,26 @@ class GpuCollectivesGpuTest {
             }
             assertThat(forced.getFirst().algorithmFor(Collective.ALL_REDUCE, 5, DataType.FLOAT32, RedOp.SUM))
                     .startsWith(a.shortName());
+            assertThat(runAll(c, cases)).isEmpty();
+        } finally {
+            forced.forEach(GpuCommunicator::close);
+        }
+    }
+
+    @Test
+    void ll128WithTwoBlocksPerMultiprocessor() {
+        GpuOptions o = withPull(smallOptions()).withAlgorithm(AllReduceAlgorithm.LL128).withLl128MaxBytes(1 << 20)
+                .withLl128BlocksPerSm(2);
+        List<GpuCommunicator> forced = GpuCommunicator.initAll(twoGpus(), Config.defaults(), o);
+        try (GpuChecker c = new GpuChecker(forced, 1 << 20, TIMEOUT)) {
+            List<Case> cases = new ArrayList<>();
+            for (long count : new long[] {5, 4097, 50_001, 200_000}) {
+                cases.add(new Case(Collective.ALL_REDUCE, DataType.FLOAT32, RedOp.Kind.SUM, count, false, 0));
+                cases.add(new Case(Collective.ALL_REDUCE, DataType.BFLOAT16, RedOp.Kind.MAX, count, true, 0));
+            }
+            int limit = 2 * Math.min(o.maxBlocks(), forced.getFirst().device().multiprocessorCount());
+            assertThat(forced.getFirst().algorithmFor(Collective.ALL_REDUCE, 200_000, DataType.FLOAT32, RedOp.SUM))
+                    .isEqualTo("ll128 x" + limit);
             assertThat(runAll(c, cases)).isEmpty();
         } finally {
             forced.forEach(GpuCommunicator::close);

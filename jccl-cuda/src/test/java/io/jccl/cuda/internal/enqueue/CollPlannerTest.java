@@ -119,6 +119,12 @@ class CollPlannerTest {
         assertThat(half.blocks()).isEqualTo(69);
         assertThat(half.algorithmName()).isEqualTo("ll128");
         assertThat(plan(p, Collective.ALL_REDUCE, 1L << 18, 4, RedOp.Kind.SUM).blocks()).isEqualTo(128);
+        // Two blocks per SM: 1 MiB gets its 137 blocks, 4 MiB the doubled limit of 256.
+        CollPlanner two = new CollPlanner(D.withLl128MaxBytes(8 << 20).withLl128BlocksPerSm(2), 2, 132, true, true);
+        assertThat(plan(two, Collective.ALL_REDUCE, 1L << 18, 4, RedOp.Kind.SUM).blocks()).isEqualTo(137);
+        assertThat(plan(two, Collective.ALL_REDUCE, 1L << 20, 4, RedOp.Kind.SUM).blocks()).isEqualTo(256);
+        assertThatThrownBy(() -> D.withLl128BlocksPerSm(3)).isInstanceOf(JcclException.class)
+                .hasMessageContaining("ll128BlocksPerSm");
         // Without it, LL, then packed LL.
         CollPlanner off = new CollPlanner(D.withLl128MaxBytes(0).withLlMaxBytes(64 << 10)
                 .withLlPackedMaxBytes(256 << 10), 2, 132, true, true);
@@ -156,12 +162,12 @@ class CollPlannerTest {
         assertThat(plan(p, Collective.ALL_REDUCE, 1L << 18, 4, RedOp.Kind.SUM).blocks()).isEqualTo(128);
         GpuOptions wide = new GpuOptions(D.algorithm(), D.llMaxBytes(), 4 << 20, D.pushMaxBytes(),
                 D.pushChunkBytes(), D.pullFromBytes(), D.oneShotMaxBytes(), D.twoShotMaxBytes(), D.maxBlocks(),
-                D.ringChannels(), D.ringSlotBytes(), D.ringChunkSteps(), D.packsPerThread(), D.pullUnroll(), 512, 0);
+                D.ringChannels(), D.ringSlotBytes(), D.ringChunkSteps(), D.packsPerThread(), D.pullUnroll(), 512, 0, 1);
         assertThat(plan(new CollPlanner(wide, 2, 132, true, true), Collective.ALL_REDUCE, 1L << 18, 4, RedOp.Kind.SUM)
                 .blocks()).isEqualTo(43);
         assertThatThrownBy(() -> new GpuOptions(D.algorithm(), D.llMaxBytes(), 0, D.pushMaxBytes(),
                 D.pushChunkBytes(), D.pullFromBytes(), D.oneShotMaxBytes(), D.twoShotMaxBytes(), D.maxBlocks(),
-                D.ringChannels(), D.ringSlotBytes(), D.ringChunkSteps(), D.packsPerThread(), D.pullUnroll(), 48, 0))
+                D.ringChannels(), D.ringSlotBytes(), D.ringChunkSteps(), D.packsPerThread(), D.pullUnroll(), 48, 0, 1))
                 .isInstanceOf(JcclException.class).hasMessageContaining("llPackedBlockGroups");
     }
 
