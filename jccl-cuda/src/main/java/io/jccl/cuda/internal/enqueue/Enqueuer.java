@@ -121,7 +121,12 @@ public final class Enqueuer implements GpuGroups.Pending {
         MemorySegment fn = kernels.get(plan.family, type, sumOnly);
         long kernelCount = plan.family.reduces() ? count : count * type.sizeBytes();
         args.setCall(coll.ncclId(), in, out, kernelCount, root, opCode, flags, scaleF, scaleI, plan.chunkBytes);
-        launch(fn, plan.blocks, stream);
+        int blocks = plan.blocks;
+        if (blocks > planner.blockLimit()) {
+            // only LL128 plans more blocks than SMs (ll128BlocksPerSm): every one must stay resident
+            blocks = Math.min(blocks, planner.blockLimit() * kernels.blocksPerSm(plan.family, type, sumOnly));
+        }
+        launch(fn, blocks, stream);
     }
 
     /** allToAll by point-to-point: {@code bytes} to and from every rank, launched now (no group needed). */
