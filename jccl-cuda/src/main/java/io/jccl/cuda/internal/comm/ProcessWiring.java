@@ -89,14 +89,14 @@ public final class ProcessWiring {
             int[][] nvlinks = agreeOnLinks(host, device, all);
             int[][] rings = agreeOnRings(host, GpuRings.searchOrInOrder(all.stream().map(RankInfo::busId).toList(),
                     device.computeCapability(), nvlinks, TopoEnv.system(), me));
-            boolean whole = true;
+            boolean[][] linked = new boolean[n][n];
             for (int r = 0; r < n; r++) {
                 for (int q = 0; q < n; q++) {
-                    whole &= r == q || nvlinks[r][q] > 0;
+                    linked[r][q] = nvlinks[r][q] > 0;
                 }
             }
             return new ProcessWiring(host, area, new PeerAreas(bases, mappings), word, abortPointer, resident,
-                    whole, rings);
+                    Clique.allLinked(linked), rings);
         } catch (RuntimeException e) {
             for (DeviceBuffer m : mappings) {
                 closeQuietly(m::close);
