@@ -6,6 +6,7 @@ import java.util.List;
 
 import static io.jccl.internal.param.ParamCategory.CUDA;
 import static io.jccl.internal.param.ParamCategory.INIT;
+import static io.jccl.internal.param.ParamCategory.TOOLS;
 
 /**
  * JCCL's internal tuning knobs: Java system properties ({@code -Djccl.spins=0}) read directly by the code they
@@ -39,7 +40,7 @@ public final class InternalProperties {
                 "GpuCommunicator allReduce kernel: auto, ll, llpacked, ll128, push, oneshot, twoshot or ring"));
         for (String f : List.of("llMaxBytes", "llPackedMaxBytes", "pushMaxBytes", "pushChunkBytes", "pullFromBytes", "oneShotMaxBytes",
                 "twoShotMaxBytes", "maxBlocks", "ringChannels", "ringSlotBytes", "ringChunkSteps", "packsPerThread", "llPackedBlockGroups", "ll128MaxBytes",
-                "pullUnroll")) {
+                "pullUnroll", "ll128BlocksPerSm")) {
             add(Param.ofString("jccl.cuda." + f, "", CUDA, "GpuCommunicator option " + f
                     + " (see GpuOptions; unset: the measured default)"));
         }
@@ -49,6 +50,15 @@ public final class InternalProperties {
                 "programmatic dependent launch inside CUDA graph captures too (false: plain launches there)"));
         add(Param.ofString("jccl.cuda.cubinDir", "", CUDA, "directory of pre-assembled kernels (cubins); unset: JIT from the PTX"));
         add(Param.ofString("jccl.nccl.library", "", CUDA, "path of libnccl.so.2 when JCCL_NCCL_LIBRARY is unset"));
+        add(Param.ofChoice("jccl.perf.trace", "", List.of("", "host", "segments", "calls"), TOOLS,
+                "jccl perf on GPUs, stall diagnosis: per-loop host timings (host), two more events per loop (segments)"
+                        + " or one per call (calls), printed on stderr"));
+        add(Param.ofInt("jccl.perf.gpuJitWarmupCalls", 2000, TOOLS,
+                "jccl perf on GPUs: untimed calls before each timed call of up to 4 MiB, for the JIT"));
+        add(Param.ofBoolean("jccl.perf.alignLoops", false, TOOLS,
+                "jccl perf on GPUs: a host barrier of the ranks between each warm-up and its timed loop"));
+        add(Param.ofBoolean("jccl.perf.queryAfterLaunch", false, TOOLS,
+                "jccl perf on GPUs: cuStreamQuery after every timed call"));
     }
 
     private InternalProperties() {
