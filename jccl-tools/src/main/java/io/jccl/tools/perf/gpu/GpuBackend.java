@@ -15,7 +15,6 @@ import io.jccl.tools.perf.PerfBuffer;
 import io.jccl.tools.perf.RankStats;
 
 import java.lang.foreign.Arena;
-import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -42,28 +41,10 @@ final class GpuBackend implements PerfBackend {
     /** A timed loop whose enqueueing took longer than this (and than half its GPU time) is reported. */
     static final double HOST_STALL_MS = 5;
     /**
-     * Stall diagnosis, {@code -Djccl.perf.trace=}: {@code calls} times every call of a timed loop with its own event
-     * pair and reports on stderr any call that took far longer than the loop's median, with the host time its launch
-     * took (the extra events cost a little time per call, so timings are not comparable); {@code segments} adds only
-     * two events per loop (after the first call and after half the calls) and prints, per loop and rank, the host
-     * time of the JIT warm-up and of the gap before the loop, and the GPU time of the first call, of the first half
-     * and of the second half; {@code host} adds nothing to the stream and prints, per loop and rank, the host time
-     * of the JIT warm-up, of the gap before the loop, of the loop's enqueueing and until its end event completed,
-     * beside the GPU time.
-     */
-    private static final String TRACE = System.getProperty("jccl.perf.trace", "");
-    /**
      * {@code -Djccl.perf.gpuJitWarmupCalls=N}: the JIT warm-up calls before each timed call of up to 4 MiB
      * ({@value #JIT_WARMUP_CALLS} by default).
      */
     private static final int JIT_WARMUP = Integer.getInteger("jccl.perf.gpuJitWarmupCalls", JIT_WARMUP_CALLS);
-    /**
-     * Stall diagnosis: {@code -Djccl.perf.alignLoops=true} puts a host barrier of the ranks between the warm-up and
-     * the timed loop; {@code -Djccl.perf.queryAfterLaunch=true} asks the stream whether it is idle
-     * (cuStreamQuery, which also submits pending work) after every timed call.
-     */
-    private static final boolean ALIGN_LOOPS = Boolean.getBoolean("jccl.perf.alignLoops");
-    private static final boolean QUERY_AFTER_LAUNCH = Boolean.getBoolean("jccl.perf.queryAfterLaunch");
 
     private final GpuSession session;
     private final int local;
@@ -78,8 +59,7 @@ final class GpuBackend implements PerfBackend {
     private final RankStats stats;
     private int buffers;
     private PreparedCall jitWarmed;
-    private CudaEvent[] traceEvents = new CudaEvent[0];
-    private long[] traceHostNs = new long[0];
+    private final LoopTrace trace;
 
     /** A prepared call that knows its size (for the JIT warm-up). */
     private record SizedCall(PreparedCall call, long bytes) implements PreparedCall {
@@ -100,6 +80,7 @@ final class GpuBackend implements PerfBackend {
         this.device = comm.device();
         this.start = CudaEvent.create(device, true);
         this.end = CudaEvent.create(device, true);
+        this.trace = new LoopTrace(device, stream, "rank " + comm.rank() + " (" + lib + ")");
     }
 
     /** Loads (JIT-compiles) JCCL's kernels for these types and reductions before anything is timed or captured. */
@@ -192,18 +173,19 @@ final class GpuBackend implements PerfBackend {
                 stream.synchronize();
             }
         }
-        if (ALIGN_LOOPS) {
+        if (LoopTrace.ALIGN_LOOPS) {
             stats.barrier();
         }
         long warmedNs = System.nanoTime();
         if (graphLaunches > 0) {
             return timeGraph(call, iters, agg);
         }
-        if (!blocking && TRACE.equals("calls")) {
-            return timeTraced(call, iters, agg);
-        }
-        if (!blocking && TRACE.equals("segments") && iters >= 4) {
-            return timeSegments(call, iters, agg, entered);
+        String what = call instanceof SizedCall sc ? sc.bytes() + " B" : "call";
+        if (!blocking && LoopTrace.replacesLoop(iters)) {
+            Runnable one = () -> issue(call, agg);
+            double ms = LoopTrace.MODE == LoopTrace.Mode.CALLS ? trace.timeCalls(one, iters, what)
+                    : trace.timeSegments(one, iters, what, entered, start, end);
+            return ms / 1e3 / ((double) iters * agg);
         }
         start.record(stream);
         long t0 = System.nanoTime();
@@ -211,23 +193,17 @@ final class GpuBackend implements PerfBackend {
             issue(call, agg);
             if (blocking) {
                 stream.synchronize();
-            } else if (QUERY_AFTER_LAUNCH) {
+            } else if (LoopTrace.QUERY_AFTER_LAUNCH) {
                 stream.isIdle();
             }
         }
-        long hostNs = System.nanoTime() - t0;
+        long enqueued = System.nanoTime();
         end.record(stream);
         end.synchronize();
         double elapsedMs = CudaEvent.elapsedMillis(start, end);
         if (!blocking) {
-            noteHostStall(call, hostNs, elapsedMs, iters * agg);
-            if (TRACE.equals("host")) {
-                System.err.printf("# jccl perf host: %.3f s: rank %d (%s) %s: warm-up %.3f ms, gap %.3f ms, enqueue %.3f ms,"
-                                + " until done %.3f ms; GPU %.3f ms%n",
-                        java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime() / 1e3, comm.rank(), lib,
-                        call instanceof SizedCall sc ? sc.bytes() + " B" : "call", (warmedNs - entered) / 1e6,
-                        (t0 - warmedNs) / 1e6, hostNs / 1e6, (System.nanoTime() - t0) / 1e6, elapsedMs);
-            }
+            noteHostStall(what, enqueued - t0, elapsedMs, iters * agg);
+            trace.host(what, entered, warmedNs, t0, enqueued, elapsedMs);
         }
         return elapsedMs / 1e3 / ((double) iters * agg);
     }
@@ -236,79 +212,12 @@ final class GpuBackend implements PerfBackend {
      * Says so on stderr when this rank's thread took long to enqueue the timed calls: the GPU time then includes
      * the wait (a peer's kernels spin until this rank's arrive), and the line tells a host stall from a GPU one.
      */
-    private void noteHostStall(PreparedCall call, long hostNs, double elapsedMs, int calls) {
+    private void noteHostStall(String what, long hostNs, double elapsedMs, int calls) {
         double hostMs = hostNs / 1e6;
         if (hostMs > HOST_STALL_MS && hostMs > 0.5 * elapsedMs) {
-            System.err.printf("# jccl perf: rank %d (%s) took %.1f ms to enqueue %d timed calls%s (GPU time %.1f ms)"
-                    + ": a host stall%n", comm.rank(), lib, hostMs, calls,
-                    call instanceof SizedCall sc ? " of " + sc.bytes() + " B" : "", elapsedMs);
+            System.err.printf("# jccl perf: rank %d (%s) took %.1f ms to enqueue %d timed calls of %s (GPU time %.1f"
+                    + " ms): a host stall%n", comm.rank(), lib, hostMs, calls, what, elapsedMs);
         }
-    }
-
-    /** The timed loop with one event per call (see {@link #TRACE_CALLS}); returns the mean time per call. */
-    private double timeTraced(PreparedCall call, int iters, int agg) {
-        if (traceEvents.length < iters + 1) {
-            CudaEvent[] grown = Arrays.copyOf(traceEvents, iters + 1);
-            for (int i = traceEvents.length; i < grown.length; i++) {
-                grown[i] = CudaEvent.create(device, true);
-            }
-            traceEvents = grown;
-            traceHostNs = new long[iters + 1];
-        }
-        traceEvents[0].record(stream);
-        traceHostNs[0] = System.nanoTime();
-        for (int i = 0; i < iters; i++) {
-            issue(call, agg);
-            traceEvents[i + 1].record(stream);
-            traceHostNs[i + 1] = System.nanoTime();
-        }
-        traceEvents[iters].synchronize();
-        double[] gpuMs = new double[iters];
-        for (int i = 0; i < iters; i++) {
-            gpuMs[i] = CudaEvent.elapsedMillis(traceEvents[i], traceEvents[i + 1]);
-        }
-        double[] sorted = gpuMs.clone();
-        Arrays.sort(sorted);
-        double median = sorted[iters / 2];
-        for (int i = 0; i < iters; i++) {
-            if (gpuMs[i] > 1.0 && gpuMs[i] > 20 * median) {
-                System.err.printf("# jccl perf trace: rank %d (%s) %s: call %d of %d took %.3f ms on the GPU (median %.4f ms);"
-                        + " its launch took %.3f ms on the host, %.3f ms after the loop began%n", comm.rank(), lib,
-                        call instanceof SizedCall sc ? sc.bytes() + " B" : "call", i, iters, gpuMs[i], median,
-                        (traceHostNs[i + 1] - traceHostNs[i]) / 1e6, (traceHostNs[i] - traceHostNs[0]) / 1e6);
-            }
-        }
-        return CudaEvent.elapsedMillis(traceEvents[0], traceEvents[iters]) / 1e3 / ((double) iters * agg);
-    }
-
-    /** The timed loop with two more events (see {@link #TRACE}); returns the mean time per call. */
-    private double timeSegments(PreparedCall call, int iters, int agg, long enteredNs) {
-        if (traceEvents.length < 2) {
-            traceEvents = new CudaEvent[]{CudaEvent.create(device, true), CudaEvent.create(device, true)};
-        }
-        long gapStart = System.nanoTime();
-        start.record(stream);
-        long t0 = System.nanoTime();
-        issue(call, agg);
-        traceEvents[0].record(stream);
-        for (int i = 1; i < iters; i++) {
-            issue(call, agg);
-            if (i == iters / 2) {
-                traceEvents[1].record(stream);
-            }
-        }
-        long hostNs = System.nanoTime() - t0;
-        end.record(stream);
-        end.synchronize();
-        double totalMs = CudaEvent.elapsedMillis(start, end);
-        System.err.printf("# jccl perf segments: rank %d (%s) %s: before the loop %.3f ms on the host (start record"
-                        + " %.3f ms); loop %.3f ms on the host; GPU: first call %.3f ms, calls 1..%d %.3f ms, the rest"
-                        + " %.3f ms, total %.3f ms%n", comm.rank(), lib,
-                call instanceof SizedCall sc ? sc.bytes() + " B" : "call", (gapStart - enteredNs) / 1e6,
-                (t0 - gapStart) / 1e6, hostNs / 1e6, CudaEvent.elapsedMillis(start, traceEvents[0]), iters / 2,
-                CudaEvent.elapsedMillis(traceEvents[0], traceEvents[1]),
-                CudaEvent.elapsedMillis(traceEvents[1], end), totalMs);
-        return totalMs / 1e3 / ((double) iters * agg);
     }
 
     /** nccl-tests' -G: the iterations captured into one graph, launched graphLaunches times. */
@@ -383,9 +292,7 @@ final class GpuBackend implements PerfBackend {
         try {
             start.close();
             end.close();
-            for (CudaEvent e : traceEvents) {
-                e.close();
-            }
+            trace.close();
             arena.close();
         } finally {
             session.release();
