@@ -17,10 +17,10 @@ import io.jccl.cuda.internal.enqueue.ArgChecks;
 import io.jccl.cuda.internal.enqueue.CollPlanner;
 import io.jccl.cuda.internal.enqueue.Enqueuer;
 import io.jccl.cuda.internal.enqueue.GpuGroups;
-import io.jccl.cuda.internal.enqueue.KernelFamily;
-import io.jccl.cuda.internal.enqueue.Plan;
 import io.jccl.cuda.internal.enqueue.KernelArgs;
+import io.jccl.cuda.internal.enqueue.KernelFamily;
 import io.jccl.cuda.internal.enqueue.P2pQueue;
+import io.jccl.cuda.internal.enqueue.Plan;
 
 import java.lang.foreign.Arena;
 import java.util.ArrayList;
@@ -404,7 +404,8 @@ public final class GpuCommunicator implements AutoCloseable {
      */
     public String algorithmFor(Collective coll, long count, DataType type, RedOp op) {
         Plan p = enqueuer.explain(coll, count, type, op);
-        return p.family() == KernelFamily.RING || p.family() == KernelFamily.RING_COPY ? p + " rings " + GpuRings.describe(rings) : p.toString();
+        boolean ring = p.family() == KernelFamily.RING || p.family() == KernelFamily.RING_COPY;
+        return ring ? p + " rings " + GpuRings.describe(rings) : p.toString();
     }
 
     /** Loads (JIT-compiles) every kernel calls on {@code type} with {@code op} can use (do it before capturing). */

@@ -8,6 +8,7 @@ import io.jccl.Result;
 import io.jccl.cuda.CudaDevice;
 import io.jccl.cuda.PinnedBuffer;
 import io.jccl.cuda.internal.driver.CuMemory;
+import io.jccl.internal.topology.TopoEnv;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -146,8 +147,7 @@ public final class Clique {
             boolean[] linked = nvlinks[r];
             counts[r] = CudaGpuProbe.linkCounts(busIds.get(r), busIds, q -> linked[q]);
         }
-        return GpuRings.searchOrInOrder(busIds, devices.get(0).computeCapability(), counts,
-                io.jccl.internal.topology.TopoEnv.system(), 0);
+        return GpuRings.searchOrInOrder(busIds, devices.get(0).computeCapability(), counts, TopoEnv.system(), 0);
     }
 
     /** The smallest multiprocessor count of the clique's GPUs. */
