@@ -3,6 +3,7 @@
 # bundled Java runtime (.device/java) and prebuilt jars through the ./jccl launcher (JCCL_JAVA / JCCL_LIB).
 #   .device/gpu/gpu-run.sh PHASE...     phases, in the order given:
 #     info    nvidia-smi, topology, NCCL path
+#     topo    ./jccl topo: the system JCCL discovers through sysfs, CUDA and NVML      ($OUT/topo.txt)
 #     tests   the @Tag("gpu") tests of jccl-cuda (every collective, type, reduction; graphs; abort; 2 processes)
 #     ar      ./jccl perf all_reduce -g 2 -b 8 -e 2G -f 4 -c 1 --backend both          ($OUT/perf-allreduce.txt)
 #     graph   the same, 8 B .. 2 MiB, CUDA graphs of the iterations launched 20 times (-G 20)
@@ -62,6 +63,8 @@ for phase in "$@"; do
     np)
       perf perf-np all_reduce -np 2 -b 8 -e 256M -f 16 -c 1 --backend both
       perf perf-np all_gather -np 2 -b 8 -e 256M -f 16 -c 1 --backend both ;;
+    topo)
+      "$here/jccl" topo > "$out/topo.txt" 2>&1; echo "rc=$? topo"; head -20 "$out/topo.txt" ;;
     small)
       for c in alltoall reduce gather scatter; do
         perf perf-small "$c" -g 2 -b 8 -e 256M -f 32 -c 1 --backend jccl
