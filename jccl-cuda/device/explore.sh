@@ -19,6 +19,15 @@ run() {   # run <name> <jvm props> <perf args...>
   JCCL_JAVA_OPTS="-Djccl.cuda.cubinDir=$here/cubin $props" timeout 150 "$here/jccl" perf all_reduce -g 2 "$@" >> "$log" 2>&1
   echo "rc=$? $name" >> "$log"
 }
+# runnp <name> <jvm props> <perf args...>: the same with one process per GPU (-np 2)
+runnp() {
+  local name=$1 props=$2
+  shift 2
+  echo "### $name | $props | -np 2 $*" >> "$log"
+  echo "# started $(date +%s.%N)" >> "$log"
+  JCCL_JAVA_OPTS="-Djccl.cuda.cubinDir=$here/cubin $props" timeout 150 "$here/jccl" perf all_reduce -np 2 "$@" >> "$log" 2>&1
+  echo "rc=$? $name" >> "$log"
+}
 S="-n 100 -w 20 -c 1"
 case "${1:-pdl}" in
   knobs)
@@ -107,9 +116,7 @@ case "${1:-pdl}" in
     run ll128-bf16-ops "$L" -b 1M -e 1M -n 20 -w 5 -c 1 -d bfloat16 -o all --backend jccl
     run ll128-odd "$L" -b 999997 -e 999997 -n 20 -w 5 -c 1 -d all --backend jccl
     run graph "" -b 8 -e 8M -f 4 $S -G 20 --backend both
-    echo "### np | | -np 2" >> "$log"
-    JCCL_JAVA_OPTS="-Djccl.cuda.cubinDir=$here/cubin" timeout 150 "$here/jccl" perf all_reduce -np 2 -b 8 -e 16M -f 4 $S --backend both >> "$log" 2>&1
-    echo "rc=$? np" >> "$log" ;;
+    runnp np "" -b 8 -e 16M -f 4 $S --backend both ;;
   final)
     for i in 1 2 3; do
       run "base-both-$i" "" -b 8 -e 16M -f 2 $S --backend both
@@ -170,9 +177,7 @@ case "${1:-pdl}" in
       run "host-align-$i" "$H -Djccl.perf.alignLoops=true" -b 8 -e 4M -f 2 $S --backend jccl
       run "host-query-$i" "$H -Djccl.perf.queryAfterLaunch=true" -b 8 -e 4M -f 2 $S --backend jccl
       run "host-nccl-$i" "$H" -b 8 -e 4M -f 2 $S --backend nccl
-      echo "### host-np-$i | $H | -np 2 -b 8 -e 4M -f 2" >> "$log"
-      JCCL_JAVA_OPTS="-Djccl.cuda.cubinDir=$here/cubin $H" timeout 150 "$here/jccl" perf all_reduce -np 2 -b 8 -e 4M -f 2 $S --backend jccl >> "$log" 2>&1
-      echo "rc=$? np" >> "$log"
+      runnp "host-np-$i" "$H" -b 8 -e 4M -f 2 $S --backend jccl
     done ;;
   stall7)
     # Fixed time after start, or place in the sweep? Does NCCL stall at the same time? First with nothing else
