@@ -48,6 +48,9 @@ public final class InternalProperties {
                 "launch kernels with programmatic dependent launch (a kernel's blocks start as the previous one ends)"));
         add(Param.ofBoolean("jccl.cuda.pdlCapture", true, CUDA,
                 "programmatic dependent launch inside CUDA graph captures too (false: plain launches there)"));
+        add(Param.ofBoolean("jccl.cuda.shareDevices", false, CUDA,
+                "testing: let GpuCommunicator.initAll put several ranks on one GPU (each rank's kernels get an equal"
+                        + " share of its multiprocessors), so ring kernels can be checked on a machine with one GPU"));
         add(Param.ofString("jccl.cuda.cubinDir", "", CUDA, "directory of pre-assembled kernels (cubins); unset: JIT from the PTX"));
         add(Param.ofString("jccl.nccl.library", "", CUDA, "path of libnccl.so.2 when JCCL_NCCL_LIBRARY is unset"));
         add(Param.ofChoice("jccl.perf.trace", "", List.of("", "host", "segments", "calls"), TOOLS,

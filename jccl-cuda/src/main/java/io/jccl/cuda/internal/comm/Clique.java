@@ -22,6 +22,10 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
  * written by a peer's kernel until that peer is done too, so nothing is freed while any rank is open; the host
  * communicators close together inside one group.
  *
+ * <p>For tests on a machine with one GPU, {@code -Djccl.cuda.shareDevices=true} lets a GPU appear more than once: its
+ * ranks reach each other's memory without peer access, and each gets an equal share of its multiprocessors so that
+ * all ranks' kernels stay resident together (they wait on each other).
+ *
  * <p>Thread: created by the initAll caller; {@link #release} from any thread (synchronised). Mirrors what
  * ncclCommInitAll sets up for one process driving several GPUs.
  */
@@ -52,7 +56,7 @@ public final class Clique {
         int n = devices.size();
         for (int i = 0; i < n; i++) {
             for (int j = 0; j < n; j++) {
-                if (i != j && !devices.get(i).canAccessPeer(devices.get(j))) {
+                if (devices.get(i) != devices.get(j) && !devices.get(i).canAccessPeer(devices.get(j))) {
                     throw new JcclException(Result.INVALID_USAGE, "GPU " + devices.get(i).ordinal() + " cannot access "
                             + "the memory of GPU " + devices.get(j).ordinal() + " (no NVLink or PCIe peer-to-peer path); "
                             + "initAll needs peer access between all its GPUs: use one process per GPU instead");
@@ -61,7 +65,7 @@ public final class Clique {
         }
         for (int i = 0; i < n; i++) {
             for (int j = 0; j < n; j++) {
-                if (i != j) {
+                if (devices.get(i) != devices.get(j)) {
                     devices.get(i).enablePeerAccess(devices.get(j));
                 }
             }
@@ -92,6 +96,11 @@ public final class Clique {
         }
     }
 
+    /** Whether tests asked to let several ranks share one GPU ({@code jccl.cuda.shareDevices}). */
+    public static boolean sharesDevices() {
+        return Boolean.getBoolean("jccl.cuda.shareDevices");
+    }
+
     /** Every rank's area base: the same addresses on every GPU (unified addressing with peer access). */
     public PeerAreas peerAreas() {
         long[] bases = new long[areas.length];
@@ -115,13 +124,16 @@ public final class Clique {
         JAVA_INT.varHandle().setVolatile(abortWord.segment(), 0L, 1);
     }
 
-    /** nvlinks[r][q]: whether GPUs r and q are linked by NVLink ({@link CudaDevice#nativeAtomicsWith}). */
+    /**
+     * nvlinks[r][q]: whether GPUs r and q are linked by NVLink ({@link CudaDevice#nativeAtomicsWith}); ranks that share
+     * a GPU count as linked (their memory is local).
+     */
     public boolean[][] nvlinks() {
         int n = devices.size();
         boolean[][] m = new boolean[n][n];
         for (int r = 0; r < n; r++) {
             for (int q = 0; q < n; q++) {
-                m[r][q] = r != q && devices.get(r).nativeAtomicsWith(devices.get(q));
+                m[r][q] = r != q && (devices.get(r) == devices.get(q) || devices.get(r).nativeAtomicsWith(devices.get(q)));
             }
         }
         return m;
@@ -139,9 +151,18 @@ public final class Clique {
         return true;
     }
 
-    /** The ring orders of the clique's ring kernels ({@link GpuRings}), rank g on GPU g. */
+    /**
+     * The ring orders of the clique's ring kernels ({@link GpuRings}), rank g on GPU g. When ranks share a GPU, every
+     * rank stands for a GPU of its own at a made-up bus id (NCCL_GRAPH_FILE still names them by rank).
+     */
     public int[][] rings(boolean[][] nvlinks) {
         List<String> busIds = devices.stream().map(CudaDevice::pciBusId).toList();
+        if (busIds.stream().distinct().count() < busIds.size()) {
+            busIds = new ArrayList<>();
+            for (int r = 0; r < devices.size(); r++) {
+                busIds.add(String.format("0000:%02x:00.0", 0xe0 + r));
+            }
+        }
         int[][] counts = new int[busIds.size()][];
         for (int r = 0; r < counts.length; r++) {
             boolean[] linked = nvlinks[r];
@@ -150,11 +171,15 @@ public final class Clique {
         return GpuRings.searchOrInOrder(busIds, devices.get(0).computeCapability(), counts, TopoEnv.system(), 0);
     }
 
-    /** The smallest multiprocessor count of the clique's GPUs. */
+    /**
+     * The blocks each rank's kernels may use and still be resident with every other rank's: the smallest
+     * multiprocessor count of the clique's GPUs, divided among the ranks of a shared GPU.
+     */
     public int residentBlocks() {
         int m = Integer.MAX_VALUE;
         for (CudaDevice d : devices) {
-            m = Math.min(m, d.multiprocessorCount());
+            int sharing = (int) devices.stream().filter(x -> x == d).count();
+            m = Math.min(m, Math.max(1, d.multiprocessorCount() / sharing));
         }
         return m;
     }

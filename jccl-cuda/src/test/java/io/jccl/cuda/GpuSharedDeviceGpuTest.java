@@ -1,0 +1,136 @@
+package io.jccl.cuda;
+
+import io.jccl.Collective;
+import io.jccl.Config;
+import io.jccl.DataType;
+import io.jccl.JcclException;
+import io.jccl.RedOp;
+import io.jccl.cuda.testing.GpuChecker;
+import io.jccl.cuda.testing.GpuChecker.Case;
+import io.jccl.cuda.testing.RingGraphFile;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.function.Supplier;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * Several ranks on one GPU ({@code -Djccl.cuda.shareDevices=true}, for machines with a single GPU): every kernel
+ * family of two ranks, and the ring kernels of four ranks on rings that do not visit them in order (0 2 1 3 and
+ * 0 3 1 2 from NCCL_GRAPH_FILE), must be exact. Without the property a repeated GPU is refused. Needs one GPU (or the
+ * CPU emulator).
+ */
+@Tag("gpu")
+class GpuSharedDeviceGpuTest {
+    private static final String SHARE = "jccl.cuda.shareDevices";
+
+    @Test
+    void aRepeatedGpuIsRefusedUnlessSharingIsAsked() {
+        assumeTrue(CudaDevice.isAvailable(), "no GPU");
+        assumeTrue(!Boolean.getBoolean(SHARE), "sharing asked for the whole run");
+        CudaDevice d = CudaDevice.get(0);
+        assertThatThrownBy(() -> GpuCommunicator.initAll(List.of(d, d)))
+                .isInstanceOf(JcclException.class).hasMessageContaining("appears twice")
+                .hasMessageContaining(SHARE);
+    }
+
+    @Test
+    void twoRanksOnOneGpuRunEveryCollectiveAndEveryAllReduceKernel() {
+        assumeTrue(CudaDevice.isAvailable(), "no GPU");
+        CudaDevice d = CudaDevice.get(0);
+        List<Case> cases = new ArrayList<>();
+        for (Collective coll : GpuCollectivesGpuTest.ALL) {
+            for (long count : GpuCollectivesGpuTest.COUNTS) {
+                boolean inPlaceOk = coll != Collective.SEND_RECV && coll != Collective.GATHER
+                        && coll != Collective.SCATTER && coll != Collective.ALL_TO_ALL;
+                cases.add(new Case(coll, DataType.FLOAT32, RedOp.Kind.SUM, count, false, (int) (count % 2)));
+                if (inPlaceOk) {
+                    cases.add(new Case(coll, DataType.BFLOAT16, RedOp.Kind.MAX, count, true, (int) (count % 2)));
+                }
+            }
+        }
+        GpuOptions small = GpuCollectivesGpuTest.withPull(GpuCollectivesGpuTest.smallOptions());
+        assertThat(runShared(List.of(d, d), small, cases, null)).isEmpty();
+
+        for (AllReduceAlgorithm a : List.of(AllReduceAlgorithm.LL, AllReduceAlgorithm.LL_PACKED,
+                AllReduceAlgorithm.LL128, AllReduceAlgorithm.PUSH, AllReduceAlgorithm.ONE_SHOT,
+                AllReduceAlgorithm.TWO_SHOT, AllReduceAlgorithm.RING)) {
+            GpuOptions o = small.withAlgorithm(a).withLl128MaxBytes(1 << 20).withLl128BlocksPerSm(2);
+            List<Case> forced = new ArrayList<>();
+            for (long count : new long[] {1, 999, 50_001}) {
+                if (a != AllReduceAlgorithm.LL && a != AllReduceAlgorithm.LL_PACKED && a != AllReduceAlgorithm.PUSH
+                        || count * 4 <= 1024) {
+                    forced.add(new Case(Collective.ALL_REDUCE, DataType.FLOAT32, RedOp.Kind.SUM, count, false, 0));
+                    forced.add(new Case(Collective.ALL_REDUCE, DataType.INT32, RedOp.Kind.MAX, count, true, 0));
+                }
+            }
+            assertThat(runShared(List.of(d, d), o, forced, comms -> assertThat(comms.getFirst()
+                    .algorithmFor(Collective.ALL_REDUCE, 1, DataType.FLOAT32, RedOp.SUM)).startsWith(a.shortName())))
+                    .as("%s", a).isEmpty();
+        }
+    }
+
+    @Test
+    void fourRanksOnOneGpuFollowRingsFromAGraphFile(@TempDir Path dir) throws IOException {
+        assumeTrue(CudaDevice.isAvailable(), "no GPU");
+        CudaDevice d = CudaDevice.get(0);
+        Path graph = RingGraphFile.write(dir, new int[] {0, 2, 1, 3}, new int[] {0, 3, 1, 2});
+        List<Case> cases = new ArrayList<>();
+        for (Collective coll : List.of(Collective.ALL_REDUCE, Collective.REDUCE_SCATTER, Collective.ALL_GATHER,
+                Collective.BROADCAST, Collective.REDUCE)) {
+            for (long count : new long[] {3001, 60001}) {
+                for (int root = 0; root < (coll.rooted() ? 4 : 1); root++) {
+                    cases.add(new Case(coll, DataType.FLOAT32, RedOp.Kind.SUM, count, false, root));
+                    cases.add(new Case(coll, DataType.INT32, RedOp.Kind.MAX, count, true, root));
+                }
+            }
+        }
+        GpuOptions o = GpuCollectivesGpuTest.smallOptions().withAlgorithm(AllReduceAlgorithm.RING);
+        System.setProperty("NCCL_GRAPH_FILE", graph.toString());
+        try {
+            assertThat(runShared(Collections.nCopies(4, d), o, cases, comms -> {
+                for (GpuCommunicator g : comms) {
+                    assertThat(g.rings()).isEqualTo(new int[][] {{0, 2, 1, 3}, {0, 3, 1, 2}});
+                }
+            })).isEmpty();
+        } finally {
+            System.clearProperty("NCCL_GRAPH_FILE");
+        }
+    }
+
+    /** Opens {@code devices} with sharing allowed, checks them, runs the cases; returns the wrong ones. */
+    private static List<String> runShared(List<CudaDevice> devices, GpuOptions o, List<Case> cases,
+                                          java.util.function.Consumer<List<GpuCommunicator>> check) {
+        List<GpuCommunicator> comms = withSharing(() -> GpuCommunicator.initAll(devices, Config.defaults(), o));
+        try (GpuChecker c = new GpuChecker(comms, 1 << 20, GpuCollectivesGpuTest.TIMEOUT)) {
+            if (check != null) {
+                check.accept(comms);
+            }
+            return GpuCollectivesGpuTest.runAll(c, cases);
+        } finally {
+            comms.forEach(GpuCommunicator::close);
+        }
+    }
+
+    private static <T> T withSharing(Supplier<T> body) {
+        String before = System.setProperty(SHARE, "true");
+        try {
+            return body.get();
+        } finally {
+            if (before == null) {
+                System.clearProperty(SHARE);
+            } else {
+                System.setProperty(SHARE, before);
+            }
+        }
+    }
+}
