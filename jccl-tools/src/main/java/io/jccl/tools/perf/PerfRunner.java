@@ -99,6 +99,10 @@ public final class PerfRunner {
         }
     }
 
+    /** Quiet JIT time awaited after a host warm-up ({@link JitQuiet}), and the most time spent waiting for it. */
+    static final long JIT_QUIET_MS = 150;
+    static final long JIT_QUIET_MAX_MS = 3000;
+
     /** Largest size the up-front JIT warm-up runs (larger calls take long enough to time as they are). */
     static final long JIT_WARMUP_MAX_BYTES = 4L << 20;
 
@@ -149,6 +153,9 @@ public final class PerfRunner {
                 }
                 smallWarmedUp |= small;
             }
+            if (o.target() == PerfTarget.HOST) {
+                JitQuiet.await(JIT_QUIET_MS, JIT_QUIET_MAX_MS);
+            }
             backend.barrier();
         }
         for (long size : o.sweep().warmupSizes()) {
@@ -189,6 +196,7 @@ public final class PerfRunner {
             // with deoptimisations it needs thousands of calls to recover from: settle this exact call first
             int perRound = (int) Math.max(50, Math.min(5 * calls, (1L << 22) / Math.max(1, bytes)));
             armed(() -> jitWarmup(call, perRound, bytes <= (4 << 10) ? 6 : 2));
+            JitQuiet.await(JIT_QUIET_MS, JIT_QUIET_MAX_MS);
             backend.barrier();
         }
         double seconds = timeIterations(call);
