@@ -10,6 +10,7 @@ import io.jccl.internal.algorithm.Ring;
 import io.jccl.internal.bootstrap.Bootstrap;
 import io.jccl.internal.debug.Log;
 import io.jccl.internal.debug.Subsys;
+import io.jccl.internal.enqueue.ShotLimits;
 import io.jccl.internal.param.Params;
 import io.jccl.internal.profile.InitPhase;
 import io.jccl.internal.profile.InitTrace;
@@ -122,18 +123,14 @@ public final class CommFactory {
             }
             conns.connect(needs);
             trace.phase(InitPhase.CONNECT);
-            long oneShotMax = Params.ONESHOT_MAX_BYTES.get();
-            if (oneShotMax < 0) {
-                // 2 ranks: one-shot beat the ring at 512 KiB (A/B, 5 rounds: 128 vs 173 µs median); with more ranks
-                // each reads every peer's data and the ring wins sooner (4 ranks: 128 KiB was no better one-shot)
-                oneShotMax = nRanks == 2 ? 512L << 10 : Math.max(16L << 10, (256L << 10) / Math.max(1, nRanks - 1));
-            }
-            ShmPeerArea area = shmOk && shape.nNodes() == 1 && nRanks >= 2 && nRanks <= 512 && oneShotMax > 0
-                    ? ShmPeerArea.create(bootstrap, commId, oneShotMax, health, timeoutNs, policy, arena) : null;
+            ShotLimits shots = shmOk && shape.nNodes() == 1 && nRanks >= 2 && nRanks <= 512 ? ShotLimits.of(nRanks)
+                    : ShotLimits.NONE;
+            ShmPeerArea area = shots.areaBytes() > 0
+                    ? ShmPeerArea.create(bootstrap, commId, shots.areaBytes(), health, timeoutNs, policy, arena) : null;
             trace.phase(InitPhase.SHARED_MEMORY);
             Config resolved = new Config(Duration.ofNanos(timeoutNs), shape.nChannels(), shape.nChannels(), cfg.commName());
             CommRuntime rt = new CommRuntime(rank, nRanks, commId, resolved, timeoutNs, health, bootstrap, arena, proxy,
-                    conns, layout, shape, policy, shm, area,
+                    conns, layout, shape, policy, shm, area, shots,
                     HostTuning.create(nRanks, shape.nNodes(), layout.plan().minLocalRanks(),
                             layout.plan().maxLocalRanks(), shape.nChannels(), !anyNet, TopoEnv.system()));
             trace.phase(InitPhase.RUNTIME);

@@ -67,7 +67,8 @@ public final class CommRuntime {
 
     CommRuntime(int rank, int nRanks, String id, Config config, long timeoutNs, CommHealth health, Bootstrap bootstrap,
                 Arena arena, ProxyThread proxy, Connections connections, ChannelLayout layout, CommShape shape,
-                IdlePolicy policy, ShmTransport shm, ShmPeerArea area, Tuner tuner) {
+                IdlePolicy policy, ShmTransport shm, ShmPeerArea area, io.jccl.internal.enqueue.ShotLimits shots,
+                Tuner tuner) {
         this.tuner = tuner;
         this.registry = area == null ? null : new ShmRegistry(rank, id, arena);
         this.shm = shm;
@@ -96,7 +97,7 @@ public final class CommRuntime {
         health.onFailure(this::tellPeersWeFailed);
         this.planner = new Planner(rank, nRanks, shape.nChannels(), shape.stepBytes(), shape.p2pStepBytes(),
                 arena.allocate(8, 8), area, registry, new Scratch(arena), tuner)
-                .withTrees(nRanks > 1 ? layout.trees() : null);
+                .withTrees(nRanks > 1 ? layout.trees() : null).withShots(shots);
         this.probe = new io.jccl.internal.profile.CommProbe(id, config.commName(), rank, nRanks, shape.nNodes(),
                 shape.nChannels(), new io.jccl.internal.profile.AlgoResolver(planner, registry, shape.nChannels()),
                 health::failure);
@@ -165,6 +166,10 @@ public final class CommRuntime {
             b.append("AllReduce of ").append(bytes).append(" bytes runs one-shot through shared memory (<= ")
                     .append(planner.oneShotMaxBytes()).append(" bytes, JCCL_ONESHOT_MAX_BYTES)")
                     .append("; registered buffers (allocate) take the single-copy path above that.\n");
+        } else if (coll == io.jccl.Collective.ALL_REDUCE && planner.twoShot(bytes)) {
+            b.append("AllReduce of ").append(bytes).append(" bytes runs two-shot through shared memory (<= ")
+                    .append(planner.twoShotMaxBytes()).append(" bytes, JCCL_TWOSHOT_MAX_BYTES)")
+                    .append("; registered buffers (allocate) take the single-copy path.\n");
         }
         if (!Tuner.tuned(coll)) {
             return b.append(coll.ncclName()).append(" is point-to-point work: each message is split over up to ")

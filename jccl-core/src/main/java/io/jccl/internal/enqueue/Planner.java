@@ -7,6 +7,7 @@ import io.jccl.internal.algorithm.CollArgs;
 import io.jccl.internal.algorithm.OneShotAllReduce;
 import io.jccl.internal.algorithm.P2pBatch;
 import io.jccl.internal.algorithm.RegisteredAllReduce;
+import io.jccl.internal.algorithm.TwoShotAllReduce;
 import io.jccl.internal.algorithm.Scratch;
 import io.jccl.internal.algorithm.P2pOp;
 import io.jccl.internal.algorithm.RingCollective;
@@ -52,6 +53,9 @@ public final class Planner {
     private final Scratch scratch;
     private final RingCollective reusableRing;
     private final OneShotAllReduce reusableOneShot;
+    private final TwoShotAllReduce reusableTwoShot;
+    private long oneShotMax;
+    private long twoShotMax;
 
     private final Tuner tuner;
     private Tree[][] trees;
@@ -65,6 +69,8 @@ public final class Planner {
         this.scratch = scratch;
         this.reusableRing = new RingCollective(stepBytes);
         this.reusableOneShot = area == null ? null : new OneShotAllReduce(area, oneShotSeq);
+        this.reusableTwoShot = area == null ? null : new TwoShotAllReduce(area, oneShotSeq);
+        this.oneShotMax = area == null ? 0 : area.maxBytes();
         this.rank = rank;
         this.nRanks = nRanks;
         this.nChannels = nChannels;
@@ -80,6 +86,15 @@ public final class Planner {
     public Planner withTrees(Tree[][] channelTrees) {
         this.trees = channelTrees;
         this.reusableTree = channelTrees == null ? null : new TreeAllReduce(channelTrees, stepBytes, p2pStepBytes);
+        return this;
+    }
+
+    /** Takes the one-shot and two-shot limits (without this: one-shot up to the area's size, no two-shot). */
+    public Planner withShots(ShotLimits shots) {
+        if (area != null) {
+            this.oneShotMax = Math.min(shots.oneShotMaxBytes(), area.maxBytes());
+            this.twoShotMax = shots.twoShotMaxBytes();
+        }
         return this;
     }
 
@@ -207,6 +222,10 @@ public final class Planner {
         if (oneShot) {
             return (reuse ? reusableOneShot : oneShot()).set(seq, send, recv, count, type, op, red);
         }
+        if (twoShot(bytes)) {
+            return (reuse ? reusableTwoShot : new TwoShotAllReduce(area, oneShotSeq)).set(seq, send, recv, count, type,
+                    op, red);
+        }
         RingCollective ring = reuse ? reusableRing : new RingCollective(stepBytes);
         if (tuner == null || nRanks == 1) {
             return tune(ring.set(Collective.ALL_REDUCE, seq, send, recv, count, type, op, -1, red, 1),
@@ -222,12 +241,25 @@ public final class Planner {
 
     /** Largest allReduce run one-shot (0 when this communicator has no shared area). */
     public long oneShotMaxBytes() {
-        return area == null ? 0 : area.maxBytes();
+        return area == null ? 0 : oneShotMax;
+    }
+
+    /** Largest allReduce run two-shot (0: none). */
+    public long twoShotMaxBytes() {
+        return area == null ? 0 : twoShotMax;
     }
 
     /** True when an allReduce of {@code bytes} per rank runs one-shot (the same on every rank). */
     public boolean oneShot(long bytes) {
-        return area != null && bytes <= area.maxBytes();
+        return area != null && bytes <= oneShotMax;
+    }
+
+    /**
+     * True when an allReduce of {@code bytes} per rank that is not one-shot runs two-shot, unless both buffers are
+     * registered (the same on every rank).
+     */
+    public boolean twoShot(long bytes) {
+        return area != null && bytes > oneShotMax && bytes <= twoShotMax;
     }
 
     /**

@@ -53,6 +53,11 @@ public final class Params {
             "minimum number of channels (0: automatic)").range(0, 64));
     public static final Param<Integer> MAX_NCHANNELS = add(Param.ofInt("NCCL_MAX_NCHANNELS", 0, INIT,
             "maximum number of channels (0: automatic)").range(0, 64));
+    public static final Param<Long> TWOSHOT_MAX_BYTES = add(Param.ofLong("JCCL_TWOSHOT_MAX_BYTES", -1L, INIT,
+            "largest allReduce (bytes per rank) done two-shot through shared memory (each rank reduces its slice from "
+                    + "its peers' copies, then gathers the others' slices) on a single-host communicator, above the "
+                    + "one-shot limit; 0 disables; -1: the measured default")
+            .range(-1, 1L << 40));
     public static final Param<Long> ONESHOT_MAX_BYTES = add(Param.ofLong("JCCL_ONESHOT_MAX_BYTES", -1L, INIT,
             "largest allReduce (bytes per rank) done one-shot through shared memory on a single-host communicator; "
                     + "0 disables; -1: 512 KiB with 2 ranks, else 256 KiB / (ranks - 1), at least 16 KiB (each rank reads every "

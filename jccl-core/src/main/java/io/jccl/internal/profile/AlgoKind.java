@@ -11,6 +11,8 @@ public enum AlgoKind {
     RING,
     /** Every rank reads every peer's input from shared memory and reduces locally (small messages, one host). */
     ONE_SHOT,
+    /** Each rank reduces its slice from its peers' copies in shared memory, then gathers theirs (medium, one host). */
+    TWO_SHOT,
     /** Single-copy allReduce over buffers from {@code Communicator.allocate}. */
     REGISTERED,
     /** Double binary tree across hosts, a chain inside each (NCCL's TREE; allReduce only). */

@@ -38,7 +38,7 @@ public record AlgoResolver(Planner planner, ShmRegistry registry, int nChannels)
     public int channels(Collective c, AlgoKind algo, long bytes) {
         return switch (algo) {
             case NONE -> 0;
-            case ONE_SHOT, REGISTERED -> 1;
+            case ONE_SHOT, TWO_SHOT, REGISTERED -> 1;
             case P2P -> nChannels;
             case RING, TREE -> c == Collective.BARRIER ? 1 : planner.channels(c, bytes);
         };
@@ -57,6 +57,9 @@ public record AlgoResolver(Planner planner, ShmRegistry registry, int nChannels)
         if (registry != null && !registry.isEmpty() && send != null && recv != null
                 && RegisteredAllReduce.applies(registry.lookup(send), registry.lookup(recv), op)) {
             return AlgoKind.REGISTERED;
+        }
+        if (planner.twoShot(bytes)) {
+            return AlgoKind.TWO_SHOT;
         }
         return planner.treeChosen(bytes) ? AlgoKind.TREE : AlgoKind.RING;
     }

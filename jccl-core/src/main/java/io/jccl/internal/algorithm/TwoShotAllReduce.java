@@ -1,0 +1,159 @@
+package io.jccl.internal.algorithm;
+
+import io.jccl.Collective;
+import io.jccl.DataType;
+import io.jccl.RedOp;
+import io.jccl.internal.reduce.Reducer;
+import io.jccl.internal.transport.Connections;
+import io.jccl.internal.transport.shm.ShmPeerArea;
+
+import java.lang.foreign.MemorySegment;
+import java.util.List;
+
+/**
+ * Two-shot allReduce for medium messages on a single-host communicator, through the shared areas of
+ * {@link OneShotAllReduce}: the input is cut into chunks the area holds, each chunk into one slice per rank. Per
+ * chunk, every rank copies the slices its peers own into its area and publishes (reduce-scatter), reduces its own
+ * slice from its own input and the peers' copies, in rank order, into its area and publishes again (so every rank
+ * gets the same bits for a slice: only its owner computes it), then copies every slice from its owner's area into the
+ * output (all-gather). Against one-shot, a rank copies (n-1)/n of its input instead of all of it and reduces 1/n of
+ * the elements instead of all; against the ring, it synchronises twice per chunk instead of once per slot and step.
+ *
+ * <p>Sequence numbers come from the communicator's one-shot counter: a rank reads a peer's buffer of sequence s before
+ * it publishes s + 1, so the area's two alternating buffers are never overwritten while read.
+ *
+ * <p>Owned by: channel 0's thread. Mirrors: the two-shot (reduce-scatter + all-gather) allReduce of NCCL's symmetric
+ * kernels and of TensorRT-LLM / vLLM custom allreduce, done in host memory.
+ */
+public final class TwoShotAllReduce extends Work {
+    /** Slices start on cache lines. */
+    private static final long SLICE_ALIGN_BYTES = 64;
+    private final ShmPeerArea area;
+    private final long[] seqCounter;
+    private final int rank;
+    private final int nRanks;
+    private long callSeq;
+    private MemorySegment send;
+    private MemorySegment recv;
+    private long count;
+    private DataType type;
+    private RedOp op;
+    private Reducer red;
+
+    /** @param seqCounter the communicator's one-shot sequence counter (one element, shared with one-shot) */
+    public TwoShotAllReduce(ShmPeerArea area, long[] seqCounter) {
+        this.area = area;
+        this.seqCounter = seqCounter;
+        this.rank = area.rank();
+        this.nRanks = area.nRanks();
+    }
+
+    public TwoShotAllReduce set(long callSeq, MemorySegment send, MemorySegment recv, long count, DataType type,
+                                RedOp op, Reducer red) {
+        this.callSeq = callSeq;
+        this.send = send;
+        this.recv = recv;
+        this.count = count;
+        this.type = type;
+        this.op = op;
+        this.red = red;
+        return this;
+    }
+
+    /** Elements of one slice of a chunk: the area holds nRanks slices, each a whole number of cache lines. */
+    static long sliceElements(long areaBytes, int nRanks, int elementBytes) {
+        long sliceBytes = areaBytes / nRanks / SLICE_ALIGN_BYTES * SLICE_ALIGN_BYTES;
+        return sliceBytes / elementBytes;
+    }
+
+    @Override
+    public String description() {
+        return CollArgs.describe(Collective.ALL_REDUCE, callSeq, count, type, op, -1, -1) + " [two-shot]";
+    }
+
+    @Override
+    public int nChannels() {
+        return 1;
+    }
+
+    @Override
+    public void needs(List<Connections.Need> out) {
+        // uses the shared area made at init
+    }
+
+    @Override
+    public long bytes() {
+        return count * type.sizeBytes();
+    }
+
+    @Override
+    public void run(ChannelContext ctx) {
+        int esz = type.sizeBytes();
+        long perSlice = sliceElements(area.maxBytes(), nRanks, esz);
+        long sliceBytes = perSlice * esz;
+        long perChunk = perSlice * nRanks;
+        long fp = Fingerprint.of(Collective.ALL_REDUCE, count, type, op.kind(), -1) ^ 0x2500_0000_0000_0000L;
+        boolean pre = red.hasPreOp();
+        for (long lo = 0; lo < count; lo += perChunk) {
+            // this chunk's slices: slice p covers [lo + p*per, lo + p*per + len(p)), per = ceil(chunk / n)
+            long chunk = Math.min(perChunk, count - lo);
+            long per = (chunk + nRanks - 1) / nRanks;
+            long s1 = ++seqCounter[0];
+            MemorySegment in = area.mine(s1);
+            for (int p = 0; p < nRanks; p++) {
+                long len = sliceLen(chunk, per, p);
+                if (len > 0 && (p != rank || pre)) {
+                    red.prepare(send, (lo + p * per) * esz, in, p * sliceBytes, len, false);
+                }
+            }
+            await(ctx, s1, fp);
+            long s2 = ++seqCounter[0];
+            MemorySegment out = area.mine(s2);
+            long mine = sliceLen(chunk, per, rank);
+            if (mine > 0) {
+                long outOff = rank * sliceBytes;
+                long myIn = (lo + rank * per) * esz;
+                if (nRanks == 1) {
+                    red.prepare(source(0, s1), sourceOff(0, outOff, myIn), out, outOff, mine, true);
+                } else {
+                    red.combine(source(0, s1), sourceOff(0, outOff, myIn), source(1, s1), sourceOff(1, outOff, myIn),
+                            out, outOff, mine);
+                    for (int p = 2; p < nRanks; p++) {
+                        red.combine(out, outOff, source(p, s1), sourceOff(p, outOff, myIn), out, outOff, mine);
+                    }
+                    if (red.hasPostOp()) {
+                        red.finish(out, outOff, out, outOff, mine);
+                    }
+                }
+            }
+            await(ctx, s2, fp);
+            for (int k = 0; k < nRanks; k++) {
+                int p = (rank + k) % nRanks;
+                long len = sliceLen(chunk, per, p);
+                if (len > 0) {
+                    MemorySegment.copy(area.data(p, s2), p * sliceBytes, recv, (lo + p * per) * esz, len * esz);
+                }
+            }
+        }
+    }
+
+    /** Where rank p's contribution to this rank's slice is: its copy in p's area, or this rank's own input. */
+    private MemorySegment source(int p, long s1) {
+        return p == rank && !red.hasPreOp() ? send : area.data(p, s1);
+    }
+
+    private long sourceOff(int p, long areaOff, long inputOff) {
+        return p == rank && !red.hasPreOp() ? inputOff : areaOff;
+    }
+
+    private static long sliceLen(long chunk, long per, int p) {
+        return Math.max(0, Math.min(per, chunk - p * per));
+    }
+
+    private void await(ChannelContext ctx, long s, long fp) {
+        int bad = area.publishAndAwaitAll(s, fp, this);
+        if (bad >= 0) {
+            throw Fingerprint.mismatch(ctx.rank(), description(), bad, area.fingerprint(bad, s));
+        }
+    }
+}
