@@ -17,20 +17,31 @@ public record ShotLimits(long oneShotMaxBytes, long twoShotMaxBytes, long areaBy
     /** A two-shot chunk: each rank's area buffer holds one, a slice per rank. */
     static final long TWO_SHOT_CHUNK_BYTES = 1L << 20;
 
-    /** The limits for {@code nRanks} ranks from the environment (defaults measured on 2-core machines). */
-    public static ShotLimits of(int nRanks) {
-        long one = Params.ONESHOT_MAX_BYTES.get();
-        if (one < 0) {
-            // 2 ranks: one-shot beat the ring at 512 KiB (A/B, 5 rounds: 128 vs 173 µs median); with more ranks
-            // each reads every peer's data and the ring wins sooner (4 ranks: 128 KiB was no better one-shot)
-            one = nRanks == 2 ? 512L << 10 : Math.max(16L << 10, (256L << 10) / Math.max(1, nRanks - 1));
-        }
+    /**
+     * The limits for {@code nRanks} ranks on {@code nChannels} channels, from the environment or the defaults measured
+     * on a 2-core machine (A/B against the ring and one-shot, 3 rounds of ./jccl perf -np N, medians, µs, out of place
+     * / in place):
+     * <ul>
+     *   <li>2 ranks: one-shot up to 64 KiB (19.6 against 25.4 two-shot), two-shot up to 512 KiB (128 KiB: 22.5 / 27.8
+     *       against one-shot's 38.3 / 35.7; 512 KiB: 104 / 92 against 145 / 133), the ring above (equal at 1-32 MiB,
+     *       faster at 64-128 MiB: 18.4 against 22-25 ms);</li>
+     *   <li>more ranks on one channel: one-shot up to 256 KiB / (ranks - 1), two-shot above at every size (4 ranks:
+     *       1 MiB 624 / 570 against 752 / 696; 32 MiB 24.4 / 27.3 ms against 27.4 / 68.9; 128 MiB 108 / 91 ms against
+     *       140 / 114); with several channels the ring's channel threads share the work, so two-shot stays off.</li>
+     * </ul>
+     */
+    public static ShotLimits of(int nRanks, int nChannels) {
         long two = Params.TWOSHOT_MAX_BYTES.get();
         if (two < 0) {
-            two = 0;
+            two = nRanks == 2 ? 512L << 10 : nChannels == 1 ? Long.MAX_VALUE : 0;
+        }
+        long one = Params.ONESHOT_MAX_BYTES.get();
+        if (one < 0) {
+            one = nRanks == 2 ? (two > 0 ? 64L << 10 : 512L << 10)
+                    : Math.max(16L << 10, (256L << 10) / Math.max(1, nRanks - 1));
         }
         two = two > one ? two : 0;
-        return new ShotLimits(one, two, two > 0 ? Math.max(one, TWO_SHOT_CHUNK_BYTES) : one);
+        return new ShotLimits(one, two, two > 0 ? Math.max(one, Math.min(two, TWO_SHOT_CHUNK_BYTES)) : one);
     }
 
     /** No shared-area algorithms (several hosts, no shared memory, one rank). */

@@ -56,12 +56,13 @@ public final class Params {
     public static final Param<Long> TWOSHOT_MAX_BYTES = add(Param.ofLong("JCCL_TWOSHOT_MAX_BYTES", -1L, INIT,
             "largest allReduce (bytes per rank) done two-shot through shared memory (each rank reduces its slice from "
                     + "its peers' copies, then gathers the others' slices) on a single-host communicator, above the "
-                    + "one-shot limit; 0 disables; -1: the measured default")
+                    + "one-shot limit; 0 disables; -1: 512 KiB with 2 ranks (one-shot then ends at 64 KiB), unlimited "
+                    + "with more ranks on one channel, off with several channels")
             .range(-1, 1L << 40));
     public static final Param<Long> ONESHOT_MAX_BYTES = add(Param.ofLong("JCCL_ONESHOT_MAX_BYTES", -1L, INIT,
             "largest allReduce (bytes per rank) done one-shot through shared memory on a single-host communicator; "
-                    + "0 disables; -1: 512 KiB with 2 ranks, else 256 KiB / (ranks - 1), at least 16 KiB (each rank reads every "
-                    + "peer's data)")
+                    + "0 disables; -1: 64 KiB with 2 ranks (512 KiB when two-shot is off), else 256 KiB / (ranks - 1), at "
+                    + "least 16 KiB (each rank reads every peer's data)")
             .range(-1, 1L << 30));
     public static final Param<Integer> INLINE_MAX_BYTES = add(Param.ofInt("JCCL_INLINE_MAX_BYTES", Integer.MAX_VALUE, INIT,
             "largest operation the caller's thread runs itself when the communicator is idle and the work fits one "

@@ -23,6 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** The resolver names exactly the work the planner builds (so logs, JFR and counters never drift from it). */
 class AlgoResolverTest {
     private static final Map<Class<? extends Work>, AlgoKind> KINDS = Map.of(OneShotAllReduce.class, AlgoKind.ONE_SHOT,
+            io.jccl.internal.algorithm.TwoShotAllReduce.class, AlgoKind.TWO_SHOT,
             RegisteredAllReduce.class, AlgoKind.REGISTERED, RingCollective.class, AlgoKind.RING, P2pBatch.class,
             AlgoKind.P2P, io.jccl.internal.algorithm.TreeAllReduce.class, AlgoKind.TREE);
 
