@@ -66,7 +66,7 @@ public final class ShmPeerArea {
             for (int b = 0; b < 2; b++) {
                 FutexSleeper sl = new FutexSleeper(areas[p], 4L * rank, flagOff(b), arena);
                 waits[p][b] = new Backoff(health, timeoutNs, policy, p, sl);
-                pending[p][b] = new Pending(areas[p], flagOff(b));
+                pending[p][b] = new Pending(areas[p], flagOff(b), p);
             }
         }
         for (int b = 0; b < 2; b++) {
@@ -139,10 +139,11 @@ public final class ShmPeerArea {
             return;
         }
         w.expected = seq;
+        w.what = what;
         Backoff bo = waits[p][b];
         bo.reset();
         while ((long) LONG.getAcquire(areas[p], w.off) < seq) {
-            bo.idle(w, what);
+            bo.idle(w, w);
         }
     }
 
@@ -183,20 +184,31 @@ public final class ShmPeerArea {
         return (v + 127) & ~127L;
     }
 
-    /** "Still waiting" for one (peer, buffer), reused to keep waits allocation-free. */
+    /**
+     * "Still waiting" for one (peer, buffer), reused to keep waits allocation-free; it is also the wait's description
+     * (errors, the RAS status), built only when asked: the operation, then the peer and the sequence awaited.
+     */
     private static final class Pending implements BooleanSupplier {
         private final MemorySegment area;
         private final long off;
+        private final int peer;
         private long expected;
+        private Object what;
 
-        Pending(MemorySegment area, long off) {
+        Pending(MemorySegment area, long off, int peer) {
             this.area = area;
             this.off = off;
+            this.peer = peer;
         }
 
         @Override
         public boolean getAsBoolean() {
             return (long) LONG.getVolatile(area, off) < expected;
+        }
+
+        @Override
+        public String toString() {
+            return what + ", waiting for rank " + peer + " to publish step " + expected + " of the shared area";
         }
     }
 
