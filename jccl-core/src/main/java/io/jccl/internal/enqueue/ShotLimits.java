@@ -14,8 +14,8 @@ import io.jccl.internal.param.Params;
  * @param areaBytes       bytes of each of a rank's two area buffers (a two-shot chunk)
  */
 public record ShotLimits(long oneShotMaxBytes, long twoShotMaxBytes, long areaBytes) {
-    /** A two-shot chunk: each rank's area buffer holds one, a slice per rank. */
-    static final long TWO_SHOT_CHUNK_BYTES = 1L << 20;
+    /** A two-shot chunk: each rank's area buffer holds one, a slice per rank ({@code -Djccl.twoShotChunkBytes}). */
+    static final long TWO_SHOT_CHUNK_BYTES = Long.getLong("jccl.twoShotChunkBytes", 1L << 20);
 
     /**
      * The limits for {@code nRanks} ranks on {@code nChannels} channels, from the environment or the defaults measured

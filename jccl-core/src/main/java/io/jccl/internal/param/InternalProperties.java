@@ -29,6 +29,8 @@ public final class InternalProperties {
                 "adapt each wait's spin budget to how waits ended (doubling/halving)"));
         add(Param.ofBoolean("jccl.futex.disable", false, INIT,
                 "never sleep on a futex in shared memory (park instead; wake-ups then rely on polling)"));
+        add(Param.ofLong("jccl.twoShotChunkBytes", 1L << 20, INIT,
+                "bytes of each two-shot chunk (each rank's shared-area buffer holds one, a slice per rank)"));
         add(Param.ofBoolean("jccl.reduce.scalar", false, INIT,
                 "use the scalar reduction loops instead of the Vector API ones"));
         add(Param.ofString("jccl.cuda.library", "libcuda.so.1", CUDA, "file name or path of the CUDA driver library"));
