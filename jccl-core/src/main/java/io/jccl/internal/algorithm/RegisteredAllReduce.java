@@ -4,12 +4,10 @@ import io.jccl.Collective;
 import io.jccl.DataType;
 import io.jccl.RedOp;
 import io.jccl.internal.reduce.Reducer;
-import io.jccl.internal.transport.Connections;
 import io.jccl.internal.transport.shm.ShmPeerArea;
 import io.jccl.internal.transport.shm.ShmRegistry;
 
 import java.lang.foreign.MemorySegment;
-import java.util.List;
 
 /**
  * Single-copy allReduce on registered buffers of a single-host communicator: after an entry barrier every rank reduces
@@ -21,69 +19,33 @@ import java.util.List;
  * <p>Owned by: channel 0's thread. Mirrors: NCCL's symmetric-memory reduce-scatter + all-gather kernels (and
  * DeepSpeed's distributed_naive_reduce), in host memory.
  */
-public final class RegisteredAllReduce extends Work {
-    private final ShmPeerArea area;
+public final class RegisteredAllReduce extends AreaAllReduce {
     private final ShmRegistry registry;
-    private final long[] seqCounter;
     private final int rank;
     private final int nRanks;
-    private long callSeq;
-    private MemorySegment send;
-    private MemorySegment recv;
+    private final Scratch scratch;
     private ShmRegistry.Location sendAt;
     private ShmRegistry.Location recvAt;
-    private long count;
-    private DataType type;
-    private RedOp op;
-    private Reducer red;
-    private final Scratch scratch;
 
     public RegisteredAllReduce(ShmPeerArea area, ShmRegistry registry, long[] seqCounter, Scratch scratch) {
+        super(area, seqCounter, "registered");
         this.scratch = scratch;
-        this.area = area;
         this.registry = registry;
-        this.seqCounter = seqCounter;
         this.rank = area.rank();
         this.nRanks = area.nRanks();
     }
 
     public RegisteredAllReduce set(long callSeq, MemorySegment send, ShmRegistry.Location sendAt, MemorySegment recv,
                                    ShmRegistry.Location recvAt, long count, DataType type, RedOp op, Reducer red) {
-        this.callSeq = callSeq;
-        this.send = send;
-        this.recv = recv;
+        setCall(callSeq, send, recv, count, type, op, red);
         this.sendAt = sendAt;
         this.recvAt = recvAt;
-        this.count = count;
-        this.type = type;
-        this.op = op;
-        this.red = red;
         return this;
     }
 
     /** True when this algorithm can run the call (both buffers registered, an op without per-rank scalars). */
     public static boolean applies(ShmRegistry.Location sendAt, ShmRegistry.Location recvAt, RedOp op) {
         return sendAt != null && recvAt != null && op.kind() != RedOp.Kind.PRE_MUL_SUM;
-    }
-
-    @Override
-    public String description() {
-        return CollArgs.describe(Collective.ALL_REDUCE, callSeq, count, type, op, -1, -1) + " [registered]";
-    }
-
-    @Override
-    public int nChannels() {
-        return 1;
-    }
-
-    @Override
-    public void needs(List<Connections.Need> out) {
-        // peers' buffers were mapped at registration
-    }
-
-    @Override
-    public long bytes() {
-        return count * type.sizeBytes();
     }
 
     @Override
@@ -130,10 +92,6 @@ public final class RegisteredAllReduce extends Work {
     }
 
     private void barrier(ChannelContext ctx, long fp) {
-        long s = ++seqCounter[0];
-        int bad = area.publishAndAwaitAll(s, fp, this);
-        if (bad >= 0) {
-            throw Fingerprint.mismatch(ctx.rank(), description() + " (or its buffer/offset)", bad, area.fingerprint(bad, s));
-        }
+        publishAndAwaitAll(ctx, nextSeq(), fp, " (or its buffer/offset)");
     }
 }

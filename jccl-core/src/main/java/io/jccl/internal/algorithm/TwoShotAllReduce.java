@@ -4,11 +4,9 @@ import io.jccl.Collective;
 import io.jccl.DataType;
 import io.jccl.RedOp;
 import io.jccl.internal.reduce.Reducer;
-import io.jccl.internal.transport.Connections;
 import io.jccl.internal.transport.shm.ShmPeerArea;
 
 import java.lang.foreign.MemorySegment;
-import java.util.List;
 
 /**
  * Two-shot allReduce for medium messages on a single-host communicator, through the shared areas of
@@ -25,38 +23,22 @@ import java.util.List;
  * <p>Owned by: channel 0's thread. Mirrors: the two-shot (reduce-scatter + all-gather) allReduce of NCCL's symmetric
  * kernels and of TensorRT-LLM / vLLM custom allreduce, done in host memory.
  */
-public final class TwoShotAllReduce extends Work {
+public final class TwoShotAllReduce extends AreaAllReduce {
     /** Slices start on cache lines. */
     private static final long SLICE_ALIGN_BYTES = 64;
-    private final ShmPeerArea area;
-    private final long[] seqCounter;
     private final int rank;
     private final int nRanks;
-    private long callSeq;
-    private MemorySegment send;
-    private MemorySegment recv;
-    private long count;
-    private DataType type;
-    private RedOp op;
-    private Reducer red;
 
     /** @param seqCounter the communicator's one-shot sequence counter (one element, shared with one-shot) */
     public TwoShotAllReduce(ShmPeerArea area, long[] seqCounter) {
-        this.area = area;
-        this.seqCounter = seqCounter;
+        super(area, seqCounter, "two-shot");
         this.rank = area.rank();
         this.nRanks = area.nRanks();
     }
 
     public TwoShotAllReduce set(long callSeq, MemorySegment send, MemorySegment recv, long count, DataType type,
                                 RedOp op, Reducer red) {
-        this.callSeq = callSeq;
-        this.send = send;
-        this.recv = recv;
-        this.count = count;
-        this.type = type;
-        this.op = op;
-        this.red = red;
+        setCall(callSeq, send, recv, count, type, op, red);
         return this;
     }
 
@@ -64,26 +46,6 @@ public final class TwoShotAllReduce extends Work {
     static long sliceElements(long areaBytes, int nRanks, int elementBytes) {
         long sliceBytes = areaBytes / nRanks / SLICE_ALIGN_BYTES * SLICE_ALIGN_BYTES;
         return sliceBytes / elementBytes;
-    }
-
-    @Override
-    public String description() {
-        return CollArgs.describe(Collective.ALL_REDUCE, callSeq, count, type, op, -1, -1) + " [two-shot]";
-    }
-
-    @Override
-    public int nChannels() {
-        return 1;
-    }
-
-    @Override
-    public void needs(List<Connections.Need> out) {
-        // uses the shared area made at init
-    }
-
-    @Override
-    public long bytes() {
-        return count * type.sizeBytes();
     }
 
     @Override
@@ -98,7 +60,7 @@ public final class TwoShotAllReduce extends Work {
             // this chunk's slices: slice p covers [lo + p*per, lo + p*per + len(p)), per = ceil(chunk / n)
             long chunk = Math.min(perChunk, count - lo);
             long per = (chunk + nRanks - 1) / nRanks;
-            long s1 = ++seqCounter[0];
+            long s1 = nextSeq();
             MemorySegment in = area.mine(s1);
             for (int p = 0; p < nRanks; p++) {
                 long len = sliceLen(chunk, per, p);
@@ -106,8 +68,8 @@ public final class TwoShotAllReduce extends Work {
                     red.prepare(send, (lo + p * per) * esz, in, p * sliceBytes, len, false);
                 }
             }
-            await(ctx, s1, fp);
-            long s2 = ++seqCounter[0];
+            publishAndAwaitAll(ctx, s1, fp, "");
+            long s2 = nextSeq();
             MemorySegment out = area.mine(s2);
             long mine = sliceLen(chunk, per, rank);
             if (mine > 0) {
@@ -126,7 +88,7 @@ public final class TwoShotAllReduce extends Work {
                     }
                 }
             }
-            await(ctx, s2, fp);
+            publishAndAwaitAll(ctx, s2, fp, "");
             for (int k = 0; k < nRanks; k++) {
                 int p = (rank + k) % nRanks;
                 long len = sliceLen(chunk, per, p);
@@ -148,12 +110,5 @@ public final class TwoShotAllReduce extends Work {
 
     private static long sliceLen(long chunk, long per, int p) {
         return Math.max(0, Math.min(per, chunk - p * per));
-    }
-
-    private void await(ChannelContext ctx, long s, long fp) {
-        int bad = area.publishAndAwaitAll(s, fp, this);
-        if (bad >= 0) {
-            throw Fingerprint.mismatch(ctx.rank(), description(), bad, area.fingerprint(bad, s));
-        }
     }
 }
