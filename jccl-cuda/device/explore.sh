@@ -11,23 +11,18 @@ d=$(python3 -c "import nvidia.nccl;print(list(nvidia.nccl.__path__)[0])" 2>/dev/
 out=${OUT:-/tmp/jccl-out}
 mkdir -p "$out"
 log="$out/explore.txt"
-run() {   # run <name> <jvm props> <perf args...>
-  local name=$1 props=$2
-  shift 2
-  echo "### $name | $props | $*" >> "$log"
+# variant <ranks: "-g 2" or "-np 2"> <header prefix> <name> <jvm props> <perf args...>: one logged perf run
+variant() {
+  local ranks=$1 prefix=$2 name=$3 props=$4
+  shift 4
+  echo "### $name | $props | $prefix$*" >> "$log"
   echo "# started $(date +%s.%N)" >> "$log"
-  JCCL_JAVA_OPTS="-Djccl.cuda.cubinDir=$here/cubin $props" timeout 150 "$here/jccl" perf all_reduce -g 2 "$@" >> "$log" 2>&1
+  # shellcheck disable=SC2086  # $ranks is two words
+  JCCL_JAVA_OPTS="-Djccl.cuda.cubinDir=$here/cubin $props" timeout 150 "$here/jccl" perf all_reduce $ranks "$@" >> "$log" 2>&1
   echo "rc=$? $name" >> "$log"
 }
-# runnp <name> <jvm props> <perf args...>: the same with one process per GPU (-np 2)
-runnp() {
-  local name=$1 props=$2
-  shift 2
-  echo "### $name | $props | -np 2 $*" >> "$log"
-  echo "# started $(date +%s.%N)" >> "$log"
-  JCCL_JAVA_OPTS="-Djccl.cuda.cubinDir=$here/cubin $props" timeout 150 "$here/jccl" perf all_reduce -np 2 "$@" >> "$log" 2>&1
-  echo "rc=$? $name" >> "$log"
-}
+run() { variant "-g 2" "" "$@"; }          # run <name> <jvm props> <perf args...>: one process, 2 GPUs
+runnp() { variant "-np 2" "-np 2 " "$@"; }  # the same with one process per GPU
 S="-n 100 -w 20 -c 1"
 case "${1:-pdl}" in
   knobs)

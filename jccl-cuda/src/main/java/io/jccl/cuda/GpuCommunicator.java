@@ -117,9 +117,9 @@ public final class GpuCommunicator implements AutoCloseable {
             throw new JcclException(Result.INVALID_ARGUMENT, "GpuCommunicator.initAll takes 1 to "
                     + KernelArgs.MAX_RANKS + " GPUs, got " + n);
         }
-        for (int i = 0; i < n && !Clique.sharesDevices(); i++) {
+        for (int i = 0; i < n; i++) {
             for (int j = i + 1; j < n; j++) {
-                if (devices.get(i) == devices.get(j)) {
+                if (devices.get(i) == devices.get(j) && !Clique.sharesDevices()) {
                     throw new JcclException(Result.INVALID_ARGUMENT, "GPU " + devices.get(i).ordinal()
                             + " appears twice in initAll; each rank needs its own GPU (tests may share one with"
                             + " -Djccl.cuda.shareDevices=true)");

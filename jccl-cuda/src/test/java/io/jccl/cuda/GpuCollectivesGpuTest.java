@@ -65,7 +65,7 @@ class GpuCollectivesGpuTest {
      * on it, each with half its multiprocessors).
      */
     static List<CudaDevice> twoGpus() {
-        boolean share = Boolean.getBoolean("jccl.cuda.shareDevices");
+        boolean share = io.jccl.cuda.internal.comm.Clique.sharesDevices();
         assumeTrue(CudaDevice.isAvailable() && (CudaDevice.count() >= 2 || share), "needs 2 GPUs");
         return CudaDevice.count() >= 2 ? List.of(CudaDevice.get(0), CudaDevice.get(1))
                 : List.of(CudaDevice.get(0), CudaDevice.get(0));

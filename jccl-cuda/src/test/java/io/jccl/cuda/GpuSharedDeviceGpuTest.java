@@ -36,7 +36,7 @@ class GpuSharedDeviceGpuTest {
     @Test
     void aRepeatedGpuIsRefusedUnlessSharingIsAsked() {
         assumeTrue(CudaDevice.isAvailable(), "no GPU");
-        assumeTrue(!Boolean.getBoolean(SHARE), "sharing asked for the whole run");
+        assumeTrue(!io.jccl.cuda.internal.comm.Clique.sharesDevices(), "sharing asked for the whole run");
         CudaDevice d = CudaDevice.get(0);
         assertThatThrownBy(() -> GpuCommunicator.initAll(List.of(d, d)))
                 .isInstanceOf(JcclException.class).hasMessageContaining("appears twice")

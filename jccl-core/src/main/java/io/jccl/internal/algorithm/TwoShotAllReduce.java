@@ -75,17 +75,14 @@ public final class TwoShotAllReduce extends AreaAllReduce {
             if (mine > 0) {
                 long outOff = rank * sliceBytes;
                 long myIn = (lo + rank * per) * esz;
-                if (nRanks == 1) {
-                    red.prepare(source(0, s1), sourceOff(0, outOff, myIn), out, outOff, mine, true);
-                } else {
-                    red.combine(source(0, s1), sourceOff(0, outOff, myIn), source(1, s1), sourceOff(1, outOff, myIn),
-                            out, outOff, mine);
-                    for (int p = 2; p < nRanks; p++) {
-                        red.combine(out, outOff, source(p, s1), sourceOff(p, outOff, myIn), out, outOff, mine);
-                    }
-                    if (red.hasPostOp()) {
-                        red.finish(out, outOff, out, outOff, mine);
-                    }
+                // a shared area exists only with 2 ranks or more
+                red.combine(source(0, s1, pre), sourceOff(0, outOff, myIn, pre), source(1, s1, pre),
+                        sourceOff(1, outOff, myIn, pre), out, outOff, mine);
+                for (int p = 2; p < nRanks; p++) {
+                    red.combine(out, outOff, source(p, s1, pre), sourceOff(p, outOff, myIn, pre), out, outOff, mine);
+                }
+                if (red.hasPostOp()) {
+                    red.finish(out, outOff, out, outOff, mine);
                 }
             }
             publishAndAwaitAll(ctx, s2, fp, "");
@@ -99,13 +96,16 @@ public final class TwoShotAllReduce extends AreaAllReduce {
         }
     }
 
-    /** Where rank p's contribution to this rank's slice is: its copy in p's area, or this rank's own input. */
-    private MemorySegment source(int p, long s1) {
-        return p == rank && !red.hasPreOp() ? send : area.data(p, s1);
+    /**
+     * Where rank p's contribution to this rank's slice is: its copy in p's area, or this rank's own input (unless a
+     * pre-op made this rank copy its own slice too).
+     */
+    private MemorySegment source(int p, long s1, boolean pre) {
+        return p == rank && !pre ? send : area.data(p, s1);
     }
 
-    private long sourceOff(int p, long areaOff, long inputOff) {
-        return p == rank && !red.hasPreOp() ? inputOff : areaOff;
+    private long sourceOff(int p, long areaOff, long inputOff, boolean pre) {
+        return p == rank && !pre ? inputOff : areaOff;
     }
 
     private static long sliceLen(long chunk, long per, int p) {

@@ -241,12 +241,12 @@ public final class Planner {
 
     /** Largest allReduce run one-shot (0 when this communicator has no shared area). */
     public long oneShotMaxBytes() {
-        return area == null ? 0 : oneShotMax;
+        return oneShotMax;
     }
 
-    /** Largest allReduce run two-shot (0: none). */
+    /** Largest allReduce run two-shot (0: none; always 0 without a shared area). */
     public long twoShotMaxBytes() {
-        return area == null ? 0 : twoShotMax;
+        return twoShotMax;
     }
 
     /** True when an allReduce of {@code bytes} per rank runs one-shot (the same on every rank). */
@@ -259,7 +259,7 @@ public final class Planner {
      * registered (the same on every rank).
      */
     public boolean twoShot(long bytes) {
-        return area != null && bytes > oneShotMax && bytes <= twoShotMax;
+        return bytes > oneShotMax && bytes <= twoShotMax;
     }
 
     /**
