@@ -45,7 +45,7 @@ public final class ShmFiles {
                 zeros.clear().limit((int) Math.min(zeros.capacity(), size - written));
                 written += ch.write(zeros, written);
             }
-            return ch.map(FileChannel.MapMode.READ_WRITE, 0, size, arena);
+            return asNative(ch.map(FileChannel.MapMode.READ_WRITE, 0, size, arena), arena);
         } catch (IOException e) {
             unlink(path);
             throw new JcclException(Result.SYSTEM_ERROR, "cannot create shared memory file " + path + " of "
@@ -61,11 +61,22 @@ public final class ShmFiles {
                 throw new JcclException(Result.INTERNAL_ERROR, "shared memory file " + path + " has " + ch.size()
                         + " bytes, expected " + size);
             }
-            return ch.map(FileChannel.MapMode.READ_WRITE, 0, size, arena);
+            return asNative(ch.map(FileChannel.MapMode.READ_WRITE, 0, size, arena), arena);
         } catch (IOException e) {
             throw new JcclException(Result.SYSTEM_ERROR, "cannot map shared memory file " + path + " created by a peer: "
                     + e.getMessage() + " (is the peer in another container or mount namespace? set NCCL_SHM_DISABLE=1)", e);
         }
+    }
+
+    /**
+     * The same memory as a plain native segment of {@code arena} (the mapping lives until the arena closes either way).
+     * The copy and reduce loops then meet one segment class for shared memory and for users' native buffers: with
+     * the mapped class beside the native one, C2 compiled the shared loops for two receivers, and one-shot allReduce
+     * ran 2x slower (16-64 KiB, 2 ranks) in any process that had also run two-shot, whose loops see the classes in
+     * the other order.
+     */
+    static MemorySegment asNative(MemorySegment mapped, Arena arena) {
+        return MemorySegment.ofAddress(mapped.address()).reinterpret(mapped.byteSize(), arena, null);
     }
 
     public static void unlink(Path p) {

@@ -31,4 +31,21 @@ class ShmFilesTest {
             assertThat(v.get(java.lang.foreign.ValueLayout.JAVA_LONG, 4096)).isEqualTo(42L);
         }
     }
+
+    @Test
+    void mappedFilesComeBackAsPlainNativeSegmentsOfTheArena() {
+        MemorySegment m;
+        try (Arena a = Arena.ofShared()) {
+            m = ShmFiles.create("jccl-test-native", 4096, a);
+            MemorySegment v = ShmFiles.attach("jccl-test-native", 4096, a);
+            ShmFiles.unlink("jccl-test-native");
+            // the same class as users' native buffers, so the copy and reduce loops stay monomorphic
+            assertThat(m.getClass()).isSameAs(a.allocate(64).getClass());
+            assertThat(v.getClass()).isSameAs(m.getClass());
+            assertThat(m.isMapped()).isFalse();
+            assertThat(m.scope()).isEqualTo(a.allocate(8).scope());
+            assertThat(m.byteSize()).isEqualTo(4096);
+        }
+        assertThat(m.scope().isAlive()).isFalse();
+    }
 }
