@@ -25,7 +25,8 @@ public record ShotLimits(long oneShotMaxBytes, long twoShotMaxBytes, long areaBy
      *   <li>2 ranks: one-shot up to 64 KiB (19.6 against 25.4 two-shot), two-shot up to 512 KiB (128 KiB: 22.5 / 27.8
      *       against one-shot's 38.3 / 35.7; 512 KiB: 104 / 92 against 145 / 133), the ring above (equal at 1-32 MiB,
      *       faster at 64-128 MiB: 18.4 against 22-25 ms);</li>
-     *   <li>more ranks on one channel: one-shot up to 256 KiB / (ranks - 1), two-shot above at every size (4 ranks:
+     *   <li>more ranks on one channel: one-shot up to 64 KiB / (ranks - 1) (4 ranks, 3 rounds at 16 / 32 / 64 KiB:
+     *       one-shot 15-22 / 20-38 / 38-69 against two-shot 15-26 / 24-37 / 34-46), two-shot above at every size (4 ranks:
      *       1 MiB 624 / 570 against 752 / 696; 32 MiB 24.4 / 27.3 ms against 27.4 / 68.9; 128 MiB 108 / 91 ms against
      *       140 / 114); with several channels the ring's channel threads share the work, so two-shot stays off.</li>
      * </ul>
@@ -38,7 +39,7 @@ public record ShotLimits(long oneShotMaxBytes, long twoShotMaxBytes, long areaBy
         long one = Params.ONESHOT_MAX_BYTES.get();
         if (one < 0) {
             one = nRanks == 2 ? (two > 0 ? 64L << 10 : 512L << 10)
-                    : Math.max(16L << 10, (256L << 10) / Math.max(1, nRanks - 1));
+                    : Math.max(4L << 10, (64L << 10) / Math.max(1, nRanks - 1));
         }
         two = two > one ? two : 0;
         return new ShotLimits(one, two, two > 0 ? Math.max(one, Math.min(two, TWO_SHOT_CHUNK_BYTES)) : one);

@@ -61,8 +61,8 @@ public final class Params {
             .range(-1, 1L << 40));
     public static final Param<Long> ONESHOT_MAX_BYTES = add(Param.ofLong("JCCL_ONESHOT_MAX_BYTES", -1L, INIT,
             "largest allReduce (bytes per rank) done one-shot through shared memory on a single-host communicator; "
-                    + "0 disables; -1: 64 KiB with 2 ranks (512 KiB when two-shot is off), else 256 KiB / (ranks - 1), at "
-                    + "least 16 KiB (each rank reads every peer's data)")
+                    + "0 disables; -1: 64 KiB with 2 ranks (512 KiB when two-shot is off), else 64 KiB / (ranks - 1), at "
+                    + "least 4 KiB (each rank reads every peer's data)")
             .range(-1, 1L << 30));
     public static final Param<Integer> INLINE_MAX_BYTES = add(Param.ofInt("JCCL_INLINE_MAX_BYTES", Integer.MAX_VALUE, INIT,
             "largest operation the caller's thread runs itself when the communicator is idle and the work fits one "
