@@ -17,6 +17,8 @@ import java.nio.file.StandardOpenOption;
  * Creates, maps and removes the files in {@code /dev/shm} (or {@code JCCL_SHM_DIR}) that shared-memory connectors
  * live in. Creation checks the free space first and writes the whole file (so a full tmpfs is an exception with
  * advice, not a SIGBUS later); files are unlinked as soon as both sides mapped them, so a crash leaves nothing behind.
+ * Files created here and not yet unlinked are also unlinked when the JVM exits (a test or program that exits with a
+ * communicator still connecting); only a kill in that window can leave one.
  *
  * <p>Owned by: the thread setting up connections. Mirrors: NCCL's shmOpen / ncclShmUnlink (shmutils.cc).
  */
@@ -24,7 +26,23 @@ public final class ShmFiles {
     /** File names start with this, so leaks are easy to spot ({@code ls /dev/shm/jccl-*}). */
     public static final String PREFIX = "jccl-";
 
+    /** Files this JVM created and has not unlinked yet: the exit hook removes them. */
+    private static final java.util.Set<Path> LIVE = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    static {
+        Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("jccl-shm-unlink").unstarted(() -> {
+            for (Path p : LIVE) {
+                unlink(p);
+            }
+        }));
+    }
+
     private ShmFiles() {
+    }
+
+    /** How many files this JVM created and has not unlinked (for tests). */
+    static int liveFiles() {
+        return LIVE.size();
     }
 
     public static Path dir() {
@@ -37,8 +55,16 @@ public final class ShmFiles {
         Path dir = dir();
         Path path = dir.resolve(name);
         checkSpace(dir, size);
-        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
-                StandardOpenOption.WRITE)) {
+        FileChannel ch;
+        try {
+            ch = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        } catch (IOException e) {
+            // not ours (an existing file keeps its owner's contents): nothing to unlink
+            throw new JcclException(Result.SYSTEM_ERROR, "cannot create shared memory file " + path + ": "
+                    + e + ". " + advice(dir), e);
+        }
+        LIVE.add(path);
+        try (ch) {
             ByteBuffer zeros = ByteBuffer.allocateDirect((int) Math.min(size, 1 << 20));
             long written = 0;
             while (written < size) {
@@ -80,6 +106,7 @@ public final class ShmFiles {
     }
 
     public static void unlink(Path p) {
+        LIVE.remove(p);
         try {
             Files.deleteIfExists(p);
         } catch (IOException ignored) {

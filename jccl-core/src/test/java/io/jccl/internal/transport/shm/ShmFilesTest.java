@@ -6,6 +6,9 @@ import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -47,5 +50,39 @@ class ShmFilesTest {
             assertThat(m.byteSize()).isEqualTo(4096);
         }
         assertThat(m.scope().isAlive()).isFalse();
+    }
+
+    @Test
+    void filesNotYetUnlinkedAreRemovedWhenTheJvmExits() throws Exception {
+        String name = "jccl-test-exit-" + ProcessHandle.current().pid();
+        Path javaBin = Path.of(System.getProperty("java.home"), "bin", "java");
+        Process p = new ProcessBuilder(javaBin.toString(), "-cp", System.getProperty("java.class.path"),
+                CreateAndExit.class.getName(), name).redirectErrorStream(true).start();
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        String out = new String(p.getInputStream().readAllBytes());
+        assertThat(out).contains("created " + name + " live=1");
+        assertThat(p.exitValue()).isEqualTo(3);
+        assertThat(ShmFiles.dir().resolve(name)).doesNotExist();
+    }
+
+    @Test
+    void unlinkForgetsTheFile() {
+        int before = ShmFiles.liveFiles();
+        try (Arena a = Arena.ofShared()) {
+            ShmFiles.create("jccl-test-live", 4096, a);
+            assertThat(ShmFiles.liveFiles()).isEqualTo(before + 1);
+            ShmFiles.unlink("jccl-test-live");
+            assertThat(ShmFiles.liveFiles()).isEqualTo(before);
+        }
+    }
+
+    /** Entry point of the fresh JVM above: creates a file, keeps it, and exits with status 3. */
+    public static final class CreateAndExit {
+        public static void main(String[] args) {
+            ShmFiles.create(args[0], 4096, Arena.ofShared());
+            System.out.println("created " + args[0] + " live=" + ShmFiles.liveFiles()
+                    + " exists=" + Files.exists(ShmFiles.dir().resolve(args[0])));
+            System.exit(3);
+        }
     }
 }
