@@ -119,16 +119,31 @@ public final class PerfRunner {
         double best = Double.MAX_VALUE;
         int flat = 0;
         for (int round = 0; round < 60 && (round < minRounds || flat < 3); round++) {
-            long t0 = System.nanoTime();
-            for (int i = 0; i < perRound; i++) {
-                call.launch();
-            }
-            backend.synchronize();
-            double t = backend.reduceStat((System.nanoTime() - t0) / (double) perRound, PerfBackend.StatMode.MAX);
+            double t = backend.reduceStat(warmupRound(call, perRound), PerfBackend.StatMode.MAX);
             rehearseBetweenRows();
             flat = t < best * 0.95 ? 0 : flat + 1;
             best = Math.min(best, t);
         }
+    }
+
+    /**
+     * One warm-up round of about {@code calls} calls; returns ns per call. On the host it runs through the timed loop
+     * itself ({@link PerfBackend#timeCalls}, with the row's -m and -z): a loop first run by the first timed row is
+     * compiled (C1, then C2 and OSR) while that row runs, and on 2 cores each compile stalls both ranks for 0.1-0.5
+     * ms (seen by timing every call of a 32 KiB row and matching the stalls to -Xlog:jit+compilation: the first row
+     * of a sweep ran at 14-31 µs per call against 10-11 in the next).
+     */
+    private double warmupRound(PerfBackend.PreparedCall call, int calls) {
+        if (o.target() == PerfTarget.HOST) {
+            int agg = Math.max(1, o.aggIters());
+            return backend.timeCalls(call, Math.max(1, calls / agg), agg, o.blocking() != 0) * 1e9;
+        }
+        long t0 = System.nanoTime();
+        for (int i = 0; i < calls; i++) {
+            call.launch();
+        }
+        backend.synchronize();
+        return (System.nanoTime() - t0) / (double) calls;
     }
 
     /**
