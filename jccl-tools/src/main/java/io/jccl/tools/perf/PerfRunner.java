@@ -146,6 +146,26 @@ public final class PerfRunner {
         return (System.nanoTime() - t0) / (double) calls;
     }
 
+    /** A barrier counts as aligned when the slowest rank spent less than this in it. */
+    static final double ALIGNED_BARRIER_US = 50;
+
+    /**
+     * Barriers until one takes every rank less than {@link #ALIGNED_BARRIER_US}, 10 at most, so the timed loop starts
+     * on every rank within microseconds. After the JIT-quiet wait ranks reach the barrier up to seconds apart; the
+     * early one falls asleep in it, and waking a sleeping thread on a VM took up to 1.5 ms (measured: one rank began
+     * its 8 B row 1.5 ms after the other, and that row read 8.8 µs per call instead of 0.6). Open MPI's benchmark
+     * never sleeps, so its ranks never wait for a wake-up.
+     */
+    private void alignRanks() {
+        for (int i = 0; i < 10; i++) {
+            long t0 = System.nanoTime();
+            backend.barrier();
+            if (backend.reduceStat((System.nanoTime() - t0) / 1e3, PerfBackend.StatMode.MAX) < ALIGNED_BARRIER_US) {
+                return;
+            }
+        }
+    }
+
     /**
      * The calls every row makes around its timed loop (barrier, the time statistic, the wrong-element sum), made during
      * the warm-up too: otherwise the JIT compiles the call path for the measured collective alone, and the first
@@ -227,6 +247,7 @@ public final class PerfRunner {
             armed(() -> jitWarmup(call, perRound, bytes <= (4 << 10) ? 6 : 2));
             JitQuiet.await(JIT_QUIET_MS, JIT_QUIET_MAX_MS);
             backend.barrier();
+            alignRanks();
         }
         double seconds = timeIterations(call);
         seconds = backend.reduceStat(seconds, o.statMode());
