@@ -162,4 +162,13 @@ class PerfOptionsTest {
         assertThat(cl.execute("all_reduce", "-t", "2")).isEqualTo(2);
         assertThat(out.toString(StandardCharsets.UTF_8)).contains("RANK/WORLD_SIZE");
     }
+
+    @Test
+    void perfBindsRanksUnlessTheOptionOrTheEnvironmentSaysOtherwise() {
+        assertThat(PerfMain.perfBinding(null, null)).isEqualTo("auto");
+        assertThat(PerfMain.perfBinding(null, " ")).isEqualTo("auto");
+        assertThat(PerfMain.perfBinding(null, "none")).isEqualTo("none");
+        assertThat(PerfMain.perfBinding("core", "none")).isEqualTo("core");
+        assertThat(PerfMain.perfBinding("none", null)).isEqualTo("none");
+    }
 }
