@@ -156,6 +156,15 @@ case "${1:-pdl}" in
       run "host-ll128to256K-$i" "$H -Djccl.cuda.ll128MaxBytes=256K" -b 8 -e 4M -f 2 $S --backend jccl
       run "host-from512K-$i" "$H" -b 512K -e 4M -f 2 $S --backend jccl
     done ;;
+  blocks8)
+    # 8 MiB (two-shot, 1.45-1.53x NCCL against the 1.5 target): a grid of more than 128 blocks?
+    for i in 1 2; do
+      run "base-both-$i" "" -b 2M -e 16M -f 2 $S --backend both
+      for m in 132 144 160; do
+        run "b$m-$i" "-Djccl.cuda.maxBlocks=$m" -b 2M -e 16M -f 2 $S --backend jccl
+      done
+      run "b132-u8-$i" "-Djccl.cuda.maxBlocks=132 -Djccl.cuda.pullUnroll=8" -b 2M -e 16M -f 2 $S --backend jccl
+    done ;;
   ll128b2)
     # LL128 with 2 blocks of 512 threads per SM (its 43 registers allow it): more warps, more lines in flight
     for i in 1 2; do
