@@ -246,7 +246,6 @@ public final class PerfRunner {
             int perRound = (int) Math.max(50, Math.min(5 * calls, (1L << 22) / Math.max(1, bytes)));
             armed(() -> jitWarmup(call, perRound, bytes <= (4 << 10) ? 6 : 2));
             JitQuiet.await(JIT_QUIET_MS, JIT_QUIET_MAX_MS);
-            backend.barrier();
             alignRanks();
         }
         double seconds = timeIterations(call);
