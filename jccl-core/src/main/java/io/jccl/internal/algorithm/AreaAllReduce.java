@@ -37,8 +37,9 @@ abstract sealed class AreaAllReduce extends Work permits OneShotAllReduce, TwoSh
         this.tag = " [" + tag + "]";
     }
 
-    final void setCall(long callSeq, MemorySegment send, MemorySegment recv, long count, DataType type, RedOp op,
-                       Reducer red) {
+    /** Sets the call this instance runs next (instances are reused call after call); returns this. */
+    public final Work set(long callSeq, MemorySegment send, MemorySegment recv, long count, DataType type, RedOp op,
+                          Reducer red) {
         this.callSeq = callSeq;
         this.send = send;
         this.recv = recv;
@@ -46,6 +47,7 @@ abstract sealed class AreaAllReduce extends Work permits OneShotAllReduce, TwoSh
         this.type = type;
         this.op = op;
         this.red = red;
+        return this;
     }
 
     @Override

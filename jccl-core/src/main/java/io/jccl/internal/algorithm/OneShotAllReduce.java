@@ -1,12 +1,8 @@
 package io.jccl.internal.algorithm;
 
 import io.jccl.Collective;
-import io.jccl.DataType;
-import io.jccl.RedOp;
-import io.jccl.internal.reduce.Reducer;
 import io.jccl.internal.transport.shm.ShmPeerArea;
 
-import java.lang.foreign.MemorySegment;
 
 /**
  * One-shot allReduce for small messages on a single-host communicator: every rank publishes preOp(its input) in its
@@ -20,12 +16,6 @@ public final class OneShotAllReduce extends AreaAllReduce {
     /** @param seqCounter the communicator's one-shot sequence counter (one element, shared by all instances) */
     public OneShotAllReduce(ShmPeerArea area, long[] seqCounter) {
         super(area, seqCounter, "one-shot");
-    }
-
-    public OneShotAllReduce set(long callSeq, MemorySegment send, MemorySegment recv, long count, DataType type,
-                                RedOp op, Reducer red) {
-        setCall(callSeq, send, recv, count, type, op, red);
-        return this;
     }
 
     @Override

@@ -37,7 +37,7 @@ public final class RegisteredAllReduce extends AreaAllReduce {
 
     public RegisteredAllReduce set(long callSeq, MemorySegment send, ShmRegistry.Location sendAt, MemorySegment recv,
                                    ShmRegistry.Location recvAt, long count, DataType type, RedOp op, Reducer red) {
-        setCall(callSeq, send, recv, count, type, op, red);
+        set(callSeq, send, recv, count, type, op, red);
         this.sendAt = sendAt;
         this.recvAt = recvAt;
         return this;

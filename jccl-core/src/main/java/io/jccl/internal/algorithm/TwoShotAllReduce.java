@@ -1,9 +1,6 @@
 package io.jccl.internal.algorithm;
 
 import io.jccl.Collective;
-import io.jccl.DataType;
-import io.jccl.RedOp;
-import io.jccl.internal.reduce.Reducer;
 import io.jccl.internal.transport.shm.ShmPeerArea;
 
 import java.lang.foreign.MemorySegment;
@@ -34,12 +31,6 @@ public final class TwoShotAllReduce extends AreaAllReduce {
         super(area, seqCounter, "two-shot");
         this.rank = area.rank();
         this.nRanks = area.nRanks();
-    }
-
-    public TwoShotAllReduce set(long callSeq, MemorySegment send, MemorySegment recv, long count, DataType type,
-                                RedOp op, Reducer red) {
-        setCall(callSeq, send, recv, count, type, op, red);
-        return this;
     }
 
     /** Elements of one slice of a chunk: the area holds nRanks slices, each a whole number of cache lines. */
