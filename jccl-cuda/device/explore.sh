@@ -165,6 +165,14 @@ case "${1:-pdl}" in
       done
       run "b132-u8-$i" "-Djccl.cuda.maxBlocks=132 -Djccl.cuda.pullUnroll=8" -b 2M -e 16M -f 2 $S --backend jccl
     done ;;
+  gather8)
+    # 8 MiB: two-shot gathering by remote reads (no NVLink writes to drain before the end barrier) against the default
+    for i in 1 2 3; do
+      run "base-both-$i" "" -b 2M -e 16M -f 2 $S --backend both
+      run "gather-$i" "-Djccl.cuda.pullGather=true" -b 2M -e 16M -f 2 $S --backend jccl
+      run "gather-u8-$i" "-Djccl.cuda.pullGather=true -Djccl.cuda.pullUnroll=8" -b 4M -e 16M -f 2 $S --backend jccl
+    done
+    run "gather-graph" "-Djccl.cuda.pullGather=true" -b 2M -e 8M -f 2 $S -G 20 --backend both ;;
   ll128b2)
     # LL128 with 2 blocks of 512 threads per SM (its 43 registers allow it): more warps, more lines in flight
     for i in 1 2; do

@@ -113,10 +113,55 @@ JCCL_DEV void pushAllReduce(const KernelArgs& a) {
     }
 }
 
+// Two-shot by reads only (kFlagPullGather): block b reduces its slice of partition `rank` from every rank's input
+// into its own output (remote reads, local writes), tells the peers' block b, and then copies its slice of every
+// peer's partition out of that peer's output (remote reads again). No NVLink writes, so the end barrier has no
+// posted writes to drain. Each slice goes in kGatherSteps steps with an arrival after each: the peers' first step
+// is long ready when this block turns to gathering it. Block b of every rank cuts each partition the same way,
+// so the block that waits for an arrival is the only one reading what it covers. In-place safe: a peer overwrites
+// its partition `rank` only after this block's arrival for that step, i.e. after it was read.
+constexpr int kGatherSteps = 2;
+template <typename T, bool SUMONLY, int MAXSRC, int UNROLL>
+JCCL_DEV bool pullGather(const KernelArgs& a, const T* const* in, T* const* out, const Red& red, bool post) {
+    constexpr int64_t PE = 16 / sizeof(T);
+    const int N = a.nRanks, r = a.rank, b = blockId(), t = threadId();
+    // Element offset and length of step k of this block's slice of partition p (the same on every rank).
+    auto step = [&](int p, int k) -> Slice {
+        const Slice part = sliceOf((int64_t)a.count, N, p, PE);
+        const Slice blk = sliceOf(part.n, gridSize(), b, PE);
+        Slice s = sliceOf(blk.n, kGatherSteps, k, PE);
+        s.start += part.start + blk.start;
+        return s;
+    };
+    uint32_t arrived[kGatherSteps];
+#pragma unroll
+    for (int k = 0; k < kGatherSteps; k++) {
+        const Slice s = step(r, k);
+        const T* src[MAXSRC];
+#pragma unroll
+        for (int p = 0; p < MAXSRC; p++) src[p] = p < N ? in[p] + s.start : nullptr;
+        T* dst[1] = {out[r] + s.start};
+        reduceCopy<T, SUMONLY, MAXSRC, 1, UNROLL>(src, N, dst, 1, (uint64_t)s.n, t, blockSize(), red, -1, post);
+        arrived[k] = blockArrive(a);
+    }
+#pragma unroll
+    for (int k = 0; k < kGatherSteps; k++) {
+        if (!blockWaitArrival(a, arrived[k])) return false;
+        for (int p = 0; p < N; p++) {
+            if (p == r) continue;
+            const Slice s = step(p, k);
+            const T* src[1] = {out[p] + s.start};
+            T* dst[1] = {out[r] + s.start};
+            reduceCopy<T, SUMONLY, 1, 1, UNROLL>(src, 1, dst, 1, (uint64_t)s.n, t, blockSize(), red, -1, false);
+        }
+    }
+    return true;
+}
+
 // The pull allReduce's data movement between its two barriers. MAXSRC = the most ranks it serves (2 for the pair
 // specialisation, which can afford more packs in flight per thread: UNROLL).
 template <typename T, bool SUMONLY, int MAXSRC, int UNROLL>
-JCCL_DEV void pullMove(const KernelArgs& a) {
+JCCL_DEV bool pullMove(const KernelArgs& a) {
     constexpr uint64_t PE = 16 / sizeof(T);
     const int N = a.nRanks;
     const Red red = makeRed(a);
@@ -141,6 +186,8 @@ JCCL_DEV void pullMove(const KernelArgs& a) {
     if (!anyInPlace && (a.flags & kFlagTwoShot) == 0) {
         T* mine[1] = {dst[a.rank]};
         reduceCopy<T, SUMONLY, MAXSRC, 1, UNROLL>(src, N, mine, 1, a.count, tid, nThreads, red, -1, post);
+    } else if (a.flags & kFlagPullGather) {
+        return pullGather<T, SUMONLY, MAXSRC, UNROLL>(a, src, dst, red, post);
     } else {
         const Slice s = sliceOf((int64_t)a.count, N, a.rank, PE);
 #pragma unroll
@@ -152,21 +199,23 @@ JCCL_DEV void pullMove(const KernelArgs& a) {
         }
         reduceCopy<T, SUMONLY, MAXSRC, MAXSRC, UNROLL>(src, N, dst, N, (uint64_t)s.n, tid, nThreads, red, -1, post);
     }
+    return true;
 }
 
 template <typename T, bool SUMONLY>
 JCCL_DEV void pullAllReduce(const KernelArgs& a) {
     if (!blockBarrier(a, true)) return;
+    bool ok;
     if (a.nRanks != 2) {
-        pullMove<T, SUMONLY, kMaxRanks, 2>(a);
+        ok = pullMove<T, SUMONLY, kMaxRanks, 2>(a);
     } else if (a.flags & kFlagDeep8) {
-        pullMove<T, SUMONLY, 2, 8>(a);
+        ok = pullMove<T, SUMONLY, 2, 8>(a);
     } else if (a.flags & kFlagDeep4) {
-        pullMove<T, SUMONLY, 2, 4>(a);
+        ok = pullMove<T, SUMONLY, 2, 4>(a);
     } else {
-        pullMove<T, SUMONLY, 2, 2>(a);
+        ok = pullMove<T, SUMONLY, 2, 2>(a);
     }
-    blockBarrier(a, false);
+    if (ok) blockBarrier(a, false);
 }
 
 }  // namespace jccl

@@ -62,6 +62,36 @@ JCCL_DEV bool blockBarrier(const KernelArgs& a, bool publish) {
     return syncBlockAnd(ok) != 0;
 }
 
+// The arrival half of blockBarrier, for pipelines that wait later (blockWaitArrival): every peer learns that this
+// block reached its next step, after all of the block's earlier writes (a release at system scope). The step
+// numbers are the barrier's own counters, so barriers and arrivals may be mixed as long as every rank makes the
+// same sequence of calls. Thread p (< nRanks, != rank) returns its new count for peer p; the others return 0.
+JCCL_DEV uint32_t blockArrive(const KernelArgs& a) {
+    const int t = threadId();
+    const int b = blockId();
+    uint32_t v = 0;
+    syncBlock();
+    if (t < a.nRanks && t != a.rank) {
+        Signals* self = sigOf(a, a.rank);
+        v = ldVolatile(&self->count[b][t]) + 1;
+        stVolatile(&self->count[b][t], v);
+        stReleaseSys(&sigOf(a, t)->arrive[b][a.rank], v);
+    }
+    return v;
+}
+
+// Waits until every peer's block made the arrival this block numbered v (thread p holds v for peer p, as
+// blockArrive returned it). False on every thread when the host raised the abort word.
+JCCL_DEV bool blockWaitArrival(const KernelArgs& a, uint32_t v) {
+    const int t = threadId();
+    int ok = 1;
+    if (t < a.nRanks && t != a.rank) {
+        const uint32_t* arrive = &sigOf(a, a.rank)->arrive[blockId()][t];
+        ok = spinUntil(a.abortFlag, [&] { return (int32_t)(ldAcquireSys(arrive) - v) >= 0; }) ? 1 : 0;
+    }
+    return syncBlockAnd(ok) != 0;
+}
+
 // Rank p's published buffers for this block (after a publishing blockBarrier); this rank's own are in a.
 JCCL_DEV PeerPtrs peerPtrs(const KernelArgs& a, int p) {
     PeerPtrs r;

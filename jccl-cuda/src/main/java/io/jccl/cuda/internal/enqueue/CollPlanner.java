@@ -44,6 +44,8 @@ public final class CollPlanner {
     private final boolean wholeLineLinks;
     /** Kernel flags of the pull allReduce's in-flight depth ({@link GpuOptions#pullUnroll()}). */
     private final int pullDepthFlags;
+    /** Experimental: two-shot gathers by remote reads (kFlagPullGather) instead of remote writes. */
+    static final boolean PULL_GATHER = Boolean.getBoolean("jccl.cuda.pullGather");
 
     /**
      * @param residentBlocks blocks of 512 threads that can surely run at once on every GPU of the communicator (the
@@ -137,7 +139,7 @@ public final class CollPlanner {
                     case ONE_SHOT, TWO_SHOT -> {
                         set(plan, KernelFamily.PULL, grid(ceilDiv(bytes, 16), (long) THREADS * options.packsPerThread()));
                         plan.flags = (a == AllReduceAlgorithm.TWO_SHOT ? KernelArgs.FLAG_TWO_SHOT : 0)
-                                | pullDepthFlags;
+                                | pullDepthFlags | (PULL_GATHER ? KernelArgs.FLAG_PULL_GATHER : 0);
                     }
                     case RING -> ring(plan, KernelFamily.RING, bytes);
                     default -> throw new IllegalStateException("no plan for " + a);

@@ -70,6 +70,7 @@ public final class KernelArgs {
     public static final int FLAG_TWO_SHOT = 4;
     public static final int FLAG_DEEP4 = 8;
     public static final int FLAG_DEEP8 = 16;
+    public static final int FLAG_PULL_GATHER = 32;
 
     static final long SIG = offset("sig");
     static final long LL = offset("ll");
