@@ -166,11 +166,13 @@ case "${1:-pdl}" in
       run "b132-u8-$i" "-Djccl.cuda.maxBlocks=132 -Djccl.cuda.pullUnroll=8" -b 2M -e 16M -f 2 $S --backend jccl
     done ;;
   gather8)
-    # 8 MiB: two-shot gathering by remote reads (no NVLink writes to drain before the end barrier) against the default
+    # 8 MiB: two-shot gathering by remote reads (no NVLink writes to drain before the end barrier) against the default,
+    # both with the fence-free publishing barrier; steps of 16 KiB (default), 8 KiB and 64 KiB per block slice
     for i in 1 2 3; do
       run "base-both-$i" "" -b 2M -e 16M -f 2 $S --backend both
       run "gather-$i" "-Djccl.cuda.pullGather=true" -b 2M -e 16M -f 2 $S --backend jccl
-      run "gather-u8-$i" "-Djccl.cuda.pullGather=true -Djccl.cuda.pullUnroll=8" -b 4M -e 16M -f 2 $S --backend jccl
+      run "gather-s8K-$i" "-Djccl.cuda.pullGather=true -Djccl.cuda.gatherStepBytes=8192" -b 4M -e 16M -f 2 $S --backend jccl
+      run "gather-s64K-$i" "-Djccl.cuda.pullGather=true -Djccl.cuda.gatherStepBytes=65536" -b 4M -e 16M -f 2 $S --backend jccl
     done
     run "gather-graph" "-Djccl.cuda.pullGather=true" -b 2M -e 8M -f 2 $S -G 20 --backend both ;;
   ll128b2)

@@ -116,37 +116,39 @@ JCCL_DEV void pushAllReduce(const KernelArgs& a) {
 // Two-shot by reads only (kFlagPullGather): block b reduces its slice of partition `rank` from every rank's input
 // into its own output (remote reads, local writes), tells the peers' block b, and then copies its slice of every
 // peer's partition out of that peer's output (remote reads again). No NVLink writes, so the end barrier has no
-// posted writes to drain. Each slice goes in kGatherSteps steps with an arrival after each: the peers' first step
-// is long ready when this block turns to gathering it. Block b of every rank cuts each partition the same way,
-// so the block that waits for an arrival is the only one reading what it covers. In-place safe: a peer overwrites
-// its partition `rank` only after this block's arrival for that step, i.e. after it was read.
-constexpr int kGatherSteps = 2;
+// posted writes to drain. Each slice goes in steps of about a.chunkBytes with an arrival after each, so the peers'
+// first steps are long ready when this block turns to gathering them. Every rank cuts every partition the same way
+// and takes the step count from the largest block slice, so all ranks arrive equally often and the block that waits
+// for an arrival is the only one reading what it covers. In-place safe: a peer overwrites its partition `rank` only
+// after this block's arrival for that step, i.e. after it was read.
 template <typename T, bool SUMONLY, int MAXSRC, int UNROLL>
 JCCL_DEV bool pullGather(const KernelArgs& a, const T* const* in, T* const* out, const Red& red, bool post) {
     constexpr int64_t PE = 16 / sizeof(T);
     const int N = a.nRanks, r = a.rank, b = blockId(), t = threadId();
+    const int64_t largest = sliceOf(sliceOf((int64_t)a.count, N, 0, PE).n, gridSize(), 0, PE).n * (int64_t)sizeof(T);
+    const int steps = (int)jmin(jmax((largest + (int64_t)a.chunkBytes - 1) / jmax((int64_t)a.chunkBytes, (int64_t)16),
+                                     (int64_t)1), (int64_t)64);
     // Element offset and length of step k of this block's slice of partition p (the same on every rank).
     auto step = [&](int p, int k) -> Slice {
         const Slice part = sliceOf((int64_t)a.count, N, p, PE);
         const Slice blk = sliceOf(part.n, gridSize(), b, PE);
-        Slice s = sliceOf(blk.n, kGatherSteps, k, PE);
+        Slice s = sliceOf(blk.n, steps, k, PE);
         s.start += part.start + blk.start;
         return s;
     };
-    uint32_t arrived[kGatherSteps];
-#pragma unroll
-    for (int k = 0; k < kGatherSteps; k++) {
+    uint32_t first = 0;
+    for (int k = 0; k < steps; k++) {
         const Slice s = step(r, k);
         const T* src[MAXSRC];
 #pragma unroll
         for (int p = 0; p < MAXSRC; p++) src[p] = p < N ? in[p] + s.start : nullptr;
         T* dst[1] = {out[r] + s.start};
         reduceCopy<T, SUMONLY, MAXSRC, 1, UNROLL>(src, N, dst, 1, (uint64_t)s.n, t, blockSize(), red, -1, post);
-        arrived[k] = blockArrive(a);
+        const uint32_t v = blockArrive(a);
+        if (k == 0) first = v;
     }
-#pragma unroll
-    for (int k = 0; k < kGatherSteps; k++) {
-        if (!blockWaitArrival(a, arrived[k])) return false;
+    for (int k = 0; k < steps; k++) {
+        if (!blockWaitArrival(a, first + k)) return false;
         for (int p = 0; p < N; p++) {
             if (p == r) continue;
             const Slice s = step(p, k);
@@ -204,7 +206,7 @@ JCCL_DEV bool pullMove(const KernelArgs& a) {
 
 template <typename T, bool SUMONLY>
 JCCL_DEV void pullAllReduce(const KernelArgs& a) {
-    if (!blockBarrier(a, true)) return;
+    if (!publishBarrier(a)) return;
     bool ok;
     if (a.nRanks != 2) {
         ok = pullMove<T, SUMONLY, kMaxRanks, 2>(a);
@@ -215,7 +217,7 @@ JCCL_DEV void pullAllReduce(const KernelArgs& a) {
     } else {
         ok = pullMove<T, SUMONLY, 2, 2>(a);
     }
-    if (ok) blockBarrier(a, false);
+    if (ok) blockBarrier(a);
 }
 
 }  // namespace jccl

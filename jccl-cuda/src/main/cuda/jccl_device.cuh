@@ -78,7 +78,7 @@ struct KernelArgs {
     double scaleF;           // 312: preMulSum scalar for floating-point types
     int64_t scaleI;          // 320: preMulSum scalar for integer types
     uint64_t slotBytes;      // 328: bytes per Simple FIFO slot
-    uint64_t chunkBytes;     // 336: ring chunk / push pipeline chunk per block, in bytes (a multiple of 16)
+    uint64_t chunkBytes;     // 336: ring chunk / push pipeline chunk per block / pull-gather step, in bytes (x16)
     uint64_t llSlotWords;    // 344: 8-byte words per (parity, source) slot of the LL area
     uint64_t pushSlotBytes;  // 352: bytes per (parity, source) slot of the push area
     int32_t connChannels;    // 360: channels per connection in the connection area
@@ -95,6 +95,12 @@ struct PeerPtrs {
     uint64_t in;
     uint64_t out;
 };
+// A rank's {in, out} as two LL lines {lo, flag, hi, flag}: the flag (the publishing barrier's count) says which
+// call they belong to, so publishing needs no fence (see publishBarrier).
+struct PtrLines {
+    uint32_t in[4];
+    uint32_t out[4];
+};
 struct Signals {
     uint32_t arrive[kMaxBlocks][kMaxRanks];   // written by peer p: its barrier count for block b
     uint32_t count[kMaxBlocks][kMaxRanks];    // local: my barrier count for block b with peer p
@@ -108,7 +114,7 @@ struct Signals {
     uint32_t pushEpoch;                       // push allReduce calls so far
     uint32_t pushDone;                        // blocks of the running push kernel that finished
     uint32_t pad[13];
-    PeerPtrs ptrs[kMaxBlocks][kMaxRanks];     // written by peer p for block b: its buffers (pull kernels)
+    PtrLines ptrs[kMaxBlocks][kMaxRanks];     // written by peer p for block b: its buffers (pull kernels)
     uint32_t chunkIn[kMaxBlocks][kMaxRanks];  // written by peer p: push chunks of block b it delivered, all calls
     uint32_t chunkBase[kMaxBlocks][kMaxRanks];// local: push chunks of block b exchanged with p before this call
 };

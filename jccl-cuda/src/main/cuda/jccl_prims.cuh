@@ -29,10 +29,8 @@ JCCL_DEV bool spinUntil(uint64_t abortFlag, F ready) {
 JCCL_DEV Signals* sigOf(const KernelArgs& a, int rank) { return reinterpret_cast<Signals*>(a.sig.p[rank]); }
 
 // Per-block cross-GPU barrier: block b of every rank must call it equally often, and every rank launches the same
-// grid. When `publish` is set, thread t stores this rank's {in, out} into peer t's Signals.ptrs[b][rank] before
-// arriving, so after the barrier every thread may read Signals.ptrs[b][p] of its own rank for every peer p.
-// Returns false (on every thread of the block) when the host raised the abort word.
-JCCL_DEV bool blockBarrier(const KernelArgs& a, bool publish) {
+// grid. Returns false (on every thread of the block) when the host raised the abort word.
+JCCL_DEV bool blockBarrier(const KernelArgs& a) {
     Signals* self = sigOf(a, a.rank);
     const int t = threadId();
     const int b = blockId();
@@ -41,12 +39,7 @@ JCCL_DEV bool blockBarrier(const KernelArgs& a, bool publish) {
     if (t < a.nRanks && t != a.rank) {
         const uint32_t v = ldVolatile(&self->count[b][t]) + 1;
         stVolatile(&self->count[b][t], v);
-        Signals* peer = sigOf(a, t);
-        if (publish) {
-            stVolatile64(&peer->ptrs[b][a.rank].in, a.in);
-            stVolatile64(&peer->ptrs[b][a.rank].out, a.out);
-        }
-        stReleaseSys(&peer->arrive[b][a.rank], v);
+        stReleaseSys(&sigOf(a, t)->arrive[b][a.rank], v);
         uint32_t spins = 0;
         while ((int32_t)(ldAcquireSys(&self->arrive[b][t]) - v) < 0) {
             spinPause();
@@ -58,6 +51,30 @@ JCCL_DEV bool blockBarrier(const KernelArgs& a, bool publish) {
                 }
             }
         }
+    }
+    return syncBlockAnd(ok) != 0;
+}
+
+// The barrier that starts a pull kernel, one step of blockBarrier's counters: thread t stores this rank's {in, out}
+// into peer t's Signals.ptrs[b][rank] as two LL lines flagged with the step, and waits until peer t's lines in this
+// rank's Signals carry the same step. The flags make the pointers their own arrival, so no release fence (an NVLink
+// round trip) precedes them; the peers' inputs are ready because every kernel starts with griddepcontrol.wait,
+// before it publishes. Afterwards every thread may call peerPtrs. False on every thread on abort.
+JCCL_DEV bool publishBarrier(const KernelArgs& a) {
+    Signals* self = sigOf(a, a.rank);
+    const int t = threadId();
+    const int b = blockId();
+    int ok = 1;
+    syncBlock();
+    if (t < a.nRanks && t != a.rank) {
+        const uint32_t v = ldVolatile(&self->count[b][t]) + 1;
+        stVolatile(&self->count[b][t], v);
+        PtrLines* mine = &sigOf(a, t)->ptrs[b][a.rank];
+        storeLL(mine->in, a.in, v);
+        storeLL(mine->out, a.out, v);
+        const PtrLines* theirs = &self->ptrs[b][t];
+        uint64_t in, out;
+        ok = spinUntil(a.abortFlag, [&] { return loadLL(theirs->in, v, &in) && loadLL(theirs->out, v, &out); }) ? 1 : 0;
     }
     return syncBlockAnd(ok) != 0;
 }
@@ -92,7 +109,7 @@ JCCL_DEV bool blockWaitArrival(const KernelArgs& a, uint32_t v) {
     return syncBlockAnd(ok) != 0;
 }
 
-// Rank p's published buffers for this block (after a publishing blockBarrier); this rank's own are in a.
+// Rank p's published buffers for this block (after publishBarrier); this rank's own are in a.
 JCCL_DEV PeerPtrs peerPtrs(const KernelArgs& a, int p) {
     PeerPtrs r;
     if (p == a.rank) {
@@ -100,8 +117,9 @@ JCCL_DEV PeerPtrs peerPtrs(const KernelArgs& a, int p) {
         r.out = a.out;
     } else {
         Signals* self = sigOf(a, a.rank);
-        r.in = ldVolatile64(&self->ptrs[blockId()][p].in);
-        r.out = ldVolatile64(&self->ptrs[blockId()][p].out);
+        const PtrLines* l = &self->ptrs[blockId()][p];
+        r.in = ((uint64_t)ldVolatile(&l->in[2]) << 32) | ldVolatile(&l->in[0]);
+        r.out = ((uint64_t)ldVolatile(&l->out[2]) << 32) | ldVolatile(&l->out[0]);
     }
     return r;
 }

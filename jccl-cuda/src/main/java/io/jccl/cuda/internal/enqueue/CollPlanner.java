@@ -46,6 +46,8 @@ public final class CollPlanner {
     private final int pullDepthFlags;
     /** Experimental: two-shot gathers by remote reads (kFlagPullGather) instead of remote writes. */
     static final boolean PULL_GATHER = Boolean.getBoolean("jccl.cuda.pullGather");
+    /** Experimental: bytes per step of a block's slice in the reads-only two-shot (chunkBytes of the PULL family). */
+    static final long GATHER_STEP_BYTES = Long.getLong("jccl.cuda.gatherStepBytes", 16L << 10);
 
     /**
      * @param residentBlocks blocks of 512 threads that can surely run at once on every GPU of the communicator (the
@@ -140,6 +142,7 @@ public final class CollPlanner {
                         set(plan, KernelFamily.PULL, grid(ceilDiv(bytes, 16), (long) THREADS * options.packsPerThread()));
                         plan.flags = (a == AllReduceAlgorithm.TWO_SHOT ? KernelArgs.FLAG_TWO_SHOT : 0)
                                 | pullDepthFlags | (PULL_GATHER ? KernelArgs.FLAG_PULL_GATHER : 0);
+                        plan.chunkBytes = GATHER_STEP_BYTES;
                     }
                     case RING -> ring(plan, KernelFamily.RING, bytes);
                     default -> throw new IllegalStateException("no plan for " + a);
