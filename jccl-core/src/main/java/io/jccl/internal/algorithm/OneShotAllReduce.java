@@ -13,9 +13,12 @@ import io.jccl.internal.transport.shm.ShmPeerArea;
  * (each GPU reads all peers' buffers), done in host memory.
  */
 public final class OneShotAllReduce extends AreaAllReduce {
+    private final RankOrderReduce reduce;
+
     /** @param seqCounter the communicator's one-shot sequence counter (one element, shared by all instances) */
     public OneShotAllReduce(ShmPeerArea area, long[] seqCounter) {
         super(area, seqCounter, "one-shot");
+        this.reduce = new RankOrderReduce(area.nRanks());
     }
 
     @Override
@@ -25,12 +28,9 @@ public final class OneShotAllReduce extends AreaAllReduce {
         int c = (int) count;
         red.prepare(send, 0, area.mine(s), 0, c, false);
         publishAndAwaitAll(ctx, s, Fingerprint.of(Collective.ALL_REDUCE, count, type, op.kind(), -1), "");
-        red.combine(area.data(0, s), 0, area.data(1, s), 0, recv, 0, c);
-        for (int r = 2; r < n; r++) {
-            red.combine(recv, 0, area.data(r, s), 0, recv, 0, c);
+        for (int r = 0; r < n; r++) {
+            reduce.source(r, area.data(r, s), 0);
         }
-        if (red.hasPostOp()) {
-            red.finish(recv, 0, recv, 0, c);
-        }
+        reduce.run(red, n, recv, 0, c, true);
     }
 }

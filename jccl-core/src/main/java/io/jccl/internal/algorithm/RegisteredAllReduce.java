@@ -23,6 +23,7 @@ public final class RegisteredAllReduce extends AreaAllReduce {
     private final ShmRegistry registry;
     private final int rank;
     private final int nRanks;
+    private final RankOrderReduce reduce;
     private final Scratch scratch;
     private ShmRegistry.Location sendAt;
     private ShmRegistry.Location recvAt;
@@ -33,6 +34,7 @@ public final class RegisteredAllReduce extends AreaAllReduce {
         this.registry = registry;
         this.rank = area.rank();
         this.nRanks = area.nRanks();
+        this.reduce = new RankOrderReduce(nRanks);
     }
 
     public RegisteredAllReduce set(long callSeq, MemorySegment send, ShmRegistry.Location sendAt, MemorySegment recv,
@@ -66,13 +68,10 @@ public final class RegisteredAllReduce extends AreaAllReduce {
             if (nRanks == 1) {
                 red.prepare(registry.peer(sendAt.index(), 0), in, out, outOff, mine, true);
             } else {
-                red.combine(registry.peer(sendAt.index(), 0), in, registry.peer(sendAt.index(), 1), in, out, outOff, mine);
-                for (int p = 2; p < nRanks; p++) {
-                    red.combine(out, outOff, registry.peer(sendAt.index(), p), in, out, outOff, mine);
+                for (int p = 0; p < nRanks; p++) {
+                    reduce.source(p, registry.peer(sendAt.index(), p), in);
                 }
-                if (red.hasPostOp()) {
-                    red.finish(out, outOff, out, outOff, mine);
-                }
+                reduce.run(red, nRanks, out, outOff, mine, true);
             }
         }
         barrier(ctx, fp);

@@ -25,12 +25,14 @@ public final class TwoShotAllReduce extends AreaAllReduce {
     private static final long SLICE_ALIGN_BYTES = 64;
     private final int rank;
     private final int nRanks;
+    private final RankOrderReduce reduce;
 
     /** @param seqCounter the communicator's one-shot sequence counter (one element, shared with one-shot) */
     public TwoShotAllReduce(ShmPeerArea area, long[] seqCounter) {
         super(area, seqCounter, "two-shot");
         this.rank = area.rank();
         this.nRanks = area.nRanks();
+        this.reduce = new RankOrderReduce(nRanks);
     }
 
     /** Elements of one slice of a chunk: the area holds nRanks slices, each a whole number of cache lines. */
@@ -67,14 +69,10 @@ public final class TwoShotAllReduce extends AreaAllReduce {
                 long outOff = rank * sliceBytes;
                 long myIn = (lo + rank * per) * esz;
                 // a shared area exists only with 2 ranks or more
-                red.combine(source(0, s1, pre), sourceOff(0, outOff, myIn, pre), source(1, s1, pre),
-                        sourceOff(1, outOff, myIn, pre), out, outOff, mine);
-                for (int p = 2; p < nRanks; p++) {
-                    red.combine(out, outOff, source(p, s1, pre), sourceOff(p, outOff, myIn, pre), out, outOff, mine);
+                for (int p = 0; p < nRanks; p++) {
+                    reduce.source(p, source(p, s1, pre), sourceOff(p, outOff, myIn, pre));
                 }
-                if (red.hasPostOp()) {
-                    red.finish(out, outOff, out, outOff, mine);
-                }
+                reduce.run(red, nRanks, out, outOff, mine, true);
             }
             publishAndAwaitAll(ctx, s2, fp, "");
             for (int k = 0; k < nRanks; k++) {
