@@ -28,31 +28,12 @@ JCCL_DEV bool spinUntil(uint64_t abortFlag, F ready) {
 
 JCCL_DEV Signals* sigOf(const KernelArgs& a, int rank) { return reinterpret_cast<Signals*>(a.sig.p[rank]); }
 
-// Per-block cross-GPU barrier: block b of every rank must call it equally often, and every rank launches the same
-// grid. Returns false (on every thread of the block) when the host raised the abort word.
-JCCL_DEV bool blockBarrier(const KernelArgs& a) {
-    Signals* self = sigOf(a, a.rank);
-    const int t = threadId();
-    const int b = blockId();
-    int ok = 1;
-    syncBlock();
-    if (t < a.nRanks && t != a.rank) {
-        const uint32_t v = ldVolatile(&self->count[b][t]) + 1;
-        stVolatile(&self->count[b][t], v);
-        stReleaseSys(&sigOf(a, t)->arrive[b][a.rank], v);
-        uint32_t spins = 0;
-        while ((int32_t)(ldAcquireSys(&self->arrive[b][t]) - v) < 0) {
-            spinPause();
-            if (++spins == kSpinsBeforeAbortCheck) {
-                spins = 0;
-                if (abortRequested(a.abortFlag)) {
-                    ok = 0;
-                    break;
-                }
-            }
-        }
-    }
-    return syncBlockAnd(ok) != 0;
+// This block's next step with peer p (the counters both sides keep in step; no resets, graph-replay safe).
+JCCL_DEV uint32_t nextStep(const KernelArgs& a, int p) {
+    uint32_t* c = &sigOf(a, a.rank)->count[blockId()][p];
+    const uint32_t v = ldVolatile(c) + 1;
+    stVolatile(c, v);
+    return v;
 }
 
 // The barrier that starts a pull kernel, one step of blockBarrier's counters: thread t stores this rank's {in, out}
@@ -67,8 +48,7 @@ JCCL_DEV bool publishBarrier(const KernelArgs& a) {
     int ok = 1;
     syncBlock();
     if (t < a.nRanks && t != a.rank) {
-        const uint32_t v = ldVolatile(&self->count[b][t]) + 1;
-        stVolatile(&self->count[b][t], v);
+        const uint32_t v = nextStep(a, t);
         PtrLines* mine = &sigOf(a, t)->ptrs[b][a.rank];
         storeLL(mine->in, a.in, v);
         storeLL(mine->out, a.out, v);
@@ -89,9 +69,7 @@ JCCL_DEV uint32_t blockArrive(const KernelArgs& a) {
     uint32_t v = 0;
     syncBlock();
     if (t < a.nRanks && t != a.rank) {
-        Signals* self = sigOf(a, a.rank);
-        v = ldVolatile(&self->count[b][t]) + 1;
-        stVolatile(&self->count[b][t], v);
+        v = nextStep(a, t);
         stReleaseSys(&sigOf(a, t)->arrive[b][a.rank], v);
     }
     return v;
@@ -108,6 +86,10 @@ JCCL_DEV bool blockWaitArrival(const KernelArgs& a, uint32_t v) {
     }
     return syncBlockAnd(ok) != 0;
 }
+
+// Per-block cross-GPU barrier: block b of every rank must call it equally often, and every rank launches the same
+// grid. Returns false (on every thread of the block) when the host raised the abort word.
+JCCL_DEV bool blockBarrier(const KernelArgs& a) { return blockWaitArrival(a, blockArrive(a)); }
 
 // Rank p's published buffers for this block (after publishBarrier); this rank's own are in a.
 JCCL_DEV PeerPtrs peerPtrs(const KernelArgs& a, int p) {
