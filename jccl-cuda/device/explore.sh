@@ -167,9 +167,12 @@ case "${1:-pdl}" in
     done ;;
   gather8)
     # 8 MiB: two-shot gathering by remote reads (no NVLink writes to drain before the end barrier) against the default,
-    # both with the fence-free publishing barrier; steps of 16 KiB (default), 8 KiB and 64 KiB per block slice
+    # both with the fence-free publishing barrier; steps of 16 KiB (default), 8 KiB and 64 KiB per block slice;
+    # fenced / nofence: the publishing barrier as before stop 18 against the new one, 8 B-16 MiB
     for i in 1 2 3; do
       run "base-both-$i" "" -b 2M -e 16M -f 2 $S --backend both
+      run "fenced-$i" "-Djccl.cuda.fencedPublish=true" -b 8 -e 16M -f 8 $S --backend jccl
+      run "nofence-$i" "" -b 8 -e 16M -f 8 $S --backend jccl
       run "gather-$i" "-Djccl.cuda.pullGather=true" -b 2M -e 16M -f 2 $S --backend jccl
       run "gather-s8K-$i" "-Djccl.cuda.pullGather=true -Djccl.cuda.gatherStepBytes=8192" -b 4M -e 16M -f 2 $S --backend jccl
       run "gather-s64K-$i" "-Djccl.cuda.pullGather=true -Djccl.cuda.gatherStepBytes=65536" -b 4M -e 16M -f 2 $S --backend jccl

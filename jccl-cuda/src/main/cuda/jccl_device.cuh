@@ -39,6 +39,7 @@ enum : int32_t {
     kFlagDeep4 = 8,      // pull allReduce on 2 ranks: 4 packs per source in flight per thread (default 2)
     kFlagDeep8 = 16,     // pull allReduce on 2 ranks: 8 packs per source in flight per thread
     kFlagPullGather = 32,// two-shot allReduce: gather the peers' reduced partitions by reads (no remote writes)
+    kFlagFencedPublish = 64, // pull allReduce: publish pointers behind a release fence (the pre-stop-18 barrier, A/B)
 };
 // P2pOp.kind.
 enum : int16_t { kP2pSend = 0, kP2pRecv = 1, kP2pCopy = 2 };

@@ -40,7 +40,8 @@ JCCL_DEV uint32_t nextStep(const KernelArgs& a, int p) {
 // into peer t's Signals.ptrs[b][rank] as two LL lines flagged with the step, and waits until peer t's lines in this
 // rank's Signals carry the same step. The flags make the pointers their own arrival, so no release fence (an NVLink
 // round trip) precedes them; the peers' inputs are ready because every kernel starts with griddepcontrol.wait,
-// before it publishes. Afterwards every thread may call peerPtrs. False on every thread on abort.
+// before it publishes. With kFlagFencedPublish (A/B only) the lines are followed by a release-store arrival, as
+// the barrier was before. Afterwards every thread may call peerPtrs. False on every thread on abort.
 JCCL_DEV bool publishBarrier(const KernelArgs& a) {
     Signals* self = sigOf(a, a.rank);
     const int t = threadId();
@@ -52,9 +53,16 @@ JCCL_DEV bool publishBarrier(const KernelArgs& a) {
         PtrLines* mine = &sigOf(a, t)->ptrs[b][a.rank];
         storeLL(mine->in, a.in, v);
         storeLL(mine->out, a.out, v);
-        const PtrLines* theirs = &self->ptrs[b][t];
-        uint64_t in, out;
-        ok = spinUntil(a.abortFlag, [&] { return loadLL(theirs->in, v, &in) && loadLL(theirs->out, v, &out); }) ? 1 : 0;
+        if (a.flags & kFlagFencedPublish) {
+            stReleaseSys(&sigOf(a, t)->arrive[b][a.rank], v);
+            const uint32_t* arrive = &self->arrive[b][t];
+            ok = spinUntil(a.abortFlag, [&] { return (int32_t)(ldAcquireSys(arrive) - v) >= 0; }) ? 1 : 0;
+        } else {
+            const PtrLines* theirs = &self->ptrs[b][t];
+            uint64_t in, out;
+            ok = spinUntil(a.abortFlag, [&] { return loadLL(theirs->in, v, &in) && loadLL(theirs->out, v, &out); })
+                    ? 1 : 0;
+        }
     }
     return syncBlockAnd(ok) != 0;
 }

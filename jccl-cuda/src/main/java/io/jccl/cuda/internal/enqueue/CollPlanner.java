@@ -46,6 +46,8 @@ public final class CollPlanner {
     private final int pullDepthFlags;
     /** Experimental: two-shot gathers by remote reads (kFlagPullGather) instead of remote writes. */
     static final boolean PULL_GATHER = Boolean.getBoolean("jccl.cuda.pullGather");
+    /** A/B only: the pull kernels publish their pointers behind a release fence, as before stop 18. */
+    static final boolean FENCED_PUBLISH = Boolean.getBoolean("jccl.cuda.fencedPublish");
     /** Experimental: bytes per step of a block's slice in the reads-only two-shot (chunkBytes of the PULL family). */
     static final long GATHER_STEP_BYTES = Long.getLong("jccl.cuda.gatherStepBytes", 16L << 10);
 
@@ -141,7 +143,8 @@ public final class CollPlanner {
                     case ONE_SHOT, TWO_SHOT -> {
                         set(plan, KernelFamily.PULL, grid(ceilDiv(bytes, 16), (long) THREADS * options.packsPerThread()));
                         plan.flags = (a == AllReduceAlgorithm.TWO_SHOT ? KernelArgs.FLAG_TWO_SHOT : 0)
-                                | pullDepthFlags | (PULL_GATHER ? KernelArgs.FLAG_PULL_GATHER : 0);
+                                | pullDepthFlags | (PULL_GATHER ? KernelArgs.FLAG_PULL_GATHER : 0)
+                                | (FENCED_PUBLISH ? KernelArgs.FLAG_FENCED_PUBLISH : 0);
                         plan.chunkBytes = GATHER_STEP_BYTES;
                     }
                     case RING -> ring(plan, KernelFamily.RING, bytes);

@@ -71,6 +71,7 @@ public final class KernelArgs {
     public static final int FLAG_DEEP4 = 8;
     public static final int FLAG_DEEP8 = 16;
     public static final int FLAG_PULL_GATHER = 32;
+    public static final int FLAG_FENCED_PUBLISH = 64;
 
     static final long SIG = offset("sig");
     static final long LL = offset("ll");
