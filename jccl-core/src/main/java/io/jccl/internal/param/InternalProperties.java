@@ -50,6 +50,12 @@ public final class InternalProperties {
                 "launch kernels with programmatic dependent launch (a kernel's blocks start as the previous one ends)"));
         add(Param.ofBoolean("jccl.cuda.pdlCapture", true, CUDA,
                 "programmatic dependent launch inside CUDA graph captures too (false: plain launches there)"));
+        add(Param.ofBoolean("jccl.cuda.pullGather", false, CUDA,
+                "experiment: two-shot allReduce gathers the peers' reduced partitions by NVLink reads, not writes"));
+        add(Param.ofLong("jccl.cuda.gatherStepBytes", 16L << 10, CUDA,
+                "experiment: bytes per step of a block's slice in the reads-only two-shot (jccl.cuda.pullGather)"));
+        add(Param.ofBoolean("jccl.cuda.fencedPublish", false, CUDA,
+                "A/B only: the pull kernels publish their buffer pointers behind a release fence, as before"));
         add(Param.ofBoolean("jccl.cuda.shareDevices", false, CUDA,
                 "testing: let GpuCommunicator.initAll put several ranks on one GPU (each rank's kernels get an equal"
                         + " share of its multiprocessors), so ring kernels can be checked on a machine with one GPU"));
