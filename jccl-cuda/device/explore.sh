@@ -178,15 +178,6 @@ case "${1:-pdl}" in
       run "gather-s64K-$i" "-Djccl.cuda.pullGather=true -Djccl.cuda.gatherStepBytes=65536" -b 4M -e 16M -f 2 $S --backend jccl
     done
     run "gather-graph" "-Djccl.cuda.pullGather=true" -b 2M -e 8M -f 2 $S -G 20 --backend both ;;
-  share1)
-    # One GPU, two ranks sharing it (-Djccl.cuda.shareDevices=true; no NVLink): two-shot with the fenced publishing
-    # barrier against the fence-free one, and the reads-only gather
-    X="-Djccl.cuda.shareDevices=true -Djccl.cuda.algorithm=twoshot"
-    for i in 1 2 3; do
-      run "fenced-$i" "$X -Djccl.cuda.fencedPublish=true" -b 8 -e 16M -f 8 $S --backend jccl
-      run "nofence-$i" "$X" -b 8 -e 16M -f 8 $S --backend jccl
-      run "gather-$i" "$X -Djccl.cuda.pullGather=true" -b 8 -e 16M -f 8 $S --backend jccl
-    done ;;
   ll128b2)
     # LL128 with 2 blocks of 512 threads per SM (its 43 registers allow it): more warps, more lines in flight
     for i in 1 2; do
