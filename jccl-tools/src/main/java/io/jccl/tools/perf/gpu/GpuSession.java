@@ -51,16 +51,13 @@ final class GpuSession {
     static GpuSession open(int gpus, int localIndex, boolean withNccl) {
         List<GpuCommunicator> comms;
         if (localIndex < 0) {
-            int seen = CudaDevice.count();
-            // -Djccl.cuda.shareDevices=true (testing): more ranks than GPUs, GPU g % seen for rank g
-            boolean share = Boolean.getBoolean("jccl.cuda.shareDevices");
-            if (seen < gpus && !(share && seen > 0)) {
+            if (CudaDevice.count() < gpus) {
                 throw new JcclException(Result.INVALID_ARGUMENT, "-g " + gpus + " but this process sees "
-                        + seen + " GPU(s); check CUDA_VISIBLE_DEVICES");
+                        + CudaDevice.count() + " GPU(s); check CUDA_VISIBLE_DEVICES");
             }
             List<CudaDevice> devs = new ArrayList<>();
             for (int g = 0; g < gpus; g++) {
-                devs.add(CudaDevice.get(g % seen));
+                devs.add(CudaDevice.get(g));
             }
             comms = GpuCommunicator.initAll(devs);
         } else {
