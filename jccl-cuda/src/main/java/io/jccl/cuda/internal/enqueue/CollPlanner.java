@@ -42,12 +42,12 @@ public final class CollPlanner {
     private final int blockLimit;
     private final boolean peerPointers;
     private final boolean wholeLineLinks;
-    /** Kernel flags of the pull allReduce's in-flight depth ({@link GpuOptions#pullUnroll()}). */
-    private final int pullDepthFlags;
-    /** Experimental: two-shot gathers by remote reads (kFlagPullGather) instead of remote writes. */
-    static final boolean PULL_GATHER = Boolean.getBoolean("jccl.cuda.pullGather");
-    /** A/B only: the pull kernels publish their pointers behind a release fence, as before stop 18. */
-    static final boolean FENCED_PUBLISH = Boolean.getBoolean("jccl.cuda.fencedPublish");
+    /**
+     * Kernel flags every pull allReduce carries: its in-flight depth ({@link GpuOptions#pullUnroll()}), and the two
+     * experiments, -Djccl.cuda.pullGather (two-shot gathers by remote reads) and -Djccl.cuda.fencedPublish (A/B only:
+     * pointers published behind a release fence, as before stop 18).
+     */
+    private final int pullFlags;
     /** Experimental: bytes per step of a block's slice in the reads-only two-shot (chunkBytes of the PULL family). */
     static final long GATHER_STEP_BYTES = Long.getLong("jccl.cuda.gatherStepBytes", 16L << 10);
 
@@ -68,8 +68,10 @@ public final class CollPlanner {
                 residentBlocks));
         this.peerPointers = peerPointers;
         this.wholeLineLinks = wholeLineLinks;
-        this.pullDepthFlags = options.pullUnroll() == 8 ? KernelArgs.FLAG_DEEP8
-                : options.pullUnroll() == 4 ? KernelArgs.FLAG_DEEP4 : 0;
+        this.pullFlags = (options.pullUnroll() == 8 ? KernelArgs.FLAG_DEEP8
+                : options.pullUnroll() == 4 ? KernelArgs.FLAG_DEEP4 : 0)
+                | (Boolean.getBoolean("jccl.cuda.pullGather") ? KernelArgs.FLAG_PULL_GATHER : 0)
+                | (Boolean.getBoolean("jccl.cuda.fencedPublish") ? KernelArgs.FLAG_FENCED_PUBLISH : 0);
     }
 
     /** The LL size of every collective but the 2-rank allReduce. */
@@ -143,8 +145,7 @@ public final class CollPlanner {
                     case ONE_SHOT, TWO_SHOT -> {
                         set(plan, KernelFamily.PULL, grid(ceilDiv(bytes, 16), (long) THREADS * options.packsPerThread()));
                         plan.flags = (a == AllReduceAlgorithm.TWO_SHOT ? KernelArgs.FLAG_TWO_SHOT : 0)
-                                | pullDepthFlags | (PULL_GATHER ? KernelArgs.FLAG_PULL_GATHER : 0)
-                                | (FENCED_PUBLISH ? KernelArgs.FLAG_FENCED_PUBLISH : 0);
+                                | pullFlags;
                         plan.chunkBytes = GATHER_STEP_BYTES;
                     }
                     case RING -> ring(plan, KernelFamily.RING, bytes);
