@@ -103,6 +103,7 @@ for (tool, size) in sorted(t, key=lambda k: (k[0] != 'jccl', k[1])):
 print(f"# ratio = median {n}-rank time / median 2-rank time (same bytes per rank); round_range: the per-round ratios")
 print("# near / far: only the runs during which CPUs 0 and 1 shared a last-level cache (cross-core round trip < "
       "300 ns before and after the run) / did not; nan: no such run")
-counts = collections.Counter((k[0], v) for sd in state.values() for k, v in sd.items())
-print("# runs by state (per size): " + ", ".join(f"{r} ranks {st}: {c // len(state)}" for (r, st), c in sorted(counts.items())))
+runs = {(tool, k[0], k[1]): v for (tool, _), sd in state.items() for k, v in sd.items()}
+counts = collections.Counter((tool, r, st) for (tool, r, _), st in runs.items())
+print("# runs by state: " + ", ".join(f"{tool} {r} ranks {st}: {c}" for (tool, r, st), c in sorted(counts.items())))
 PY
