@@ -9,14 +9,10 @@
 set -euo pipefail
 cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.."
 np=2 minb=8 maxb=134217728 factor=4 iters=200 warm=20 rounds=1 extra=()
+. scripts/lib/sweep-options.sh
 while [ $# -gt 0 ]; do
+  if sweep_option "$@"; then shift 2; continue; fi
   case "$1" in
-    -np) np=$2; shift 2 ;;
-    -b) minb=$2; shift 2 ;;
-    -e) maxb=$2; shift 2 ;;
-    -f) factor=$2; shift 2 ;;
-    -n) iters=$2; shift 2 ;;
-    -w) warm=$2; shift 2 ;;
     --registered) extra+=(-R 1); shift ;;
     --rounds) rounds=$2; shift 2 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;

@@ -12,14 +12,10 @@
 set -euo pipefail
 cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.."
 np=4 minb=32K maxb=8M factor=4 iters=200 warm=20 rounds=3 ompi=0 keep=
+. scripts/lib/sweep-options.sh
 while [ $# -gt 0 ]; do
+  if sweep_option "$@"; then shift 2; continue; fi
   case "$1" in
-    -np) np=$2; shift 2 ;;
-    -b) minb=$2; shift 2 ;;
-    -e) maxb=$2; shift 2 ;;
-    -f) factor=$2; shift 2 ;;
-    -n) iters=$2; shift 2 ;;
-    -w) warm=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
     --ompi) ompi=1; shift ;;
     --keep) keep=$2; shift 2 ;;
