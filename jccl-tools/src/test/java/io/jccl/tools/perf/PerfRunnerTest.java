@@ -17,18 +17,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** End-to-end runs of the perf harness over an in-process fake cluster (threads, reference collectives). */
 class PerfRunnerTest {
-    /** The JIT warm-up calls would be counted by the recording fakes; they are covered by their own test. */
-    @org.junit.jupiter.api.BeforeAll
-    static void noJitWarmup() {
-        System.setProperty("JCCL_PERF_JIT_WARMUP", "0");
-    }
-
-    @org.junit.jupiter.api.AfterAll
-    static void restore() {
-        System.clearProperty("JCCL_PERF_JIT_WARMUP");
-    }
-
-
     record Run(int exitCode, String stdout, String stderr, FakeCluster cluster) {
         List<String> rows() {
             return stdout.lines().filter(l -> !l.startsWith("#") && !l.isBlank()).toList();
@@ -40,22 +28,17 @@ class PerfRunnerTest {
     }
 
     /**
-     * Runs perf over a fake cluster without the JIT warm-up whoever calls it (PerfPlotTest does too): with it, each
-     * size of up to 4 KiB makes up to 60 rounds of 10,000 calls through the fake's thread barriers, which took over 15
-     * minutes on the 2-core CI machine when the surefire order ran PerfPlotTest after this class had cleared the
-     * property.
+     * Runs perf over a fake cluster without the JIT warm-up, whoever calls it (PerfPlotTest does too): the warm-up
+     * calls would be counted by the recording fakes (jitWarmupCalls has its own test), and with it each size of up to
+     * 4 KiB makes up to 60 rounds of 10,000 calls through the fake's thread barriers, which took over 15 minutes on the
+     * 2-core CI machine when only this class turned it off and surefire ran PerfPlotTest after it.
      */
     static Run run(int nRanks, int corruptRank, double minBw, String... args) {
-        String before = System.getProperty("JCCL_PERF_JIT_WARMUP");
         System.setProperty("JCCL_PERF_JIT_WARMUP", "0");
         try {
             return runAsSet(nRanks, corruptRank, minBw, args);
         } finally {
-            if (before == null) {
-                System.clearProperty("JCCL_PERF_JIT_WARMUP");
-            } else {
-                System.setProperty("JCCL_PERF_JIT_WARMUP", before);
-            }
+            System.clearProperty("JCCL_PERF_JIT_WARMUP");
         }
     }
 
@@ -229,7 +212,7 @@ class PerfRunnerTest {
         try {
             assertThat(PerfRunner.jitWarmupCalls()).isEqualTo(7);
         } finally {
-            System.setProperty("JCCL_PERF_JIT_WARMUP", "0");
+            System.clearProperty("JCCL_PERF_JIT_WARMUP");
         }
     }
 }
