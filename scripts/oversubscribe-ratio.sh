@@ -9,9 +9,13 @@
 # per-round ratio, and the same from only the runs in which the host kept CPUs 0 and 1 on cores sharing a last-level
 # cache ("near") or not ("far"; cross-core copies ~3.5x slower). --keep FILE also writes every row (tool, ranks,
 # round, state, bytes, us) to FILE.
+# --paired measures inside one job instead: N ranks against 2 of them split off (io.jccl.tools.perf.OversubscriptionBench,
+# and bench/openmpi/oversub_paired.c with --ompi), in ~30 ms phases that alternate within every round, so each round's
+# ratio compares the two under the same host state; it prints the medians, their ratio and the per-round ratios'
+# 10th/50th/90th percentiles (--rounds defaults to 100 there; -n and -w do not apply).
 set -euo pipefail
 cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.."
-np=4 minb=32K maxb=8M factor=4 iters=200 warm=20 rounds=3 ompi=0 keep=
+np=4 minb=32K maxb=8M factor=4 iters=200 warm=20 rounds= ompi=0 keep= paired=0
 . scripts/lib/sweep-options.sh
 while [ $# -gt 0 ]; do
   if sweep_option "$@"; then shift 2; continue; fi
@@ -19,6 +23,7 @@ while [ $# -gt 0 ]; do
     --rounds) rounds=$2; shift 2 ;;
     --ompi) ompi=1; shift ;;
     --keep) keep=$2; shift 2 ;;
+    --paired) paired=1; shift ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -35,6 +40,19 @@ if [ "$ompi" = 1 ]; then
   tools+=(ompi)
 fi
 root=(); [ "$(id -u)" = 0 ] && root=(--allow-run-as-root)
+if [ "$paired" = 1 ]; then
+  rounds=${rounds:-100}
+  ./jccl run -np "$np" io.jccl.tools.perf.OversubscriptionBench -b "$minb" -e "$maxb" -f "$factor" --rounds "$rounds" \
+    2> >(grep -v "^jccl run:" >&2) | sed -e 's/^\[0\] //' -e 's/^# allReduce/# jccl: allReduce/'
+  if [ "$ompi" = 1 ]; then
+    mpicc -O2 -o "$out/oversub_paired" bench/openmpi/oversub_paired.c
+    oversub=(); [ "$np" -gt "$(nproc)" ] && oversub=(--oversubscribe)
+    mpirun "${root[@]}" "${oversub[@]}" -np "$np" --mca btl self,vader "$out/oversub_paired" "$minb" "$maxb" "$factor" \
+      "$rounds"
+  fi
+  exit 0
+fi
+rounds=${rounds:-3}
 # The host may move this VM's two vCPUs between cores that share a last-level cache and cores that do not, and a
 # cross-core copy is then ~3.5x slower: a probe (bench/probe/crosscore.c) before and after every run tags its rows.
 far_ns=300
