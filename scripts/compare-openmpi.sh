@@ -5,16 +5,21 @@
 #                              [--rounds K]
 # --rounds K runs both K times, alternating (Open MPI, JCCL, Open MPI, ...), and prints each one's median per size
 # (this VM's rows vary 2-3x from run to run for both), with the best and worst round's time ratio beside it.
+# --same-process runs both libraries in the same processes instead (bench/openmpi/SameProcessCompare.java: mpirun
+# starts JVMs that call MPI_Allreduce through FFM and JCCL's allReduce on the same buffers, in alternating ~30 ms phases,
+# --rounds times, default 30), so every round compares the two under the same host state; -n and -w do not apply;
+# with --registered both use buffers from comm.allocate.
 # Installs openmpi-bin and libopenmpi-dev with apt-get when mpicc is missing (needs root).
 set -euo pipefail
 cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.."
-np=2 minb=8 maxb=134217728 factor=4 iters=200 warm=20 rounds=1 extra=()
+np=2 minb=8 maxb=134217728 factor=4 iters=200 warm=20 rounds= extra=() same=0
 . scripts/lib/sweep-options.sh
 while [ $# -gt 0 ]; do
   if sweep_option "$@"; then shift 2; continue; fi
   case "$1" in
     --registered) extra+=(-R 1); shift ;;
     --rounds) rounds=$2; shift 2 ;;
+    --same-process) same=1; shift ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -29,6 +34,15 @@ trap 'rm -rf "$out"' EXIT
 mpicc -O2 -o "$out/allreduce_bench" bench/openmpi/allreduce_bench.c
 root=(); [ "$(id -u)" = 0 ] && root=(--allow-run-as-root)
 oversub=(); [ "$np" -gt "$(nproc)" ] && oversub=(--oversubscribe)
+if [ "$same" = 1 ]; then
+  ./jccl java -version >/dev/null 2>&1 || ./jccl java -version  # builds once here, not in every rank
+  echo "# Open MPI $(mpirun --version | head -1 | awk '{print $NF}') (btl vader) and JCCL in the same $np processes"
+  # opal_signal "": Open MPI's SIGSEGV/SIGBUS handlers would replace the JVM's, which it relies on
+  exec mpirun "${root[@]}" "${oversub[@]}" -np "$np" --mca btl self,vader --mca opal_signal "" \
+    ./jccl java bench/openmpi/SameProcessCompare.java "$minb" "$maxb" "$factor" "${rounds:-30}" \
+    "$([ ${#extra[@]} -gt 0 ] && echo registered || echo plain)"
+fi
+rounds=${rounds:-1}
 echo "# Open MPI $(mpirun --version | head -1 | awk '{print $NF}'), $np ranks, shared memory (btl vader)"
 echo "# JCCL ./jccl perf all_reduce -np $np${extra[*]:+ ${extra[*]}}; $rounds round(s)"
 for ((k = 1; k <= rounds; k++)); do
