@@ -3,6 +3,8 @@ import io.jccl.DataType;
 import io.jccl.Jccl;
 import io.jccl.RedOp;
 import io.jccl.UniqueId;
+import io.jccl.tools.perf.OversubscriptionBench;
+import io.jccl.tools.perf.PairedSamples;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -12,7 +14,6 @@ import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
@@ -84,8 +85,11 @@ public final class SameProcessCompare {
             sizes.add(b / 4 * 4);
         }
         long wrong = 0;
-        double[][] tm = new double[sizes.size()][rounds];
-        double[][] tj = new double[sizes.size()][rounds];
+        // reference: JCCL's time, test: Open MPI's, so the ratios read as JCCL's speed-up
+        PairedSamples[] samples = new PairedSamples[sizes.size()];
+        for (int s = 0; s < sizes.size(); s++) {
+            samples[s] = new PairedSamples(rounds);
+        }
         int[] calls = new int[sizes.size()];
         try (Communicator comm = Communicator.init(id, n, rank); Arena bufs = Arena.ofConfined()) {
             // registered: both libraries use buffers from comm.allocate (shared memory peers map; JCCL reads them
@@ -106,9 +110,9 @@ public final class SameProcessCompare {
                             least)));
                 }
                 phase(true, comm, send, recv, count, 1);
-                wrong += countWrong(recv, count, want);
+                wrong += OversubscriptionBench.countWrong(recv, count, want);
                 phase(false, comm, send, recv, count, 1);
-                wrong += countWrong(recv, count, want);
+                wrong += OversubscriptionBench.countWrong(recv, count, want);
                 calls[s] = (int) Math.max(3, Math.min(1_000_000, phaseNs / Math.max(1, t)));
             }
             for (int r = -2; r < rounds; r++) {
@@ -125,8 +129,7 @@ public final class SameProcessCompare {
                         }
                     }
                     if (r >= 0) {
-                        tm[s][r] = a;
-                        tj[s][r] = b;
+                        samples[s].add(b, a);
                     }
                 }
             }
@@ -139,15 +142,10 @@ public final class SameProcessCompare {
             System.out.printf("# %10s %7s %10s %10s %8s %8s %8s %8s%n", "bytes", "calls", "ompi_us", "jccl_us",
                     "busbw_x", "pair_p10", "pair_med", "pair_p90");
             for (int s = 0; s < sizes.size(); s++) {
-                double mo = median(tm[s]);
-                double mj = median(tj[s]);
-                double[] q = new double[rounds];
-                for (int r = 0; r < rounds; r++) {
-                    q[r] = tm[s][r] / tj[s][r];
-                }
-                Arrays.sort(q);
-                System.out.printf("  %10d %7d %10.2f %10.2f %8.2f %8.2f %8.2f %8.2f%n", sizes.get(s), calls[s], mo / 1e3,
-                        mj / 1e3, mo / mj, q[rounds / 10], q[rounds / 2], q[rounds * 9 / 10]);
+                PairedSamples p = samples[s];
+                System.out.printf("  %10d %7d %10.2f %10.2f %8.2f %8.2f %8.2f %8.2f%n", sizes.get(s), calls[s],
+                        p.testMedian() / 1e3, p.referenceMedian() / 1e3, p.ratioOfMedians(), p.pairedRatio(0.1),
+                        p.pairedRatio(0.5), p.pairedRatio(0.9));
             }
             System.out.printf("# busbw_x and pair_*: Open MPI time / JCCL time (JCCL busbw / Open MPI busbw; above 1: "
                     + "JCCL faster), of the medians and per round (10th, 50th, 90th percentile); wrong elements: %d%n",
@@ -204,19 +202,4 @@ public final class SameProcessCompare {
         return reduceMpi(v, opSum) / n;
     }
 
-    private static long countWrong(MemorySegment recv, long count, float want) {
-        long bad = 0;
-        for (long i = 0; i < count; i++) {
-            if (recv.getAtIndex(ValueLayout.JAVA_FLOAT, i) != want) {
-                bad++;
-            }
-        }
-        return bad;
-    }
-
-    private static double median(double[] v) {
-        double[] c = v.clone();
-        Arrays.sort(c);
-        return c.length % 2 == 1 ? c[c.length / 2] : (c[c.length / 2 - 1] + c[c.length / 2]) / 2;
-    }
 }

@@ -245,8 +245,8 @@ public final class OversubscriptionBench implements Runnable {
         return a[0] / c.size();
     }
 
-    /** Elements of {@code recv[0, count)} that are not {@code expected} (every input element is rank + 1). */
-    private static long countWrong(MemorySegment recv, long count, float expected) {
+    /** Elements of {@code recv[0, count)} (floats) that are not {@code expected}. */
+    public static long countWrong(MemorySegment recv, long count, float expected) {
         long bad = 0;
         for (long i = 0; i < count; i++) {
             if (recv.getAtIndex(ValueLayout.JAVA_FLOAT, i) != expected) {
