@@ -26,8 +26,8 @@ import java.util.List;
  *
  * <pre>{@code ./jccl run -np 4 io.jccl.tools.perf.OversubscriptionBench -b 32K -e 8M --rounds 40}</pre>
  *
- * <p>Runs on each rank's main thread; rank 0 prints. Written for issue 3's target (4 ranks on 2 cores within 3x of the
- * 2-rank time); there is no NCCL counterpart.
+ * <p>Runs on each rank's main thread; rank 0 prints. Written for the oversubscription target (4 ranks on 2 cores
+ * within 3x of the 2-rank time); there is no NCCL counterpart.
  */
 @Command(name = "OversubscriptionBench", mixinStandardHelpOptions = true,
         description = "allReduce (float sum, out of place) with all ranks against two of them, in alternating phases "
@@ -88,11 +88,7 @@ public final class OversubscriptionBench implements Runnable {
             throw new IllegalArgumentException("need 4 <= minbytes <= maxbytes and stepfactor >= 2, got " + min + ", "
                     + max + ", " + factor);
         }
-        List<Long> s = new ArrayList<>();
-        for (long b = min; b <= max; b *= factor) {
-            s.add(b / 4 * 4);
-        }
-        return s;
+        return new SizeSweep(min, max, 0, factor).sizes().stream().map(b -> b / 4 * 4).toList();
     }
 
     /**
