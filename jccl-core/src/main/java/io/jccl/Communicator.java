@@ -91,7 +91,9 @@ public interface Communicator extends AutoCloseable, ArrayCollectives, BufferCol
     /**
      * Creates all {@code nRanks} ranks of a communicator inside this process (NCCL's {@code ncclCommInitAll}):
      * element {@code i} of the result has rank {@code i}. Drive them with {@link Jccl#group()} from one thread, or
-     * one thread per rank.
+     * one thread per rank. They can be closed in any order from any threads, one after another from one thread too
+     * (as nccl-tests destroys ncclCommInitAll's communicators): a close returns once it has told the peers, and the
+     * last one to close releases them all.
      *
      * @param nRanks the number of ranks
      * @param config options shared by every rank
@@ -393,7 +395,8 @@ public interface Communicator extends AutoCloseable, ArrayCollectives, BufferCol
     /**
      * Waits for every operation issued so far, then releases the communicator's threads, sockets and memory
      * (NCCL's {@code ncclCommFinalize} followed by {@code ncclCommDestroy}). Idempotent. A broken communicator is
-     * released without waiting.
+     * released without waiting. The communicators of {@link #initAll} are released together, when the last of them
+     * closes.
      */
     @Override
     void close();

@@ -8,10 +8,12 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 /** NCCL's group semantics: grouped send/recv cannot deadlock, and one thread can drive several communicators. */
 class GroupTest {
@@ -113,6 +115,39 @@ class GroupTest {
             for (int k = 0; k < 20; k++) {
                 assertThat(bufs.get(k)[999]).isEqualTo(3 * k + 3);
             }
+        });
+    }
+
+    /**
+     * nccl-tests destroys ncclCommInitAll's communicators one after another from one thread; here the first close
+     * used to wait its whole timeout (120 s) for a peer the same thread had not closed yet.
+     */
+    @Test
+    void initAllCommunicatorsCloseOneAfterAnotherFromOneThread() {
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
+            List<Communicator> comms = Communicator.initAll(3, Config.defaults().withName("seq-close"));
+            float[] d = {1, 2};
+            try (Group g = Jccl.group()) {
+                comms.forEach(c -> c.allReduce(d.clone(), RedOp.SUM));
+            }
+            for (Communicator c : comms) {
+                c.close();
+            }
+            for (Communicator c : comms) {
+                assertThatThrownBy(() -> c.allReduce(new float[2], RedOp.SUM)).isInstanceOf(JcclException.class)
+                        .satisfies(e -> assertThat(((JcclException) e).result()).isEqualTo(Result.INVALID_USAGE));
+            }
+        });
+    }
+
+    @Test
+    void initAllClosesFinishWhenTheLastMemberIsAborted() {
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
+            List<Communicator> comms = Communicator.initAll(3, Config.defaults().withName("close-abort"));
+            comms.get(0).close();
+            comms.get(2).close();
+            comms.get(1).abort();
+            assertThatThrownBy(() -> comms.get(0).allReduce(new float[2], RedOp.SUM)).isInstanceOf(JcclException.class);
         });
     }
 

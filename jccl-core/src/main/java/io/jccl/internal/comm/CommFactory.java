@@ -212,6 +212,12 @@ public final class CommFactory {
                 throw errors[r];
             }
         }
+        LocalCloseGroup closing = new LocalCloseGroup(nRanks);
+        for (Communicator c : comms) {
+            if (c instanceof HostCommunicator h) {
+                h.closeTogetherWith(closing);
+            }
+        }
         return List.of(comms);
     }
 }

@@ -31,6 +31,8 @@ public final class HostCommunicator implements Communicator, GroupState.Launchab
     private final AtomicLong seq = new AtomicLong();
     private final AtomicReference<Thread> user = new AtomicReference<>();
     private volatile boolean closed;
+    /** The communicators of this one's initAll, released together; null for every other communicator. */
+    private volatile LocalCloseGroup closeGroup;
 
     HostCommunicator(CommRuntime runtime, CommResilience resilience) {
         this.rt = runtime;
@@ -367,18 +369,29 @@ public final class HostCommunicator implements Communicator, GroupState.Launchab
         return rt.health().failure();
     }
 
+    /** Makes this communicator one of {@code group}, released when the last of them closes (initAll). */
+    void closeTogetherWith(LocalCloseGroup group) {
+        this.closeGroup = group;
+    }
+
     @Override
     public void abort() {
         closed = true;
         rt.abort();
+        arrived(null);
     }
 
     @Override
     public void close() {
         closed = true;
-        if (!GroupState.recordClose(this)) {
-            rt.closeBegin();
+        if (GroupState.recordClose(this)) {
+            return;
+        }
+        rt.closeBegin();
+        if (closeGroup == null) {
             rt.closeFinish();
+        } else {
+            arrived(rt::closeFinish);
         }
     }
 
@@ -390,6 +403,15 @@ public final class HostCommunicator implements Communicator, GroupState.Launchab
     @Override
     public void closeFinish() {
         rt.closeFinish();
+        arrived(null);
+    }
+
+    /** Tells this communicator's initAll group that it is closing or gone; {@code finish}: what is left to do. */
+    private void arrived(Runnable finish) {
+        LocalCloseGroup g = closeGroup;
+        if (g != null) {
+            g.arrive(rank(), finish);
+        }
     }
 
     @Override
