@@ -52,10 +52,6 @@ public final class OversubscriptionBench implements Runnable {
     public record Row(long bytes, int callsPerPhase, PairedSamples samples) {
     }
 
-    /** Quiet JIT time awaited after the warm-up, and the most time spent waiting for it (as perf). */
-    private static final long JIT_QUIET_MS = 150;
-    private static final long JIT_QUIET_MAX_MS = 3000;
-
     /** Rounds run before the recorded ones. */
     static final int WARMUP_ROUNDS = 2;
 
@@ -128,7 +124,7 @@ public final class OversubscriptionBench implements Runnable {
                 wrong += countWrong(recv, count, n * (n + 1) / 2);
                 calls[s] = callsFor(phaseNs, t);
             }
-            JitQuiet.await(JIT_QUIET_MS, JIT_QUIET_MAX_MS);
+            JitQuiet.await(PerfRunner.JIT_QUIET_MS, PerfRunner.JIT_QUIET_MAX_MS);
             world.barrier();
             PairedSamples[] samples = new PairedSamples[sizes.size()];
             for (int s = 0; s < sizes.size(); s++) {
@@ -168,7 +164,8 @@ public final class OversubscriptionBench implements Runnable {
 
     /** {@code calls} back-to-back allReduces once the ranks are aligned; returns ns per call on this rank. */
     private static double phase(Communicator c, MemorySegment send, MemorySegment recv, long count, int calls) {
-        align(c);
+        // ranks that slept through the other side's phase wake late: start together
+        Settle.alignRanks(c::barrier, us -> maxOver(c, us));
         long t0 = System.nanoTime();
         for (int i = 0; i < calls; i++) {
             c.allReduce(send, recv, count, DataType.FLOAT32, RedOp.SUM);
@@ -178,23 +175,17 @@ public final class OversubscriptionBench implements Runnable {
 
     /**
      * Phases of about {@code phaseNs}, and of at least {@link #warmUpCalls} calls, until the time per call stops
-     * improving: three phases in a row not 5% faster than the best, after at least {@link #MIN_WARMUP_PHASES}, 60 at
-     * most (as perf's JIT warm-up). The calls count, not the time: until the JIT has compiled the reduction (the
-     * Vector API runs interpreted at a tiny fraction of its speed), a 32 KiB call took 5-15 ms instead of 20-30 us,
-     * and phases sized by time alone ran three calls each and never got there. The slowest rank's time decides, so
-     * every rank runs the same phases; returns it for the last phase, in ns per call.
+     * improving ({@link Settle#untilFlat}, after at least {@link #MIN_WARMUP_PHASES}). The calls count, not the time:
+     * until the JIT has compiled the reduction (the Vector API runs interpreted at a tiny fraction of its speed), a
+     * 32 KiB call took 5-15 ms instead of 20-30 us, and phases sized by time alone ran three calls each and never got
+     * there. The slowest rank's time decides, so every rank runs the same phases; returns it for the last phase, in
+     * ns per call.
      */
     private static double warmUp(Communicator c, MemorySegment send, MemorySegment recv, long count, double phaseNs) {
         int least = warmUpCalls(count * 4);
-        double t = maxOver(c, phase(c, send, recv, count, least));
-        double best = t;
-        int flat = 0;
-        for (int i = 0; i < 60 && (i < MIN_WARMUP_PHASES || flat < 3); i++) {
-            t = maxOver(c, phase(c, send, recv, count, Math.max(least, callsFor(phaseNs, t))));
-            flat = t < best * 0.95 ? 0 : flat + 1;
-            best = Math.min(best, t);
-        }
-        return t;
+        double first = maxOver(c, phase(c, send, recv, count, least));
+        return Settle.untilFlat(MIN_WARMUP_PHASES, first,
+                t -> maxOver(c, phase(c, send, recv, count, Math.max(least, callsFor(phaseNs, t)))));
     }
 
     /** The fewest calls of a warm-up phase: 1000 up to 32 KiB, fewer for larger sizes (4 at 8 MiB), at least 4. */
@@ -204,24 +195,6 @@ public final class OversubscriptionBench implements Runnable {
 
     /** Phases every warm-up runs at least. */
     private static final int MIN_WARMUP_PHASES = 5;
-
-    /** A barrier counts as aligned when the slowest rank spent less than this in it (as perf's rows). */
-    private static final double ALIGNED_BARRIER_NS = 50e3;
-
-    /**
-     * Barriers until one takes every rank less than {@link #ALIGNED_BARRIER_NS}, 10 at most, so a phase starts on all
-     * ranks within microseconds even when some of them slept through the phase before (waking a sleeping thread
-     * took up to 1.5 ms on a VM).
-     */
-    private static void align(Communicator c) {
-        for (int i = 0; i < 10; i++) {
-            long t0 = System.nanoTime();
-            c.barrier();
-            if (maxOver(c, System.nanoTime() - t0) < ALIGNED_BARRIER_NS) {
-                return;
-            }
-        }
-    }
 
     /** Calls of {@code nsPerCall} that fill {@code budgetNs}: 3 to 1,000,000. */
     static int callsFor(double budgetNs, double nsPerCall) {

@@ -111,19 +111,15 @@ public final class PerfRunner {
 
     /**
      * At least {@code minRounds} rounds of {@code perRound} calls, then more until the time per call stops improving
-     * (three rounds in a row within 5% of the best), 60 rounds at most (measured: the small-message path needs
-     * 100,000 to 200,000 calls before C2 settles): how long the JIT needs differs by machine and load, so the warm-up watches it settle. The
-     * decision uses the slowest rank's time, so every rank runs the same number of rounds.
+     * ({@link Settle#untilFlat}). The decision uses the slowest rank's time, so every rank runs the same number of
+     * rounds.
      */
     private void jitWarmup(PerfBackend.PreparedCall call, int perRound, int minRounds) {
-        double best = Double.MAX_VALUE;
-        int flat = 0;
-        for (int round = 0; round < 60 && (round < minRounds || flat < 3); round++) {
+        Settle.untilFlat(minRounds, Double.MAX_VALUE, previous -> {
             double t = backend.reduceStat(warmupRound(call, perRound), PerfBackend.StatMode.MAX);
             rehearseBetweenRows();
-            flat = t < best * 0.95 ? 0 : flat + 1;
-            best = Math.min(best, t);
-        }
+            return t;
+        });
     }
 
     /**
@@ -146,24 +142,12 @@ public final class PerfRunner {
         return (System.nanoTime() - t0) / (double) calls;
     }
 
-    /** A barrier counts as aligned when the slowest rank spent less than this in it. */
-    static final double ALIGNED_BARRIER_US = 50;
-
     /**
-     * Barriers until one takes every rank less than {@link #ALIGNED_BARRIER_US}, 10 at most, so the timed loop starts
-     * on every rank within microseconds. After the JIT-quiet wait ranks reach the barrier up to seconds apart; the
-     * early one falls asleep in it, and waking a sleeping thread on a VM took up to 1.5 ms (measured: one rank began
-     * its 8 B row 1.5 ms after the other, and that row read 8.8 µs per call instead of 0.6). Open MPI's benchmark
-     * never sleeps, so its ranks never wait for a wake-up.
+     * Barriers until the ranks leave one together ({@link Settle#alignRanks}): after the JIT-quiet wait they reach it
+     * up to seconds apart, and Open MPI's benchmark never sleeps, so its ranks never wait for a wake-up.
      */
     private void alignRanks() {
-        for (int i = 0; i < 10; i++) {
-            long t0 = System.nanoTime();
-            backend.barrier();
-            if (backend.reduceStat((System.nanoTime() - t0) / 1e3, PerfBackend.StatMode.MAX) < ALIGNED_BARRIER_US) {
-                return;
-            }
-        }
+        Settle.alignRanks(backend::barrier, us -> backend.reduceStat(us, PerfBackend.StatMode.MAX));
     }
 
     /**

@@ -2,8 +2,6 @@ package io.jccl.tools.perf;
 
 import io.jccl.Communicator;
 import io.jccl.Config;
-import io.jccl.Group;
-import io.jccl.Jccl;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;
@@ -83,7 +81,7 @@ class OversubscriptionBenchTest {
                     .containsPattern("(?m)^\\s+65536\\s+\\d+\\s+[0-9.]+\\s+[0-9.]+");
         } finally {
             pool.shutdownNow();
-            closeAll(comms);
+            comms.forEach(Communicator::close);
         }
     }
 
@@ -94,13 +92,6 @@ class OversubscriptionBenchTest {
             assertThatThrownBy(() -> OversubscriptionBench.measure(comms.get(0), List.of(64L), 1, 1e5))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least 3 ranks");
         } finally {
-            closeAll(comms);
-        }
-    }
-
-    /** Closing is collective: one thread closes every rank's communicator in a group. */
-    private static void closeAll(List<Communicator> comms) {
-        try (Group g = Jccl.group()) {
             comms.forEach(Communicator::close);
         }
     }
