@@ -68,15 +68,12 @@ JCCL_DEV void pushAllReduce(const KernelArgs& a) {
     auto reduce = [&](int k) -> bool {
         int got = 1;
         if (t < (uint32_t)N && (int)t != r) {
-            uint32_t spins = 0;
+            SpinWatch watch;
             while ((int32_t)(ldAcquireSys(&self->chunkIn[b][t]) - (base + k + 1)) < 0) {
                 spinPause();
-                if (++spins == kSpinsBeforeAbortCheck) {
-                    spins = 0;
-                    if (abortRequested(a.abortFlag)) {
-                        got = 0;
-                        break;
-                    }
+                if (watch.stop(waitCtx(a), t, kWaitPushChunk)) {
+                    got = 0;
+                    break;
                 }
             }
         }

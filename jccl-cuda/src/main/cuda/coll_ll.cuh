@@ -73,7 +73,7 @@ JCCL_DEV LlCall llBegin(const KernelArgs& a) {
     if (threadId() < (uint32_t)a.nRanks && (int)threadId() != r && llSendsTo(a, threadId())) {
         const int p = threadId();
         const uint64_t prev = sPrev;
-        aborted = !spinUntil(a.abortFlag, [&] {
+        aborted = !spinUntil(waitCtx(a), p, kWaitLlSlot, [&] {
             return (int64_t)(ldVolatile64(&self->llPeerSeen[p]) - prev) >= 0
                    || (int64_t)(ldAcquireSys64(&self->llPeerDone[p]) - prev) >= 0;
         });
@@ -171,7 +171,7 @@ JCCL_DEV void llColl(const KernelArgs& a) {
             } else if (llRecvsFrom(a, p)) {
                 const char* line = llLine(a.ll.p[r], parity, N, p, a.llSlotWords, w);
                 uint64_t* v = &vals[p];
-                if (!spinUntil(a.abortFlag, [&] { return loadLL(line, flag, v); })) {
+                if (!spinUntil(waitCtx(a), p, kWaitLlData, [&] { return loadLL(line, flag, v); })) {
                     aborted = true;
                     break;
                 }
@@ -321,7 +321,7 @@ JCCL_DEV void llPackedAllReduce(const KernelArgs& a) {
         uint32_t d[12];
         // All four lines are loaded on every poll, without branches between the loads, so they are in flight
         // together (a line already seen cannot change: the peer writes this parity again only after this call).
-        if (!spinUntil(a.abortFlag, [&] {
+        if (!spinUntil(waitCtx(a), p.peer, kWaitLlData, [&] {
                 int all = 1;
 #pragma unroll
                 for (int j = 0; j < 4; j++) {

@@ -88,15 +88,12 @@ JCCL_DEV void ll128AllReduce(const KernelArgs& a) {
         uint64_t mine[2], theirs[2];
         ll128Load<T, SUMONLY>(p, k, lane, flagLane, mine);
         const char* line = llLine(a.ll.p[p.r], c.parity, 2, p.peer, a.llSlotWords, k * 32 + lane);
-        uint32_t spins = 0;
+        SpinWatch watch;
         while (!pollLL128(line, flag, flagLane, &theirs[0], &theirs[1])) {
             spinPause();
-            if (++spins == kSpinsBeforeAbortCheck) {
-                spins = 0;
-                if (warpAny(abortRequested(a.abortFlag))) {
-                    aborted = true;
-                    break;
-                }
+            if (warpAny(watch.stop(waitCtx(a), p.peer, kWaitLlData))) {
+                aborted = true;
+                break;
             }
         }
         if (aborted) break;

@@ -9,7 +9,9 @@
 //  - a flag that publishes data written earlier in the same kernel is stored with release semantics at .sys
 //    scope after a block barrier, and read with acquire semantics at .sys scope before a block barrier;
 //  - data produced by peers is read with ld.global.cg (L2 only) so a stale L1 line is never returned;
-//  - spin loops never use plain loads and check the host-mapped abort word every kSpinsBeforeAbortCheck spins.
+//  - spin loops never use plain loads; every kSpinsBeforeAbortCheck polls they check the host-mapped abort area
+//    and the time they have waited (SpinWatch): a wait longer than the communicator's limit ends the kernel, as an
+//    abort does, and leaves a record the host turns into an error naming rank, peer and collective.
 #pragma once
 
 #include <stdint.h>
@@ -69,7 +71,7 @@ struct KernelArgs {
     uint64_t in;             // 256: this rank's input
     uint64_t out;            // 264: this rank's output
     uint64_t count;          // 272: elements (per rank block for reduceScatter/allGather/allToAll; bytes for copies)
-    uint64_t abortFlag;      // 280: host-mapped int, non-zero = abort
+    uint64_t abortFlag;      // 280: the host-mapped AbortArea
     int32_t rank;            // 288
     int32_t nRanks;          // 292
     int32_t coll;            // 296: kAllReduce, ...
@@ -114,7 +116,8 @@ struct Signals {
     uint32_t llDone;                          // blocks of the running LL kernel that finished
     uint32_t pushEpoch;                       // push allReduce calls so far
     uint32_t pushDone;                        // blocks of the running push kernel that finished
-    uint32_t pad[13];
+    uint32_t timeoutClaims;                   // this rank's waits that passed the limit (the first one records it)
+    uint32_t pad[12];
     PtrLines ptrs[kMaxBlocks][kMaxRanks];     // written by peer p for block b: its buffers (pull kernels)
     uint32_t chunkIn[kMaxBlocks][kMaxRanks];  // written by peer p: push chunks of block b it delivered, all calls
     uint32_t chunkBase[kMaxBlocks][kMaxRanks];// local: push chunks of block b exchanged with p before this call
@@ -136,6 +139,37 @@ struct ConnCtl {
     uint64_t pad2[14];
 };                                            // 384 bytes
 
+// What a spin loop waits for, in the timeout record (io.jccl.cuda.internal.comm.AbortArea names them).
+enum : int32_t {
+    kWaitBarrier = 1,     // the peer's block to reach the same barrier (or publish its buffers)
+    kWaitLlSlot = 2,      // the peer to finish the previous LL call, so its LL slots can be reused
+    kWaitLlData = 3,      // LL / LL128 lines from the peer
+    kWaitFifoData = 4,    // a Simple FIFO step from the peer (recv)
+    kWaitFifoCredit = 5,  // a free slot in the peer's FIFO (send)
+    kWaitPushChunk = 6,   // a push-allReduce chunk from the peer
+};
+enum : int32_t { kAbortByHost = 1, kAbortTimedOut = 2 };
+
+// The first wait of one rank that passed the limit.
+struct TimeoutRecord {
+    int32_t peer;         // the rank waited for
+    int32_t coll;         // KernelArgs.coll (-1: send/recv)
+    int32_t what;         // kWait*
+    int32_t block;
+    uint64_t waitedNs;    // written last: non-zero once the record is complete
+    uint64_t pad;
+};                        // 32 bytes
+
+// A communicator's host-mapped abort area (one per initAll clique, shared by its GPUs, or one per process), written
+// by io.jccl.cuda.internal.comm.AbortArea and read by every spin loop: state and timeoutMs are read together as one
+// 8-byte word, so checking the limit costs no more host-memory reads than checking for an abort.
+struct AbortArea {
+    int32_t state;        // 0: running; kAbortByHost; kAbortTimedOut (a kernel's wait passed the limit)
+    uint32_t timeoutMs;   // the longest one wait may last (Config.timeout / JCCL_TIMEOUT_MS); 0: no limit
+    uint64_t pad;
+    TimeoutRecord rec[kMaxRanks];
+};                        // 272 bytes
+
 }  // namespace jccl
 
 #ifdef JCCL_EMULATOR
@@ -143,6 +177,7 @@ struct ConnCtl {
 #else
 
 #define JCCL_DEV __device__ __forceinline__
+#define JCCL_COLD __device__ __noinline__
 #define JCCL_SHARED(T, name, slot) __shared__ T name
 #define JCCL_KERNEL(name) extern "C" __global__ void __launch_bounds__(512, 1) name(jccl::KernelArgs a)
 
@@ -246,8 +281,12 @@ JCCL_DEV void kernelEntry() {
     asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 }
 
-JCCL_DEV bool abortRequested(uint64_t abortFlag) {
-    return *reinterpret_cast<const volatile int*>(abortFlag) != 0;
+// The abort area's first 8 bytes in one host-memory read: state in the low half, timeoutMs in the high half.
+JCCL_DEV uint64_t abortWord(uint64_t abortArea) { return *reinterpret_cast<const volatile uint64_t*>(abortArea); }
+JCCL_DEV uint64_t nowNs() {
+    uint64_t t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
 }
 
 }  // namespace jccl
@@ -258,4 +297,61 @@ template <typename T>
 JCCL_DEV T jmin(T a, T b) { return a < b ? a : b; }
 template <typename T>
 JCCL_DEV T jmax(T a, T b) { return a < b ? b : a; }
+
+// What a spin loop needs to give up in time: the abort area, this rank's claim counter, the rank and the call.
+struct WaitCtx {
+    uint64_t abortArea;
+    uint32_t* claims;     // this rank's Signals.timeoutClaims
+    int32_t rank;
+    int32_t coll;
+};
+JCCL_DEV WaitCtx waitCtx(const KernelArgs& a) {
+    WaitCtx w;
+    w.abortArea = a.abortFlag;
+    w.claims = &reinterpret_cast<Signals*>(a.sig.p[a.rank])->timeoutClaims;
+    w.rank = a.rank;
+    w.coll = a.coll;
+    return w;
+}
+
+// The slow half of SpinWatch::stop (kept out of line: it runs once per kSpinsBeforeAbortCheck polls). Returns
+// UINT64_MAX when the wait must end: the host raised the abort state, or the wait began at startNs and has lasted
+// longer than the limit. The first of this rank's waits to pass the limit writes its record (waitedNs last), then
+// raises the state, which stops every other wait of the communicator at its next check. Otherwise returns the
+// wait's start time (now, on the first check).
+JCCL_COLD uint64_t checkWait(WaitCtx w, uint64_t startNs, int peer, int what) {
+    const uint64_t word = abortWord(w.abortArea);
+    if ((uint32_t)word != 0) return ~0ull;
+    const uint64_t limitNs = (word >> 32) * 1000000ull;
+    const uint64_t now = nowNs();
+    if (limitNs == 0 || startNs == 0) return startNs == 0 ? now : startNs;
+    if (now - startNs < limitNs) return startNs;
+    if (atomicAddGpu(w.claims, 1) == 0) {
+        AbortArea* area = reinterpret_cast<AbortArea*>(w.abortArea);
+        TimeoutRecord* r = &area->rec[w.rank];
+        stVolatile(reinterpret_cast<uint32_t*>(&r->peer), (uint32_t)peer);
+        stVolatile(reinterpret_cast<uint32_t*>(&r->coll), (uint32_t)w.coll);
+        stVolatile(reinterpret_cast<uint32_t*>(&r->what), (uint32_t)what);
+        stVolatile(reinterpret_cast<uint32_t*>(&r->block), blockId());
+        fenceSys();
+        stVolatile64(&r->waitedNs, now - startNs);
+        fenceSys();
+        stVolatile(reinterpret_cast<uint32_t*>(&area->state), (uint32_t)kAbortTimedOut);
+    }
+    return ~0ull;
+}
+
+// The deadline of one wait: call stop() after every poll that found nothing; true when the wait must end (abort
+// or timeout). Reads the abort area and the clock once per kSpinsBeforeAbortCheck polls; the clock starts at the
+// first check.
+struct SpinWatch {
+    uint32_t spins = 0;
+    uint64_t startNs = 0;
+    JCCL_DEV bool stop(const WaitCtx& w, int peer, int what) {
+        if (++spins != kSpinsBeforeAbortCheck) return false;
+        spins = 0;
+        startNs = checkWait(w, startNs, peer, what);
+        return startNs == ~0ull;
+    }
+};
 }  // namespace jccl

@@ -11,17 +11,14 @@
 
 namespace jccl {
 
-// Spins until ready() holds; false when the host raised the abort word first (checked every
-// kSpinsBeforeAbortCheck polls).
+// Spins until ready() holds, waiting for `peer` (what: kWait*); false when the communicator was aborted or the wait
+// passed the limit first (SpinWatch).
 template <typename F>
-JCCL_DEV bool spinUntil(uint64_t abortFlag, F ready) {
-    uint32_t spins = 0;
+JCCL_DEV bool spinUntil(const WaitCtx& w, int peer, int what, F ready) {
+    SpinWatch watch;
     while (!ready()) {
         spinPause();
-        if (++spins == kSpinsBeforeAbortCheck) {
-            spins = 0;
-            if (abortRequested(abortFlag)) return false;
-        }
+        if (watch.stop(w, peer, what)) return false;
     }
     return true;
 }
@@ -56,11 +53,12 @@ JCCL_DEV bool publishBarrier(const KernelArgs& a) {
         if (a.flags & kFlagFencedPublish) {
             stReleaseSys(&sigOf(a, t)->arrive[b][a.rank], v);
             const uint32_t* arrive = &self->arrive[b][t];
-            ok = spinUntil(a.abortFlag, [&] { return (int32_t)(ldAcquireSys(arrive) - v) >= 0; }) ? 1 : 0;
+            ok = spinUntil(waitCtx(a), t, kWaitBarrier, [&] { return (int32_t)(ldAcquireSys(arrive) - v) >= 0; }) ? 1 : 0;
         } else {
             const PtrLines* theirs = &self->ptrs[b][t];
             uint64_t in, out;
-            ok = spinUntil(a.abortFlag, [&] { return loadLL(theirs->in, v, &in) && loadLL(theirs->out, v, &out); })
+            ok = spinUntil(waitCtx(a), t, kWaitBarrier,
+                           [&] { return loadLL(theirs->in, v, &in) && loadLL(theirs->out, v, &out); })
                     ? 1 : 0;
         }
     }
@@ -90,7 +88,7 @@ JCCL_DEV bool blockWaitArrival(const KernelArgs& a, uint32_t v) {
     int ok = 1;
     if (t < a.nRanks && t != a.rank) {
         const uint32_t* arrive = &sigOf(a, a.rank)->arrive[blockId()][t];
-        ok = spinUntil(a.abortFlag, [&] { return (int32_t)(ldAcquireSys(arrive) - v) >= 0; }) ? 1 : 0;
+        ok = spinUntil(waitCtx(a), t, kWaitBarrier, [&] { return (int32_t)(ldAcquireSys(arrive) - v) >= 0; }) ? 1 : 0;
     }
     return syncBlockAnd(ok) != 0;
 }
@@ -141,13 +139,17 @@ struct Chan {
     uint64_t recvStep;
     uint64_t sendStep;
     uint64_t slotBytes;
-    uint64_t abortFlag;
+    WaitCtx wait;
+    int32_t sendPeer;
+    int32_t recvPeer;
 };
 
 JCCL_DEV void chanInit(Chan& c, const KernelArgs& a, int ch, int sendPeer, int recvPeer) {
     const int r = a.rank;
     c.slotBytes = a.slotBytes;
-    c.abortFlag = a.abortFlag;
+    c.wait = waitCtx(a);
+    c.sendPeer = sendPeer;
+    c.recvPeer = recvPeer;
     c.recvTail = nullptr;
     c.headOut = nullptr;
     c.recvFifo = nullptr;
@@ -189,28 +191,22 @@ JCCL_DEV void chanSave(const Chan& c) {
 JCCL_DEV bool chanWait(const Chan& c, int flags) {
     int ok = 1;
     if (threadId() == 0) {
-        uint32_t spins = 0;
+        SpinWatch watch;
         if (flags & kRecv) {
             while (ldAcquireSys64(c.recvTail) <= c.recvStep) {
                 spinPause();
-                if (++spins == kSpinsBeforeAbortCheck) {
-                    spins = 0;
-                    if (abortRequested(c.abortFlag)) {
-                        ok = 0;
-                        break;
-                    }
+                if (watch.stop(c.wait, c.recvPeer, kWaitFifoData)) {
+                    ok = 0;
+                    break;
                 }
             }
         }
         if (ok && (flags & kSend)) {
             while (ldAcquireSys64(c.sendHead) + kFifoSteps <= c.sendStep) {
                 spinPause();
-                if (++spins == kSpinsBeforeAbortCheck) {
-                    spins = 0;
-                    if (abortRequested(c.abortFlag)) {
-                        ok = 0;
-                        break;
-                    }
+                if (watch.stop(c.wait, c.sendPeer, kWaitFifoCredit)) {
+                    ok = 0;
+                    break;
                 }
             }
         }

@@ -8,6 +8,7 @@
 #include <sched.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 #include <math.h>
 #include <vector_functions.h>
 
@@ -34,6 +35,7 @@ struct Registrar {
 }  // namespace jccl
 
 #define JCCL_DEV inline
+#define JCCL_COLD inline
 #define JCCL_SHARED(T, name, slot) T& name = *reinterpret_cast<T*>(jccl::emu::sharedSlot(slot))
 #define JCCL_KERNEL(name)                                                    \
     extern "C" void name(jccl::KernelArgs a);                                \
@@ -129,8 +131,13 @@ inline void clearLL(void* p) {
     uint32_t* q = reinterpret_cast<uint32_t*>(p);
     for (int i = 0; i < 4; i++) __atomic_store_n(&q[i], 0u, __ATOMIC_RELAXED);
 }
-inline bool abortRequested(uint64_t abortFlag) {
-    return __atomic_load_n(reinterpret_cast<const int*>(abortFlag), __ATOMIC_RELAXED) != 0;
+inline uint64_t abortWord(uint64_t abortArea) {
+    return __atomic_load_n(reinterpret_cast<const uint64_t*>(abortArea), __ATOMIC_ACQUIRE);
+}
+inline uint64_t nowNs() {
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 }  // namespace jccl

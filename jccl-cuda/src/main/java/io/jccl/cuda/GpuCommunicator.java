@@ -8,6 +8,7 @@ import io.jccl.JcclException;
 import io.jccl.RedOp;
 import io.jccl.Result;
 import io.jccl.UniqueId;
+import io.jccl.cuda.internal.comm.AbortArea;
 import io.jccl.cuda.internal.comm.AreaLayout;
 import io.jccl.cuda.internal.comm.Clique;
 import io.jccl.cuda.internal.comm.GpuRings;
@@ -21,6 +22,7 @@ import io.jccl.cuda.internal.enqueue.KernelArgs;
 import io.jccl.cuda.internal.enqueue.KernelFamily;
 import io.jccl.cuda.internal.enqueue.P2pQueue;
 import io.jccl.cuda.internal.enqueue.Plan;
+import io.jccl.internal.param.Params;
 
 import java.lang.foreign.Arena;
 import java.util.ArrayList;
@@ -40,8 +42,10 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
  * <p>Two ways to build one: {@link #initAll} (one process drives several GPUs; peers' memory by plain pointers)
  * and {@link #init}/{@link #fromEnvironment} (one process per GPU; the ranks bootstrap through
  * {@link Communicator#init} and exchange CUDA IPC handles of their collective memory with its allGather). Every
- * rank must make the same calls in the same order with matching arguments; a kernel waiting for a peer that never
- * comes can be released with {@link #abort()}.
+ * rank must make the same calls in the same order with matching arguments. A kernel waiting for a peer that never
+ * comes gives up after the host communicator's timeout ({@link Config#timeout()}, {@code JCCL_TIMEOUT_MS}, 120 s by
+ * default) and stops every kernel of the communicator; {@link #asyncError()} then names the rank, the peer and the
+ * collective, and every later call throws that error. {@link #abort()} releases such a kernel at once.
  *
  * <p>Groups: {@link #groupStart()}/{@link #groupEnd()} (or {@link #group()}) are NCCL's group calls for the GPU:
  * sends and receives made inside are launched together at the end, so exchanges with a peer cannot deadlock.
@@ -61,6 +65,7 @@ public final class GpuCommunicator implements AutoCloseable {
     private final PeerAreas peers;
     private final Clique clique;
     private final ProcessWiring wiring;
+    private final AbortArea abortArea;
     private final Arena arena = Arena.ofShared();
     private final Enqueuer enqueuer;
     private final String name;
@@ -81,6 +86,7 @@ public final class GpuCommunicator implements AutoCloseable {
         this.peers = peers;
         this.clique = clique;
         this.wiring = wiring;
+        this.abortArea = clique != null ? clique.abortArea() : wiring.abortArea();
         this.name = "GpuCommunicator rank " + rank + "/" + nRanks + " (GPU " + device.ordinal() + ", "
                 + device.pciBusId() + ")";
         KernelArgs args = new KernelArgs(arena.allocate(KernelArgs.LAYOUT), arena.allocate(ADDRESS));
@@ -130,7 +136,7 @@ public final class GpuCommunicator implements AutoCloseable {
         List<Communicator> hosts = Communicator.initAll(n, config);
         Clique clique;
         try {
-            clique = Clique.create(devices, layout, hosts);
+            clique = Clique.create(devices, layout, hosts, gpuTimeoutMs(config));
         } catch (RuntimeException e) {
             hosts.forEach(Communicator::abort);
             throw e;
@@ -158,7 +164,7 @@ public final class GpuCommunicator implements AutoCloseable {
     /** As {@link #init(UniqueId, int, int, CudaDevice)} with a host communicator configuration. */
     public static GpuCommunicator init(UniqueId id, int nRanks, int rank, CudaDevice device, Config config) {
         Objects.requireNonNull(device, "device");
-        return attach(Communicator.init(id, nRanks, rank, config), device, GpuOptions.fromSystemProperties());
+        return attach(Communicator.init(id, nRanks, rank, config), device, GpuOptions.fromSystemProperties(), config);
     }
 
     /**
@@ -172,15 +178,15 @@ public final class GpuCommunicator implements AutoCloseable {
     /** As {@link #fromEnvironment(CudaDevice)} with a host communicator configuration. */
     public static GpuCommunicator fromEnvironment(CudaDevice device, Config config) {
         Objects.requireNonNull(device, "device");
-        return attach(Communicator.fromEnvironment(config), device, GpuOptions.fromSystemProperties());
+        return attach(Communicator.fromEnvironment(config), device, GpuOptions.fromSystemProperties(), config);
     }
 
     /** Builds the GPU side of a one-process-per-GPU communicator on top of {@code host} (which it then owns). */
-    static GpuCommunicator attach(Communicator host, CudaDevice device, GpuOptions options) {
+    static GpuCommunicator attach(Communicator host, CudaDevice device, GpuOptions options, Config config) {
         AreaLayout layout = AreaLayout.of(host.size(), options);
         ProcessWiring w;
         try {
-            w = ProcessWiring.connect(host, device, layout);
+            w = ProcessWiring.connect(host, device, layout, gpuTimeoutMs(config));
         } catch (RuntimeException e) {
             host.abort();
             throw e;
@@ -438,6 +444,31 @@ public final class GpuCommunicator implements AutoCloseable {
     }
 
     /**
+     * The error that stopped this communicator, or {@code null} while it is healthy (NCCL's
+     * {@code ncclCommGetAsyncError}): a GPU wait that passed the limit ({@link Result#TIMEOUT}, naming the rank that
+     * waited, the peer it waited for, the collective and what was awaited), or the host communicator's error. Check it
+     * after synchronising a stream whose results matter: a kernel that timed out returns, so the stream completes,
+     * with undefined results. Once a kernel timed out, every later call throws this error.
+     *
+     * <p>The limit is the host communicator's {@link Config#timeout()} ({@code JCCL_TIMEOUT_MS}, 120 s by default):
+     * no GPU kernel of JCCL waits longer than that for a peer.
+     */
+    public JcclException asyncError() {
+        if (abortArea.timedOut()) {
+            JcclException e = abortArea.timeoutError(rank, name);
+            if (e != null) {
+                return e;
+            }
+        }
+        return host.asyncError();
+    }
+
+    /** Config.timeout, else JCCL_TIMEOUT_MS: the longest one GPU wait for a peer may last. */
+    private static long gpuTimeoutMs(Config config) {
+        return config.timeout() != null ? Math.max(1, config.timeout().toMillis()) : Params.TIMEOUT_MS.get();
+    }
+
+    /**
      * Waits for this GPU's work, then releases the communicator: with {@link #initAll}, memory is freed when the last
      * rank closes; with one process per GPU, after every rank reached close (a host barrier). Call {@link #abort()}
      * first if a kernel hangs. Idempotent.
@@ -456,7 +487,7 @@ public final class GpuCommunicator implements AutoCloseable {
                 if (clique != null) {
                     clique.release();
                 } else {
-                    wiring.close(aborted);
+                    wiring.close(aborted || abortArea.timedOut());
                 }
             } finally {
                 arena.close();
@@ -475,6 +506,10 @@ public final class GpuCommunicator implements AutoCloseable {
         }
         if (aborted) {
             throw new JcclException(Result.ABORTED, name + ": " + call + " after abort(); close it and create a new one");
+        }
+        if (abortArea.timedOut()) {
+            JcclException e = abortArea.timeoutError(rank, name);
+            throw e != null ? e : new JcclException(Result.TIMEOUT, name + ": " + call + " after a GPU wait timed out");
         }
         String w = wheres.get(call);
         if (w == null) {

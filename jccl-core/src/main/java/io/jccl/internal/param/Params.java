@@ -43,7 +43,7 @@ public final class Params {
 
     // ---- communicator --------------------------------------------------------------------------------------
     public static final Param<Long> TIMEOUT_MS = add(Param.ofLong("JCCL_TIMEOUT_MS", 120_000L, INIT,
-            "deadline of any single wait (peer data, credits, bootstrap) in milliseconds").range(1, Long.MAX_VALUE));
+            "deadline of any single wait (peer data, credits, bootstrap; a GPU kernel's wait for a peer) in milliseconds").range(1, Long.MAX_VALUE));
     public static final Param<Long> BUFFSIZE = add(Param.ofLong("NCCL_BUFFSIZE", 4L << 20, INIT,
             "bytes of each ring connector's FIFO (8 slots); default: 1 MiB when every rank is on one host (the slots "
                     + "stay in cache), 4 MiB across hosts (NCCL's)").range(8 * 4096, 8L << 30));

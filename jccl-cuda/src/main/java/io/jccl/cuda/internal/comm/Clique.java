@@ -6,19 +6,16 @@ import io.jccl.JcclException;
 import io.jccl.Jccl;
 import io.jccl.Result;
 import io.jccl.cuda.CudaDevice;
-import io.jccl.cuda.PinnedBuffer;
 import io.jccl.cuda.internal.driver.CuMemory;
 import io.jccl.internal.topology.TopoEnv;
 
 import java.util.ArrayList;
 import java.util.List;
 
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-
 /**
  * What the ranks of a one-process communicator ({@code GpuCommunicator.initAll}) share: the GPUs with peer access
  * enabled between every pair, each rank's collective memory (reachable from every GPU by its plain address), one
- * host-mapped abort word, and the host communicators. Freed when the last rank closes: a rank's memory may be
+ * host-mapped {@link AbortArea}, and the host communicators. Freed when the last rank closes: a rank's memory may be
  * written by a peer's kernel until that peer is done too, so nothing is freed while any rank is open; the host
  * communicators close together inside one group.
  *
@@ -32,16 +29,16 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 public final class Clique {
     private final List<CudaDevice> devices;
     private final RankArea[] areas;
-    private final PinnedBuffer abortWord;
+    private final AbortArea abortArea;
     private final long[] abortPointers;
     private final List<Communicator> hosts;
     private int open;
 
-    private Clique(List<CudaDevice> devices, RankArea[] areas, PinnedBuffer abortWord, long[] abortPointers,
+    private Clique(List<CudaDevice> devices, RankArea[] areas, AbortArea abortArea, long[] abortPointers,
                    List<Communicator> hosts) {
         this.devices = devices;
         this.areas = areas;
-        this.abortWord = abortWord;
+        this.abortArea = abortArea;
         this.abortPointers = abortPointers;
         this.hosts = hosts;
         this.open = devices.size();
@@ -52,7 +49,8 @@ public final class Clique {
      *
      * @throws JcclException {@link Result#INVALID_USAGE} when two GPUs cannot reach each other's memory
      */
-    public static Clique create(List<CudaDevice> devices, AreaLayout layout, List<Communicator> hosts) {
+    public static Clique create(List<CudaDevice> devices, AreaLayout layout, List<Communicator> hosts,
+                                long timeoutMs) {
         int n = devices.size();
         for (int i = 0; i < n; i++) {
             for (int j = 0; j < n; j++) {
@@ -71,12 +69,12 @@ public final class Clique {
             }
         }
         RankArea[] areas = new RankArea[n];
-        PinnedBuffer word = null;
+        AbortArea word = null;
         try {
             for (int g = 0; g < n; g++) {
                 areas[g] = RankArea.allocate(devices.get(g), layout);
             }
-            word = PinnedBuffer.allocate(devices.get(0), 128);
+            word = AbortArea.allocate(devices.get(0), timeoutMs);
             long[] ptrs = new long[n];
             for (int g = 0; g < n; g++) {
                 devices.get(g).makeCurrent();
@@ -119,9 +117,14 @@ public final class Clique {
         return abortPointers[rank];
     }
 
-    /** Raises the shared abort word: every running and future kernel of every rank stops waiting. */
+    /** The abort area every rank's kernels read. */
+    public AbortArea abortArea() {
+        return abortArea;
+    }
+
+    /** Raises the shared abort area: every running and future kernel of every rank stops waiting. */
     public void abort() {
-        JAVA_INT.varHandle().setVolatile(abortWord.segment(), 0L, 1);
+        abortArea.raise();
     }
 
     /**
@@ -199,7 +202,7 @@ public final class Clique {
         for (RankArea a : areas) {
             run(errors, a::close);
         }
-        run(errors, abortWord::close);
+        run(errors, abortArea::close);
         run(errors, () -> {
             try (Group g = Jccl.group()) {
                 for (Communicator h : hosts) {

@@ -5,7 +5,6 @@ import io.jccl.DataType;
 import io.jccl.JcclException;
 import io.jccl.cuda.CudaDevice;
 import io.jccl.cuda.DeviceBuffer;
-import io.jccl.cuda.PinnedBuffer;
 import io.jccl.cuda.internal.enqueue.KernelArgs;
 import io.jccl.internal.topology.TopoEnv;
 
@@ -15,10 +14,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 /**
- * The GPU side of a one-process-per-GPU communicator: this rank's collective memory, its abort word, and the
+ * The GPU side of a one-process-per-GPU communicator: this rank's collective memory, its {@link AbortArea}, and the
  * peers' memories mapped through CUDA IPC. {@link #connect} allocates and zeroes this rank's memory, exchanges
  * {@link RankInfo}s with the host communicator's allGather, checks that every rank agrees, opens every peer's
  * handle on this GPU, and ends with a host barrier, so no kernel can touch a peer's memory before it is mapped
@@ -31,18 +29,18 @@ public final class ProcessWiring {
     private final Communicator host;
     private final RankArea area;
     private final PeerAreas peers;
-    private final PinnedBuffer abortWord;
+    private final AbortArea abortArea;
     private final long abortPointer;
     private final int residentBlocks;
     private final boolean wholeLineLinks;
     private final int[][] rings;
 
-    private ProcessWiring(Communicator host, RankArea area, PeerAreas peers, PinnedBuffer abortWord,
+    private ProcessWiring(Communicator host, RankArea area, PeerAreas peers, AbortArea abortArea,
                           long abortPointer, int residentBlocks, boolean wholeLineLinks, int[][] rings) {
         this.host = host;
         this.area = area;
         this.peers = peers;
-        this.abortWord = abortWord;
+        this.abortArea = abortArea;
         this.abortPointer = abortPointer;
         this.residentBlocks = residentBlocks;
         this.wholeLineLinks = wholeLineLinks;
@@ -50,14 +48,14 @@ public final class ProcessWiring {
     }
 
     /** Sets up this rank's side; collective over {@code host} (every rank calls it). */
-    public static ProcessWiring connect(Communicator host, CudaDevice device, AreaLayout layout) {
+    public static ProcessWiring connect(Communicator host, CudaDevice device, AreaLayout layout, long timeoutMs) {
         int me = host.rank();
         int n = host.size();
         RankArea area = RankArea.allocate(device, layout);
-        PinnedBuffer word = null;
+        AbortArea word = null;
         List<DeviceBuffer> mappings = new ArrayList<>();
         try {
-            word = PinnedBuffer.allocate(device, 128);
+            word = AbortArea.allocate(device, timeoutMs);
             long abortPointer = word.devicePointer();
             byte[] handle = n > 1 ? area.ipcHandle() : new byte[64];
             RankInfo mine = new RankInfo(ProcessHandle.current().pid(), device.pciBusId(),
@@ -198,9 +196,14 @@ public final class ProcessWiring {
         return residentBlocks;
     }
 
-    /** Raises this process's abort word: its running and future kernels stop waiting. */
+    /** This process's abort area. */
+    public AbortArea abortArea() {
+        return abortArea;
+    }
+
+    /** Raises this process's abort area: its running and future kernels stop waiting. */
     public void abort() {
-        JAVA_INT.varHandle().setVolatile(abortWord.segment(), 0L, 1);
+        abortArea.raise();
     }
 
     /**
@@ -213,7 +216,7 @@ public final class ProcessWiring {
         }
         closeQuietly(peers::close);
         closeQuietly(area::close);
-        closeQuietly(abortWord::close);
+        closeQuietly(abortArea::close);
         host.close();
     }
 

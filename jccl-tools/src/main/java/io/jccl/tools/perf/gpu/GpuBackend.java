@@ -157,6 +157,18 @@ final class GpuBackend implements PerfBackend {
     @Override
     public void synchronize() {
         stream.synchronize();
+        throwAsyncError();
+    }
+
+    /**
+     * Throws the communicator's asynchronous error, if any: a JCCL kernel whose wait for a peer passed the timeout
+     * returns (so the stream completes) and leaves the error there; the timed results would be meaningless.
+     */
+    private void throwAsyncError() {
+        var e = comm.asyncError();
+        if (e != null) {
+            throw e;
+        }
     }
 
     @Override
@@ -200,6 +212,7 @@ final class GpuBackend implements PerfBackend {
         long enqueued = System.nanoTime();
         end.record(stream);
         end.synchronize();
+        throwAsyncError();
         double elapsedMs = CudaEvent.elapsedMillis(start, end);
         if (!blocking) {
             noteHostStall(what, enqueued - t0, elapsedMs, iters * agg);
@@ -241,6 +254,7 @@ final class GpuBackend implements PerfBackend {
             }
             end.record(stream);
             end.synchronize();
+            throwAsyncError();
             return CudaEvent.elapsedMillis(start, end) / 1e3 / ((double) iters * agg * graphLaunches);
         } finally {
             graph.close();

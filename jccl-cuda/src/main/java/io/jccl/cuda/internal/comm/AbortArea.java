@@ -1,0 +1,159 @@
+package io.jccl.cuda.internal.comm;
+
+import io.jccl.Collective;
+import io.jccl.JcclException;
+import io.jccl.Result;
+import io.jccl.cuda.CudaDevice;
+import io.jccl.cuda.PinnedBuffer;
+import io.jccl.cuda.internal.enqueue.KernelArgs;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * A GPU communicator's host-mapped abort area ({@code struct AbortArea} in src/main/cuda/jccl_device.cuh): the state
+ * every kernel's spin loops poll, the longest one wait may last, and for each rank the first of its waits that passed
+ * that limit. A kernel whose wait passes the limit writes its record and raises the state, which ends every wait of
+ * the communicator (as {@link #raise()} does); the host then reports the record as a {@link Result#TIMEOUT} naming
+ * the rank, the peer, the collective and what was awaited. One area per {@code initAll} clique (shared by its GPUs)
+ * or per process.
+ *
+ * <p>Thread: written at creation and by {@link #raise()} from any thread, read by any thread; the kernels write the
+ * records and the state. Mirrors NCCL's host-mapped abort flag; the deadline has no NCCL counterpart (NCCL's kernels
+ * wait until aborted, and its users poll {@code ncclCommGetAsyncError} with a timer of their own).
+ */
+public final class AbortArea implements AutoCloseable {
+    /** Size of the area: a 16-byte header and one 32-byte record per rank. */
+    public static final int BYTES = 16 + 32 * KernelArgs.MAX_RANKS;
+    /** state: running. */
+    public static final int RUNNING = 0;
+    /** state: raised by the host ({@link #raise()}). */
+    public static final int BY_HOST = 1;
+    /** state: a kernel's wait passed the limit. */
+    public static final int TIMED_OUT = 2;
+
+    private static final long STATE = 0;
+    private static final long TIMEOUT_MS = 4;
+    private static final long RECORDS = 16;
+    private static final long RECORD_BYTES = 32;
+    private static final long PEER = 0;
+    private static final long COLL = 4;
+    private static final long WHAT = 8;
+    private static final long BLOCK = 12;
+    private static final long WAITED_NS = 16;
+    private static final VarHandle INT = JAVA_INT.varHandle();
+    private static final VarHandle LONG = JAVA_LONG.varHandle();
+
+    /** What a kernel was waiting for (kWait* in jccl_device.cuh), by code. */
+    private static final String[] WAITS = {
+        "?",
+        "its block to reach the same barrier",
+        "it to finish the previous LL call",
+        "its LL data",
+        "its next FIFO step",
+        "a free slot in its FIFO",
+        "its next push chunk",
+    };
+
+    private final PinnedBuffer buffer;
+    private final long timeoutMs;
+
+    private AbortArea(PinnedBuffer buffer, long timeoutMs) {
+        this.buffer = buffer;
+        this.timeoutMs = timeoutMs;
+    }
+
+    /**
+     * Allocates a zeroed area pinned and mapped for {@code device} (and, with unified addressing, every GPU of the
+     * process), with {@code timeoutMs} as the limit of one wait (capped at 2^31-1 ms; 0: none).
+     */
+    public static AbortArea allocate(CudaDevice device, long timeoutMs) {
+        if (timeoutMs < 0) {
+            throw new IllegalArgumentException("timeoutMs must be >= 0, got " + timeoutMs);
+        }
+        long ms = Math.min(timeoutMs, Integer.MAX_VALUE);
+        PinnedBuffer b = PinnedBuffer.allocate(device, BYTES);
+        INT.setVolatile(b.segment(), TIMEOUT_MS, (int) ms);
+        return new AbortArea(b, ms);
+    }
+
+    /** The area's host memory (the kernels reach it through {@link #devicePointer()}). */
+    public MemorySegment segment() {
+        return buffer.segment();
+    }
+
+    /** The address the allocating GPU's kernels use. */
+    public long devicePointer() {
+        return buffer.devicePointer();
+    }
+
+    public long timeoutMs() {
+        return timeoutMs;
+    }
+
+    /** Stops every running and future kernel's waits (unless a timeout already did). */
+    public void raise() {
+        INT.compareAndSet(buffer.segment(), STATE, RUNNING, BY_HOST);
+    }
+
+    public int state() {
+        return (int) INT.getVolatile(buffer.segment(), STATE);
+    }
+
+    /** Whether a kernel's wait passed the limit. */
+    public boolean timedOut() {
+        return state() == TIMED_OUT;
+    }
+
+    /**
+     * The timeout to report to {@code rank}: its own record if its kernel timed out, else the first other rank's
+     * (in a clique, a peer's timeout stops this rank's kernels too); {@code null} when no record is complete.
+     *
+     * @param where the communicator and call, to begin the message with
+     */
+    public JcclException timeoutError(int rank, String where) {
+        int found = complete(rank) ? rank : -1;
+        for (int r = 0; r < KernelArgs.MAX_RANKS && found < 0; r++) {
+            found = complete(r) ? r : -1;
+        }
+        if (found < 0) {
+            return null;
+        }
+        MemorySegment s = buffer.segment();
+        long base = RECORDS + found * RECORD_BYTES;
+        int peer = (int) INT.getVolatile(s, base + PEER);
+        int coll = (int) INT.getVolatile(s, base + COLL);
+        int what = (int) INT.getVolatile(s, base + WHAT);
+        int block = (int) INT.getVolatile(s, base + BLOCK);
+        long waitedNs = (long) LONG.getVolatile(s, base + WAITED_NS);
+        String who = found == rank ? "this rank's" : "rank " + found + "'s";
+        return new JcclException(Result.TIMEOUT, String.format(
+                "%s: %s %s kernel (block %d) waited %.2f s on the GPU for rank %d, for %s (limit %d ms: Config.timeout"
+                        + " or JCCL_TIMEOUT_MS); that rank did not make the matching call, made a different one, or is"
+                        + " stuck. Every kernel of the communicator has stopped and results since are undefined:"
+                        + " close it and create a new one", where, who, collName(coll), block, waitedNs / 1e9, peer,
+                what >= 0 && what < WAITS.length ? WAITS[what] : WAITS[0], timeoutMs));
+    }
+
+    private boolean complete(int rank) {
+        return (long) LONG.getVolatile(buffer.segment(), RECORDS + rank * RECORD_BYTES + WAITED_NS) != 0;
+    }
+
+    /** NCCL's name of a kernel's collective code ({@link Collective#ncclId()}; -1: a send/recv kernel). */
+    static String collName(int coll) {
+        for (Collective c : Collective.values()) {
+            if (c.ncclId() == coll) {
+                return c.ncclName();
+            }
+        }
+        return coll == -1 ? "send/recv" : "collective " + coll;
+    }
+
+    @Override
+    public void close() {
+        buffer.close();
+    }
+}
