@@ -17,8 +17,15 @@ here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
 dst="${1:-$src}/.device/gpu"
 export JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
-(cd "$src" && mvn -q -o -DskipTests install 2>&1 | grep -v -e 'sun.misc.Unsafe' -e 'terminally deprecated' \
-  -e 'consider reporting' -e 'will be removed' || true)
+# package, not install: the reactor resolves the sibling modules, and nothing needs the install plugin (a fresh
+# machine may not have it). A failed build stops here: stale jars in target/ would otherwise travel unnoticed.
+log=$(mktemp)
+if ! (cd "$src" && mvn -q -DskipTests package >"$log" 2>&1); then
+  grep -v -e 'sun.misc.Unsafe' -e 'terminally deprecated' -e 'consider reporting' -e 'will be removed' "$log" | tail -30
+  echo "bundle.sh: the build failed (cd $src && mvn -DskipTests package)" >&2
+  exit 1
+fi
+rm -f "$log"
 rm -rf "$dst" && mkdir -p "$dst/lib" "$dst/cubin" "$dst/test"
 cp "$src"/jccl-tools/target/jccl-tools-*-SNAPSHOT.jar "$dst/lib/"
 cp "$src"/jccl-tools/target/lib/*.jar "$dst/lib/"
