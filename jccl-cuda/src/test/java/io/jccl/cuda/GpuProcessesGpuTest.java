@@ -1,6 +1,7 @@
 package io.jccl.cuda;
 
 import io.jccl.cuda.testing.GpuRankMain;
+import io.jccl.cuda.testing.GpuTimeoutRankMain;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -20,12 +21,33 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /**
  * One process per GPU: two JVMs started as a launcher would (RANK, WORLD_SIZE, LOCAL_RANK, JCCL_COMM_ID), each
  * joining with {@link GpuCommunicator#fromEnvironment} and exchanging CUDA IPC handles (which cannot be opened in the
- * exporting process, hence processes). Each child checks every collective itself ({@link GpuRankMain}).
+ * exporting process, hence processes). Each child checks every collective itself ({@link GpuRankMain}); in the
+ * second test rank 1 never makes rank 0's call, and rank 0's kernel times out ({@link GpuTimeoutRankMain}).
  */
 @Tag("gpu")
 class GpuProcessesGpuTest {
     @Test
     void twoProcessesRunEveryCollective() throws Exception {
+        List<String> outs = runRanks(GpuRankMain.class, Map.of(), 240);
+        assertThat(outs.get(0)).contains("rank 0 done, 0 failures");
+        assertThat(outs.get(1)).contains("rank 1 done, 0 failures");
+    }
+
+    /** Rank 1 never makes the call: rank 0's kernel gives up after JCCL_TIMEOUT_MS and names rank 1. */
+    @Test
+    void aKernelWhosePeerProcessNeverCallsTimesOut() throws Exception {
+        List<String> outs = runRanks(GpuTimeoutRankMain.class, Map.of("JCCL_TIMEOUT_MS", "2000"), 120);
+        assertThat(outs.get(0)).contains("rank 0 TIMEOUT", "this rank's AllReduce kernel", "for rank 1",
+                "limit 2000 ms");
+        assertThat(outs.get(1)).contains("rank 1 asyncError").doesNotContain("TIMEOUT");
+    }
+
+    /**
+     * Starts ranks 0 and 1 of {@code main} as a launcher would, waits at most {@code limitSec}, checks that both
+     * exited with 0 and returns their output.
+     */
+    private static List<String> runRanks(Class<?> main, Map<String, String> extraEnv, int limitSec)
+            throws Exception {
         assumeTrue(CudaDevice.isAvailable() && CudaDevice.count() >= 2, "needs 2 GPUs");
         int port;
         try (ServerSocket s = new ServerSocket(0)) {
@@ -46,7 +68,7 @@ class GpuProcessesGpuTest {
             }
             cmd.addAll(List.of("-Djccl.cuda.llMaxBytes=1K", "-Djccl.cuda.pushMaxBytes=4K",
                     "-Djccl.cuda.ringChannels=4", "-Djccl.cuda.ringSlotBytes=4K", "-Djccl.cuda.maxBlocks=8",
-                    "-cp", System.getProperty("java.class.path"), GpuRankMain.class.getName()));
+                    "-cp", System.getProperty("java.class.path"), main.getName()));
             ProcessBuilder pb = new ProcessBuilder(cmd);
             Path log = Files.createTempFile("jccl-gpu-rank" + r + "-", ".log");
             pb.redirectErrorStream(true).redirectOutput(log.toFile());
@@ -56,12 +78,13 @@ class GpuProcessesGpuTest {
             env.put("LOCAL_RANK", Integer.toString(r));
             env.put("JCCL_COMM_ID", "127.0.0.1:" + port);
             env.put("JCCL_COMM_SECRET", HexFormat.of().formatHex(secret));
+            env.putAll(extraEnv);
             procs.add(pb.start());
             logs.add(log);
         }
         List<String> outs = new ArrayList<>();
         List<Integer> codes = new ArrayList<>();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(240);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(limitSec);
         for (Process p : procs) {
             boolean done = p.waitFor(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
             if (!done) {
@@ -74,7 +97,6 @@ class GpuProcessesGpuTest {
             Files.deleteIfExists(l);
         }
         assertThat(codes).as(String.join("\n---\n", outs)).containsOnly(0);
-        assertThat(outs.get(0)).contains("rank 0 done, 0 failures");
-        assertThat(outs.get(1)).contains("rank 1 done, 0 failures");
+        return outs;
     }
 }
