@@ -10,6 +10,7 @@ import io.jccl.Result;
 import io.jccl.UniqueId;
 import io.jccl.cuda.internal.comm.AbortArea;
 import io.jccl.cuda.internal.comm.AreaLayout;
+import io.jccl.cuda.internal.comm.CallLedger;
 import io.jccl.cuda.internal.comm.Clique;
 import io.jccl.cuda.internal.comm.GpuRings;
 import io.jccl.cuda.internal.comm.PeerAreas;
@@ -22,6 +23,7 @@ import io.jccl.cuda.internal.enqueue.KernelArgs;
 import io.jccl.cuda.internal.enqueue.KernelFamily;
 import io.jccl.cuda.internal.enqueue.P2pQueue;
 import io.jccl.cuda.internal.enqueue.Plan;
+import io.jccl.internal.algorithm.Fingerprint;
 import io.jccl.internal.param.Params;
 
 import java.lang.foreign.Arena;
@@ -230,6 +232,7 @@ public final class GpuCommunicator implements AutoCloseable {
         checkCall(w, stream, send, recv, bytes, bytes);
         ArgChecks.op(w, op, type);
         ArgChecks.overlap(w, send.address(), bytes, recv.address(), bytes, 0);
+        recordCall(w, Collective.ALL_REDUCE, count, type, op, 0);
         if (count > 0) {
             enqueuer.collective(Collective.ALL_REDUCE, send.address(), recv.address(), count, type, op, 0, stream);
         }
@@ -247,6 +250,7 @@ public final class GpuCommunicator implements AutoCloseable {
         if (rank == root) {
             ArgChecks.overlap(w, in, bytes, recv.address(), bytes, 0);
         }
+        recordCall(w, Collective.BROADCAST, count, type, null, root);
         if (count > 0) {
             enqueuer.collective(Collective.BROADCAST, in, recv.address(), count, type, RedOp.SUM, root, stream);
         }
@@ -266,6 +270,7 @@ public final class GpuCommunicator implements AutoCloseable {
         if (rank == root) {
             ArgChecks.overlap(w, send.address(), bytes, out, bytes, 0);
         }
+        recordCall(w, Collective.REDUCE, count, type, op, root);
         if (count > 0) {
             enqueuer.collective(Collective.REDUCE, send.address(), out, count, type, op, root, stream);
         }
@@ -277,6 +282,7 @@ public final class GpuCommunicator implements AutoCloseable {
         long bytes = ArgChecks.bytes(w, sendCount, type, 1);
         checkCall(w, stream, send, recv, bytes, bytes * nRanks);
         ArgChecks.overlap(w, send.address(), bytes, recv.address(), bytes * nRanks, bytes * rank);
+        recordCall(w, Collective.ALL_GATHER, sendCount, type, null, 0);
         if (sendCount > 0) {
             enqueuer.collective(Collective.ALL_GATHER, send.address(), recv.address(), sendCount, type, RedOp.SUM, 0,
                     stream);
@@ -294,6 +300,7 @@ public final class GpuCommunicator implements AutoCloseable {
         if (!inPlace) {
             ArgChecks.overlap(w, send.address(), bytes * nRanks, recv.address(), bytes, 0);
         }
+        recordCall(w, Collective.REDUCE_SCATTER, recvCount, type, op, 0);
         if (recvCount > 0) {
             enqueuer.collective(Collective.REDUCE_SCATTER, send.address(), recv.address(), recvCount, type, op, 0,
                     stream);
@@ -311,6 +318,7 @@ public final class GpuCommunicator implements AutoCloseable {
         long bytes = ArgChecks.bytes(w, count, type, 1);
         checkCall(w, stream, send, recv, bytes * nRanks, bytes * nRanks);
         ArgChecks.overlap(w, send.address(), bytes * nRanks, recv.address(), bytes * nRanks, 0);
+        recordCall(w, Collective.ALL_TO_ALL, count, type, null, 0);
         if (count > 0) {
             enqueuer.collective(Collective.ALL_TO_ALL, send.address(), recv.address(), count, type, RedOp.SUM, 0,
                     stream);
@@ -332,6 +340,7 @@ public final class GpuCommunicator implements AutoCloseable {
                 ops.add(new P2pQueue.Op(KernelArgs.P2P_RECV, p, recv.address() + p * bytes, bytes));
             }
         }
+        recordCall(w, Collective.GATHER, sendCount, type, null, root);
         if (sendCount > 0) {
             enqueuer.p2pNow(ops, stream);
         }
@@ -352,6 +361,7 @@ public final class GpuCommunicator implements AutoCloseable {
                 ops.add(new P2pQueue.Op(KernelArgs.P2P_SEND, p, send.address() + p * bytes, bytes));
             }
         }
+        recordCall(w, Collective.SCATTER, recvCount, type, null, root);
         if (recvCount > 0) {
             enqueuer.p2pNow(ops, stream);
         }
@@ -454,6 +464,10 @@ public final class GpuCommunicator implements AutoCloseable {
      * no GPU kernel of JCCL waits longer than that for a peer.
      */
     public JcclException asyncError() {
+        JcclException failed = clique != null ? clique.failure() : null;
+        if (failed != null) {
+            return failed;
+        }
         if (abortArea.timedOut()) {
             JcclException e = abortArea.timeoutError(rank, name);
             if (e != null) {
@@ -461,6 +475,22 @@ public final class GpuCommunicator implements AutoCloseable {
             }
         }
         return host.asyncError();
+    }
+
+    /**
+     * With {@link #initAll}, records this rank's collective call and refuses it (stopping every rank's kernels) when
+     * another rank's call at the same position differs ({@link CallLedger}).
+     */
+    private void recordCall(String w, Collective coll, long count, DataType type, RedOp op, int root) {
+        if (clique == null) {
+            return;
+        }
+        JcclException e = clique.calls().record(rank, Fingerprint.of(coll, count, type, op == null ? null : op.kind(),
+                root), w);
+        if (e != null) {
+            clique.fail(e);
+            throw e;
+        }
     }
 
     /** Config.timeout, else JCCL_TIMEOUT_MS: the longest one GPU wait for a peer may last. */
@@ -506,6 +536,11 @@ public final class GpuCommunicator implements AutoCloseable {
         }
         if (aborted) {
             throw new JcclException(Result.ABORTED, name + ": " + call + " after abort(); close it and create a new one");
+        }
+        JcclException failed = clique != null ? clique.failure() : null;
+        if (failed != null) {
+            throw new JcclException(failed.result(), name + ": " + call + " refused: the communicator was stopped"
+                    + " by a mismatched call: " + failed.getMessage(), failed);
         }
         if (abortArea.timedOut()) {
             JcclException e = abortArea.timeoutError(rank, name);

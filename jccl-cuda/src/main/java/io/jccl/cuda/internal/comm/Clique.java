@@ -32,6 +32,8 @@ public final class Clique {
     private final AbortArea abortArea;
     private final long[] abortPointers;
     private final List<Communicator> hosts;
+    private final CallLedger calls;
+    private volatile JcclException failure;
     private int open;
 
     private Clique(List<CudaDevice> devices, RankArea[] areas, AbortArea abortArea, long[] abortPointers,
@@ -41,6 +43,7 @@ public final class Clique {
         this.abortArea = abortArea;
         this.abortPointers = abortPointers;
         this.hosts = hosts;
+        this.calls = new CallLedger(devices.size());
         this.open = devices.size();
     }
 
@@ -120,6 +123,24 @@ public final class Clique {
     /** The abort area every rank's kernels read. */
     public AbortArea abortArea() {
         return abortArea;
+    }
+
+    /** Every rank's collective calls, compared at enqueue. */
+    public CallLedger calls() {
+        return calls;
+    }
+
+    /** What stopped the clique (the first mismatched call), or {@code null}. */
+    public JcclException failure() {
+        return failure;
+    }
+
+    /** Stops the clique for {@code e} (the first failure is kept): every rank's kernels stop waiting. */
+    public synchronized void fail(JcclException e) {
+        if (failure == null) {
+            failure = e;
+        }
+        abort();
     }
 
     /** Raises the shared abort area: every running and future kernel of every rank stops waiting. */
