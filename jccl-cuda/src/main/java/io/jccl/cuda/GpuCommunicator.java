@@ -27,11 +27,13 @@ import io.jccl.internal.algorithm.Fingerprint;
 import io.jccl.internal.param.Params;
 
 import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * One rank of a communicator whose ranks are GPUs (NCCL's {@code ncclComm_t} on a device): collectives on
@@ -73,6 +75,9 @@ public final class GpuCommunicator implements AutoCloseable {
     private final String name;
     private final java.util.Map<String, String> wheres = new java.util.concurrent.ConcurrentHashMap<>();
     private final int[][] rings;
+    /** JCCL_CHECK_CALLS=1 without a clique: this rank's fingerprint, then every rank's; else null. */
+    private final MemorySegment callCheck;
+    private long callsChecked;
     private volatile boolean aborted;
     private boolean closed;
 
@@ -89,6 +94,8 @@ public final class GpuCommunicator implements AutoCloseable {
         this.clique = clique;
         this.wiring = wiring;
         this.abortArea = clique != null ? clique.abortArea() : wiring.abortArea();
+        this.callCheck = clique == null && Params.CHECK_CALLS.get() == 1
+                ? arena.allocate((long) Long.BYTES * (nRanks + 1), Long.BYTES) : null;
         this.name = "GpuCommunicator rank " + rank + "/" + nRanks + " (GPU " + device.ordinal() + ", "
                 + device.pciBusId() + ")";
         KernelArgs args = new KernelArgs(arena.allocate(KernelArgs.LAYOUT), arena.allocate(ADDRESS));
@@ -479,17 +486,37 @@ public final class GpuCommunicator implements AutoCloseable {
 
     /**
      * With {@link #initAll}, records this rank's collective call and refuses it (stopping every rank's kernels) when
-     * another rank's call at the same position differs ({@link CallLedger}).
+     * another rank's call at the same position differs ({@link CallLedger}); with one process per GPU and
+     * JCCL_CHECK_CALLS=1, compares it over the host communicator first.
      */
     private void recordCall(String w, Collective coll, long count, DataType type, RedOp op, int root) {
-        if (clique == null) {
-            return;
+        long fp = Fingerprint.of(coll, count, type, op == null ? null : op.kind(), root);
+        if (clique != null) {
+            JcclException e = clique.calls().record(rank, fp, w);
+            if (e != null) {
+                clique.fail(e);
+                throw e;
+            }
+        } else if (callCheck != null) {
+            compareOverHost(w, fp);
         }
-        JcclException e = clique.calls().record(rank, Fingerprint.of(coll, count, type, op == null ? null : op.kind(),
-                root), w);
-        if (e != null) {
-            clique.fail(e);
-            throw e;
+    }
+
+    /**
+     * JCCL_CHECK_CALLS=1 with one process per GPU: every rank's fingerprint of this call, by the host communicator's
+     * allGather; a difference fails the call on every rank before any launches it (the communicator stays usable).
+     */
+    private void compareOverHost(String w, long fp) {
+        callsChecked++;
+        MemorySegment mine = callCheck.asSlice(0, Long.BYTES);
+        MemorySegment all = callCheck.asSlice(Long.BYTES);
+        mine.set(JAVA_LONG, 0, fp);
+        host.allGather(mine, all, Long.BYTES, DataType.UINT8);
+        for (int q = 0; q < nRanks; q++) {
+            long theirs = all.getAtIndex(JAVA_LONG, q);
+            if (theirs != fp) {
+                throw CallLedger.mismatch(w, callsChecked, fp, q, theirs, " No rank launched it (JCCL_CHECK_CALLS).");
+            }
         }
     }
 

@@ -1,7 +1,7 @@
 package io.jccl.cuda;
 
 import io.jccl.cuda.testing.GpuRankMain;
-import io.jccl.cuda.testing.GpuTimeoutRankMain;
+import io.jccl.cuda.testing.GpuFaultRankMain;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -22,7 +22,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * One process per GPU: two JVMs started as a launcher would (RANK, WORLD_SIZE, LOCAL_RANK, JCCL_COMM_ID), each
  * joining with {@link GpuCommunicator#fromEnvironment} and exchanging CUDA IPC handles (which cannot be opened in the
  * exporting process, hence processes). Each child checks every collective itself ({@link GpuRankMain}); in the
- * second test rank 1 never makes rank 0's call, and rank 0's kernel times out ({@link GpuTimeoutRankMain}).
+ * fault tests rank 1 never makes rank 0's call, and rank 0's kernel times out, or with JCCL_CHECK_CALLS=1 the ranks
+ * call with different counts and both are refused ({@link GpuFaultRankMain}).
  */
 @Tag("gpu")
 class GpuProcessesGpuTest {
@@ -36,10 +37,22 @@ class GpuProcessesGpuTest {
     /** Rank 1 never makes the call: rank 0's kernel gives up after JCCL_TIMEOUT_MS and names rank 1. */
     @Test
     void aKernelWhosePeerProcessNeverCallsTimesOut() throws Exception {
-        List<String> outs = runRanks(GpuTimeoutRankMain.class, Map.of("JCCL_TIMEOUT_MS", "2000"), 120);
+        List<String> outs = runRanks(GpuFaultRankMain.class, Map.of("JCCL_TEST_FAULT", "timeout",
+                "JCCL_TIMEOUT_MS", "2000"), 120);
         assertThat(outs.get(0)).contains("rank 0 TIMEOUT", "this rank's AllReduce kernel", "for rank 1",
                 "limit 2000 ms");
         assertThat(outs.get(1)).contains("rank 1 asyncError").doesNotContain("TIMEOUT");
+    }
+
+    /** JCCL_CHECK_CALLS=1: calls of different counts are refused on both ranks, and the next matching one works. */
+    @Test
+    void withCheckCallsADifferentCountIsRefusedOnEveryRank() throws Exception {
+        List<String> outs = runRanks(GpuFaultRankMain.class, Map.of("JCCL_TEST_FAULT", "mismatch",
+                "JCCL_CHECK_CALLS", "1"), 120);
+        assertThat(outs.get(0)).contains("rank 0 INVALID_USAGE", "collective call 1 of this rank, AllReduce(count 1000",
+                "rank 1's call 1, AllReduce(count 2000");
+        assertThat(outs.get(1)).contains("rank 1 INVALID_USAGE", "collective call 1 of this rank, AllReduce(count 2000",
+                "rank 0's call 1, AllReduce(count 1000");
     }
 
     /**

@@ -124,6 +124,11 @@ public final class Params {
             .range(0, Long.MAX_VALUE));
     public static final Param<Long> HEARTBEAT_TIMEOUT_MS = add(Param.ofLong("JCCL_HEARTBEAT_TIMEOUT_MS", 20_000L, INIT,
             "a peer silent this long is declared lost (stopped, hung or unreachable); 0: never").range(0, Long.MAX_VALUE));
+    public static final Param<Integer> CHECK_CALLS = add(Param.ofInt("JCCL_CHECK_CALLS", 0, INIT,
+            "GPU communicators with one process per GPU: 1 compares each collective call (collective, count, type, op,"
+                    + " root) with every rank's over the host communicator before launching it (an 8-byte allGather"
+                    + " per call) and fails on a difference with both calls named; initAll's communicators always"
+                    + " compare, in-process").range(0, 1));
     public static final Param<Integer> RAS_ENABLE = add(Param.ofInt("NCCL_RAS_ENABLE", 1, PROFILE,
             "1: the process holding rank 0 of a communicator answers status queries (./jccl ras); 0: no status port")
             .range(0, 1));

@@ -56,12 +56,17 @@ public final class CallLedger {
             if (after - n >= WINDOW || theirs == fingerprint) {
                 continue;
             }
-            return new JcclException(Result.INVALID_USAGE, where + ": collective call " + (n + 1) + " of this rank, "
-                    + Fingerprint.describe(fingerprint) + ", differs from rank " + q + "'s call " + (n + 1) + ", "
-                    + Fingerprint.describe(theirs) + "; every rank must make the same collective calls in the same"
-                    + " order with the same count, type, op and root. The communicator is stopped (its kernels"
-                    + " return): close it and create a new one");
+            return mismatch(where, n + 1, fingerprint, q, theirs, " The communicator is stopped (its kernels return):"
+                    + " close it and create a new one");
         }
         return null;
+    }
+
+    /** The error for this rank's collective call {@code call} differing from rank {@code peer}'s. */
+    public static JcclException mismatch(String where, long call, long mine, int peer, long theirs, String after) {
+        return new JcclException(Result.INVALID_USAGE, where + ": collective call " + call + " of this rank, "
+                + Fingerprint.describe(mine) + ", differs from rank " + peer + "'s call " + call + ", "
+                + Fingerprint.describe(theirs) + "; every rank must make the same collective calls in the same order"
+                + " with the same count, type, op and root." + after);
     }
 }
