@@ -62,6 +62,23 @@ class GpuTimeoutGpuTest {
         assertThat(error).contains("send/recv kernel", "for rank 1", "its next FIFO step");
     }
 
+    /** A replayed graph has no host work: the deadline and the record must come from the kernel alone. */
+    @Test
+    void aGraphReplayedOnOneRankOnlyTimesOut() {
+        GpuOptions o = GpuCollectivesGpuTest.smallOptions();
+        String error = timeOut(o, (g0, s) -> {
+            try (DeviceBuffer b = DeviceBuffer.allocate(g0.device(), 1 << 16)) {
+                s.beginCapture();
+                g0.allReduce(b, b, 3001, DataType.FLOAT32, RedOp.SUM, s);
+                try (CudaGraph graph = s.endCapture()) {
+                    graph.launch(s);
+                    s.synchronize();
+                }
+            }
+        });
+        assertThat(error).contains("this rank's AllReduce kernel", "for rank 1");
+    }
+
     @Test
     void aPeerThatComesLateButWithinTheLimitIsNoTimeout() throws Exception {
         List<GpuCommunicator> comms = GpuCommunicator.initAll(GpuCollectivesGpuTest.twoGpus(),
