@@ -380,6 +380,9 @@ public final class GpuCommunicator implements AutoCloseable {
         long bytes = ArgChecks.bytes(w, count, type, 1);
         ArgChecks.rank(w, "peer", peer, nRanks);
         checkCall(w, stream, buf, null, bytes, 0);
+        if (clique != null) {
+            stopOn(clique.calls().recordSend(rank, peer, bytes, w));
+        }
         enqueuer.p2p(KernelArgs.P2P_SEND, peer, buf.address(), bytes, stream);
     }
 
@@ -389,6 +392,9 @@ public final class GpuCommunicator implements AutoCloseable {
         long bytes = ArgChecks.bytes(w, count, type, 1);
         ArgChecks.rank(w, "peer", peer, nRanks);
         checkCall(w, stream, null, buf, 0, bytes);
+        if (clique != null) {
+            stopOn(clique.calls().recordRecv(rank, peer, bytes, w));
+        }
         enqueuer.p2p(KernelArgs.P2P_RECV, peer, buf.address(), bytes, stream);
     }
 
@@ -486,19 +492,24 @@ public final class GpuCommunicator implements AutoCloseable {
 
     /**
      * With {@link #initAll}, records this rank's collective call and refuses it (stopping every rank's kernels) when
-     * another rank's call at the same position differs ({@link CallLedger}); with one process per GPU and
+     * another rank's call at the same position differs ({@link CallLedger}, which also pairs sends with receives);
+     * with one process per GPU and
      * JCCL_CHECK_CALLS=1, compares it over the host communicator first.
      */
     private void recordCall(String w, Collective coll, long count, DataType type, RedOp op, int root) {
         long fp = Fingerprint.of(coll, count, type, op == null ? null : op.kind(), root);
         if (clique != null) {
-            JcclException e = clique.calls().record(rank, fp, w);
-            if (e != null) {
-                clique.fail(e);
-                throw e;
-            }
+            stopOn(clique.calls().record(rank, fp, w));
         } else if (callCheck != null) {
             compareOverHost(w, fp);
+        }
+    }
+
+    /** A call the ledger refused: stops every rank's kernels and throws. */
+    private void stopOn(JcclException refused) {
+        if (refused != null) {
+            clique.fail(refused);
+            throw refused;
         }
     }
 

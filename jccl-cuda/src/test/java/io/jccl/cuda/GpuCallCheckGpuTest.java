@@ -17,7 +17,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * With {@code initAll}, a rank whose collective call differs from another rank's call at the same position (count,
- * type, op, root, collective) is refused before its kernel launches, with both calls named; the kernels the other
+ * type, op, root, collective), or whose receive is not as long as its send, is refused before its kernel launches,
+ * with both calls named; the kernels the other
  * ranks already launched stop at once (not after the timeout), and every rank's later calls and
  * {@code asyncError()} report the mismatch. Needs 2 GPUs, one GPU with {@code -Djccl.cuda.shareDevices=true}, or the
  * CPU emulator.
@@ -55,6 +56,31 @@ class GpuCallCheckGpuTest {
             assertThatThrownBy(() -> g0.allReduce(b0, b0, 16, DataType.FLOAT32, RedOp.SUM, s0))
                     .isInstanceOf(JcclException.class).hasMessageContaining("rank 0/2")
                     .hasMessageContaining("refused: the communicator was stopped by a mismatched call");
+        } finally {
+            comms.forEach(GpuCommunicator::close);
+        }
+    }
+
+    @Test
+    void aReceiveShorterThanItsSendIsRefusedAndStopsTheSender() {
+        List<GpuCommunicator> comms = GpuCommunicator.initAll(GpuCollectivesGpuTest.twoGpus(),
+                new Config(Duration.ofMinutes(10), 0, 0, null), GpuCollectivesGpuTest.smallOptions());
+        GpuCommunicator g0 = comms.get(0);
+        GpuCommunicator g1 = comms.get(1);
+        try (CudaStream s0 = CudaStream.create(g0.device());
+             CudaStream s1 = CudaStream.create(g1.device());
+             DeviceBuffer b0 = DeviceBuffer.allocate(g0.device(), 1 << 20);
+             DeviceBuffer b1 = DeviceBuffer.allocate(g1.device(), 1 << 20)) {
+            g0.send(b0, 1 << 18, DataType.FLOAT32, 1, s0);               // 1 MiB: more than the FIFO holds
+            assertThatThrownBy(() -> g1.recv(b1, 1 << 10, DataType.FLOAT32, 0, s1))
+                    .isInstanceOf(JcclException.class)
+                    .hasMessageContaining("receive 1 from rank 0 is 4096 bytes, but rank 0's send 1 to this rank is"
+                            + " 1048576 bytes");
+            long t0 = System.nanoTime();
+            s0.synchronize();
+            assertThat(Duration.ofNanos(System.nanoTime() - t0)).as("the sender's kernel stopped")
+                    .isLessThan(Duration.ofSeconds(60));
+            assertThat(g0.asyncError()).isNotNull().extracting(JcclException::result).isEqualTo(Result.INVALID_USAGE);
         } finally {
             comms.forEach(GpuCommunicator::close);
         }

@@ -8,59 +8,78 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
- * The collective calls each rank of an {@code initAll} clique has issued, as {@link Fingerprint}s (collective, count,
- * type, op, root), so that a rank whose call differs from another rank's call at the same position is refused before
- * its kernel is launched, with both calls named, instead of launching kernels that would read peers' buffers with the
- * wrong sizes or wait for a call that never comes. The ranks share one process, so the check costs a few memory
- * accesses per call and no communication. Sends and receives are not recorded (they differ by rank by design).
+ * The calls each rank of an {@code initAll} clique has issued, so that a call that cannot match its peers' is refused
+ * before its kernel is launched, with both calls named, instead of launching kernels that would read peers' buffers
+ * with the wrong sizes, leave steps in a FIFO for a later call to misread, or wait for a call that never comes:
+ * <ul>
+ *   <li>collectives, as {@link Fingerprint}s (collective, count, type, op, root): rank r's n-th collective must equal
+ *       every other rank's n-th;</li>
+ *   <li>sends and receives, as byte counts: rank r's n-th send to q must be as long as q's n-th receive from r.</li>
+ * </ul>
+ * The ranks share one process, so a check costs a few memory accesses and no communication; whichever of two calls
+ * comes second does the comparison.
  *
- * <p>Thread: each rank's issuing thread writes its own row (one thread at a time per rank); any thread reads the
- * others' (release/acquire on the counts). Mirrors nothing in NCCL (its kernels trust the calls); it is the host
- * communicator's fingerprint check, done at enqueue because the ranks share the process.
+ * <p>Thread: each rank's issuing thread appends to its own rows (one thread at a time per rank); any thread reads the
+ * others' (release/acquire on the counts). Mirrors nothing in NCCL (its kernels trust the calls, and it checks only
+ * that a receive is not shorter than its send); it is the host communicator's fingerprint check, done at enqueue
+ * because the ranks share the process.
  */
 public final class CallLedger {
-    /** Calls remembered per rank; a rank more than this far ahead of another is not compared with it. */
+    /** Calls remembered per row; a rank more than this far ahead of another is not compared with it. */
     static final int WINDOW = 256;
-    private static final VarHandle ISSUED = MethodHandles.arrayElementVarHandle(long[].class);
+    /** What {@link Row#peek} returns when the call is not there (never a fingerprint or a byte count). */
+    private static final long NONE = Long.MIN_VALUE;
 
-    private final long[][] calls;
-    private final long[] issued;
+    private final Row[] collectives;
+    private final Row[][] sends;
+    private final Row[][] recvs;
 
     public CallLedger(int nRanks) {
-        calls = new long[nRanks][WINDOW];
-        issued = new long[nRanks];
+        collectives = new Row[nRanks];
+        sends = new Row[nRanks][nRanks];
+        recvs = new Row[nRanks][nRanks];
+        for (int r = 0; r < nRanks; r++) {
+            collectives[r] = new Row();
+            for (int q = 0; q < nRanks; q++) {
+                sends[r][q] = new Row();
+                recvs[r][q] = new Row();
+            }
+        }
     }
 
     /**
-     * Records {@code rank}'s next call and compares it with every other rank's call at the same position (those
-     * that made it already; the later rank's check covers the others).
+     * Records {@code rank}'s next collective and compares it with every other rank's at the same position.
      *
      * @param where the communicator and call, to begin the message with
      * @return {@code null}, or the error naming both calls when another rank's call at this position differs
      */
     public JcclException record(int rank, long fingerprint, String where) {
-        long n = (long) ISSUED.getOpaque(issued, rank);
-        calls[rank][(int) (n % WINDOW)] = fingerprint;
-        ISSUED.setRelease(issued, rank, n + 1);
-        for (int q = 0; q < calls.length; q++) {
-            if (q == rank) {
-                continue;
+        long n = collectives[rank].append(fingerprint);
+        for (int q = 0; q < collectives.length; q++) {
+            long theirs = q == rank ? NONE : collectives[q].peek(n);
+            if (theirs != NONE && theirs != fingerprint) {
+                return mismatch(where, n + 1, fingerprint, q, theirs, STOPPED);
             }
-            // rank q made call n and has not yet begun to overwrite its slot (which it does for call n + WINDOW)
-            long before = (long) ISSUED.getAcquire(issued, q);
-            if (before <= n || before - n >= WINDOW) {
-                continue;
-            }
-            long theirs = calls[q][(int) (n % WINDOW)];
-            long after = (long) ISSUED.getAcquire(issued, q);
-            if (after - n >= WINDOW || theirs == fingerprint) {
-                continue;
-            }
-            return mismatch(where, n + 1, fingerprint, q, theirs, " The communicator is stopped (its kernels return):"
-                    + " close it and create a new one");
         }
         return null;
     }
+
+    /** Records {@code from}'s next send to {@code to} and compares it with {@code to}'s receive at that position. */
+    public JcclException recordSend(int from, int to, long bytes, String where) {
+        long n = sends[from][to].append(bytes);
+        long theirs = recvs[to][from].peek(n);
+        return theirs == NONE || theirs == bytes ? null : p2pMismatch(where, "send", n + 1, to, bytes, theirs);
+    }
+
+    /** Records {@code at}'s next receive from {@code from} and compares it with {@code from}'s send at that position. */
+    public JcclException recordRecv(int at, int from, long bytes, String where) {
+        long n = recvs[at][from].append(bytes);
+        long theirs = sends[from][at].peek(n);
+        return theirs == NONE || theirs == bytes ? null : p2pMismatch(where, "receive", n + 1, from, bytes, theirs);
+    }
+
+    private static final String STOPPED = " The communicator is stopped (its kernels return): close it and create a"
+            + " new one";
 
     /** The error for this rank's collective call {@code call} differing from rank {@code peer}'s. */
     public static JcclException mismatch(String where, long call, long mine, int peer, long theirs, String after) {
@@ -68,5 +87,50 @@ public final class CallLedger {
                 + Fingerprint.describe(mine) + ", differs from rank " + peer + "'s call " + call + ", "
                 + Fingerprint.describe(theirs) + "; every rank must make the same collective calls in the same order"
                 + " with the same count, type, op and root." + after);
+    }
+
+    private static JcclException p2pMismatch(String where, String mine, long n, int peer, long bytes, long theirs) {
+        String other = mine.equals("send") ? "receive " + n + " from this rank" : "send " + n + " to this rank";
+        return new JcclException(Result.INVALID_USAGE, where + ": " + mine + " " + n + (mine.equals("send") ? " to"
+                : " from") + " rank " + peer + " is " + bytes + " bytes, but rank " + peer + "'s " + other + " is "
+                + theirs + " bytes; the n-th send to a peer is matched with that peer's n-th receive from the sender,"
+                + " and both must have the same count and type." + STOPPED);
+    }
+
+    /** One rank's calls of one kind, in order: a window of the last {@link #WINDOW} and how many there were. */
+    private static final class Row {
+        private static final VarHandle ISSUED;
+
+        static {
+            try {
+                ISSUED = MethodHandles.lookup().findVarHandle(Row.class, "issued", long.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
+        private final long[] calls = new long[WINDOW];
+        @SuppressWarnings("unused") // through ISSUED
+        private long issued;
+
+        /** Appends a call (owner thread only); returns its position. */
+        long append(long call) {
+            long n = (long) ISSUED.getOpaque(this);
+            calls[(int) (n % WINDOW)] = call;
+            ISSUED.setRelease(this, n + 1);
+            return n;
+        }
+
+        /** The call at position {@code n}, or {@link #NONE} while it is not made yet or its slot may be reused. */
+        long peek(long n) {
+            // made, and the owner has not begun to overwrite the slot (which it does for call n + WINDOW)
+            long before = (long) ISSUED.getAcquire(this);
+            if (before <= n || before - n >= WINDOW) {
+                return NONE;
+            }
+            long call = calls[(int) (n % WINDOW)];
+            long after = (long) ISSUED.getAcquire(this);
+            return after - n >= WINDOW ? NONE : call;
+        }
     }
 }

@@ -63,6 +63,26 @@ class CallLedgerTest {
     }
 
     @Test
+    void theNthSendToAPeerIsPairedWithThatPeersNthReceiveFromTheSender() {
+        CallLedger l = new CallLedger(3);
+        assertThat(l.recordSend(0, 1, 4096, "r0")).isNull();
+        assertThat(l.recordSend(0, 1, 100, "r0")).isNull();
+        assertThat(l.recordSend(2, 1, 8, "r2")).isNull();             // another sender: its own pairing
+        assertThat(l.recordRecv(1, 2, 8, "r1")).isNull();
+        assertThat(l.recordRecv(1, 0, 4096, "r1")).isNull();
+        JcclException e = l.recordRecv(1, 0, 50, "GpuCommunicator rank 1/3: recv");
+        assertThat(e).isNotNull();
+        assertThat(e.result()).isEqualTo(Result.INVALID_USAGE);
+        assertThat(e.getMessage()).startsWith("GpuCommunicator rank 1/3: recv: receive 2 from rank 0 is 50 bytes,"
+                + " but rank 0's send 2 to this rank is 100 bytes");
+
+        CallLedger first = new CallLedger(2);
+        assertThat(first.recordRecv(1, 0, 64, "r1")).isNull();       // the receive may come first
+        assertThat(first.recordSend(0, 1, 32, "r0")).isNotNull().extracting(Throwable::getMessage).asString()
+                .contains("send 1 to rank 1 is 32 bytes, but rank 1's receive 1 from this rank is 64 bytes");
+    }
+
+    @Test
     void aRankMoreThanTheWindowAheadIsNotComparedRatherThanMisread() {
         CallLedger l = new CallLedger(2);
         for (int i = 0; i < CallLedger.WINDOW + 5; i++) {
