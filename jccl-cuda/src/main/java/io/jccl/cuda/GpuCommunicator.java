@@ -10,7 +10,7 @@ import io.jccl.Result;
 import io.jccl.UniqueId;
 import io.jccl.cuda.internal.comm.AbortArea;
 import io.jccl.cuda.internal.comm.AreaLayout;
-import io.jccl.cuda.internal.comm.CallLedger;
+import io.jccl.cuda.internal.comm.CallCheck;
 import io.jccl.cuda.internal.comm.Clique;
 import io.jccl.cuda.internal.comm.GpuRings;
 import io.jccl.cuda.internal.comm.PeerAreas;
@@ -23,17 +23,14 @@ import io.jccl.cuda.internal.enqueue.KernelArgs;
 import io.jccl.cuda.internal.enqueue.KernelFamily;
 import io.jccl.cuda.internal.enqueue.P2pQueue;
 import io.jccl.cuda.internal.enqueue.Plan;
-import io.jccl.internal.algorithm.Fingerprint;
 import io.jccl.internal.param.Params;
 
 import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * One rank of a communicator whose ranks are GPUs (NCCL's {@code ncclComm_t} on a device): collectives on
@@ -75,9 +72,7 @@ public final class GpuCommunicator implements AutoCloseable {
     private final String name;
     private final java.util.Map<String, String> wheres = new java.util.concurrent.ConcurrentHashMap<>();
     private final int[][] rings;
-    /** JCCL_CHECK_CALLS=1 without a clique: this rank's fingerprint, then every rank's; else null. */
-    private final MemorySegment callCheck;
-    private long callsChecked;
+    private final CallCheck calls;
     private volatile boolean aborted;
     private boolean closed;
 
@@ -94,8 +89,7 @@ public final class GpuCommunicator implements AutoCloseable {
         this.clique = clique;
         this.wiring = wiring;
         this.abortArea = clique != null ? clique.abortArea() : wiring.abortArea();
-        this.callCheck = clique == null && Params.CHECK_CALLS.get() == 1
-                ? arena.allocate((long) Long.BYTES * (nRanks + 1), Long.BYTES) : null;
+        this.calls = new CallCheck(rank, nRanks, clique, host, arena);
         this.name = "GpuCommunicator rank " + rank + "/" + nRanks + " (GPU " + device.ordinal() + ", "
                 + device.pciBusId() + ")";
         KernelArgs args = new KernelArgs(arena.allocate(KernelArgs.LAYOUT), arena.allocate(ADDRESS));
@@ -239,7 +233,7 @@ public final class GpuCommunicator implements AutoCloseable {
         checkCall(w, stream, send, recv, bytes, bytes);
         ArgChecks.op(w, op, type);
         ArgChecks.overlap(w, send.address(), bytes, recv.address(), bytes, 0);
-        recordCall(w, Collective.ALL_REDUCE, count, type, op, 0);
+        calls.collective(w, Collective.ALL_REDUCE, count, type, op, 0);
         if (count > 0) {
             enqueuer.collective(Collective.ALL_REDUCE, send.address(), recv.address(), count, type, op, 0, stream);
         }
@@ -257,7 +251,7 @@ public final class GpuCommunicator implements AutoCloseable {
         if (rank == root) {
             ArgChecks.overlap(w, in, bytes, recv.address(), bytes, 0);
         }
-        recordCall(w, Collective.BROADCAST, count, type, null, root);
+        calls.collective(w, Collective.BROADCAST, count, type, null, root);
         if (count > 0) {
             enqueuer.collective(Collective.BROADCAST, in, recv.address(), count, type, RedOp.SUM, root, stream);
         }
@@ -277,7 +271,7 @@ public final class GpuCommunicator implements AutoCloseable {
         if (rank == root) {
             ArgChecks.overlap(w, send.address(), bytes, out, bytes, 0);
         }
-        recordCall(w, Collective.REDUCE, count, type, op, root);
+        calls.collective(w, Collective.REDUCE, count, type, op, root);
         if (count > 0) {
             enqueuer.collective(Collective.REDUCE, send.address(), out, count, type, op, root, stream);
         }
@@ -289,7 +283,7 @@ public final class GpuCommunicator implements AutoCloseable {
         long bytes = ArgChecks.bytes(w, sendCount, type, 1);
         checkCall(w, stream, send, recv, bytes, bytes * nRanks);
         ArgChecks.overlap(w, send.address(), bytes, recv.address(), bytes * nRanks, bytes * rank);
-        recordCall(w, Collective.ALL_GATHER, sendCount, type, null, 0);
+        calls.collective(w, Collective.ALL_GATHER, sendCount, type, null, 0);
         if (sendCount > 0) {
             enqueuer.collective(Collective.ALL_GATHER, send.address(), recv.address(), sendCount, type, RedOp.SUM, 0,
                     stream);
@@ -307,7 +301,7 @@ public final class GpuCommunicator implements AutoCloseable {
         if (!inPlace) {
             ArgChecks.overlap(w, send.address(), bytes * nRanks, recv.address(), bytes, 0);
         }
-        recordCall(w, Collective.REDUCE_SCATTER, recvCount, type, op, 0);
+        calls.collective(w, Collective.REDUCE_SCATTER, recvCount, type, op, 0);
         if (recvCount > 0) {
             enqueuer.collective(Collective.REDUCE_SCATTER, send.address(), recv.address(), recvCount, type, op, 0,
                     stream);
@@ -325,7 +319,7 @@ public final class GpuCommunicator implements AutoCloseable {
         long bytes = ArgChecks.bytes(w, count, type, 1);
         checkCall(w, stream, send, recv, bytes * nRanks, bytes * nRanks);
         ArgChecks.overlap(w, send.address(), bytes * nRanks, recv.address(), bytes * nRanks, 0);
-        recordCall(w, Collective.ALL_TO_ALL, count, type, null, 0);
+        calls.collective(w, Collective.ALL_TO_ALL, count, type, null, 0);
         if (count > 0) {
             enqueuer.collective(Collective.ALL_TO_ALL, send.address(), recv.address(), count, type, RedOp.SUM, 0,
                     stream);
@@ -347,7 +341,7 @@ public final class GpuCommunicator implements AutoCloseable {
                 ops.add(new P2pQueue.Op(KernelArgs.P2P_RECV, p, recv.address() + p * bytes, bytes));
             }
         }
-        recordCall(w, Collective.GATHER, sendCount, type, null, root);
+        calls.collective(w, Collective.GATHER, sendCount, type, null, root);
         if (sendCount > 0) {
             enqueuer.p2pNow(ops, stream);
         }
@@ -368,7 +362,7 @@ public final class GpuCommunicator implements AutoCloseable {
                 ops.add(new P2pQueue.Op(KernelArgs.P2P_SEND, p, send.address() + p * bytes, bytes));
             }
         }
-        recordCall(w, Collective.SCATTER, recvCount, type, null, root);
+        calls.collective(w, Collective.SCATTER, recvCount, type, null, root);
         if (recvCount > 0) {
             enqueuer.p2pNow(ops, stream);
         }
@@ -380,9 +374,7 @@ public final class GpuCommunicator implements AutoCloseable {
         long bytes = ArgChecks.bytes(w, count, type, 1);
         ArgChecks.rank(w, "peer", peer, nRanks);
         checkCall(w, stream, buf, null, bytes, 0);
-        if (clique != null) {
-            stopOn(clique.calls().recordSend(rank, peer, bytes, w));
-        }
+        calls.send(w, peer, bytes);
         enqueuer.p2p(KernelArgs.P2P_SEND, peer, buf.address(), bytes, stream);
     }
 
@@ -392,9 +384,7 @@ public final class GpuCommunicator implements AutoCloseable {
         long bytes = ArgChecks.bytes(w, count, type, 1);
         ArgChecks.rank(w, "peer", peer, nRanks);
         checkCall(w, stream, null, buf, 0, bytes);
-        if (clique != null) {
-            stopOn(clique.calls().recordRecv(rank, peer, bytes, w));
-        }
+        calls.recv(w, peer, bytes);
         enqueuer.p2p(KernelArgs.P2P_RECV, peer, buf.address(), bytes, stream);
     }
 
@@ -468,10 +458,12 @@ public final class GpuCommunicator implements AutoCloseable {
 
     /**
      * The error that stopped this communicator, or {@code null} while it is healthy (NCCL's
-     * {@code ncclCommGetAsyncError}): a GPU wait that passed the limit ({@link Result#TIMEOUT}, naming the rank that
-     * waited, the peer it waited for, the collective and what was awaited), or the host communicator's error. Check it
-     * after synchronising a stream whose results matter: a kernel that timed out returns, so the stream completes,
-     * with undefined results. Once a kernel timed out, every later call throws this error.
+     * {@code ncclCommGetAsyncError}): with {@link #initAll}, a rank's call that did not match another rank's
+     * ({@link Result#INVALID_USAGE}, naming both calls; the rank that made it got the same error from the call);
+     * a GPU wait that passed the limit ({@link Result#TIMEOUT}, naming the rank that waited, the peer it waited for,
+     * the collective and what was awaited); or the host communicator's error. Check it after synchronising a stream
+     * whose results matter: a kernel stopped this way returns, so the stream completes, with undefined results. Once
+     * the communicator is stopped, every later call throws.
      *
      * <p>The limit is the host communicator's {@link Config#timeout()} ({@code JCCL_TIMEOUT_MS}, 120 s by default):
      * no GPU kernel of JCCL waits longer than that for a peer.
@@ -488,47 +480,6 @@ public final class GpuCommunicator implements AutoCloseable {
             }
         }
         return host.asyncError();
-    }
-
-    /**
-     * With {@link #initAll}, records this rank's collective call and refuses it (stopping every rank's kernels) when
-     * another rank's call at the same position differs ({@link CallLedger}, which also pairs sends with receives);
-     * with one process per GPU and
-     * JCCL_CHECK_CALLS=1, compares it over the host communicator first.
-     */
-    private void recordCall(String w, Collective coll, long count, DataType type, RedOp op, int root) {
-        long fp = Fingerprint.of(coll, count, type, op == null ? null : op.kind(), root);
-        if (clique != null) {
-            stopOn(clique.calls().record(rank, fp, w));
-        } else if (callCheck != null) {
-            compareOverHost(w, fp);
-        }
-    }
-
-    /** A call the ledger refused: stops every rank's kernels and throws. */
-    private void stopOn(JcclException refused) {
-        if (refused != null) {
-            clique.fail(refused);
-            throw refused;
-        }
-    }
-
-    /**
-     * JCCL_CHECK_CALLS=1 with one process per GPU: every rank's fingerprint of this call, by the host communicator's
-     * allGather; a difference fails the call on every rank before any launches it (the communicator stays usable).
-     */
-    private void compareOverHost(String w, long fp) {
-        callsChecked++;
-        MemorySegment mine = callCheck.asSlice(0, Long.BYTES);
-        MemorySegment all = callCheck.asSlice(Long.BYTES);
-        mine.set(JAVA_LONG, 0, fp);
-        host.allGather(mine, all, Long.BYTES, DataType.UINT8);
-        for (int q = 0; q < nRanks; q++) {
-            long theirs = all.getAtIndex(JAVA_LONG, q);
-            if (theirs != fp) {
-                throw CallLedger.mismatch(w, callsChecked, fp, q, theirs, " No rank launched it (JCCL_CHECK_CALLS).");
-            }
-        }
     }
 
     /** Config.timeout, else JCCL_TIMEOUT_MS: the longest one GPU wait for a peer may last. */

@@ -28,15 +28,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class GpuCallCheckGpuTest {
     @Test
     void aDifferentCountIsRefusedAndStopsThePeersKernel() {
-        // a 10-minute limit: the peer's kernel must stop because of the refusal, not time out
-        List<GpuCommunicator> comms = GpuCommunicator.initAll(GpuCollectivesGpuTest.twoGpus(),
-                new Config(Duration.ofMinutes(10), 0, 0, null), GpuCollectivesGpuTest.smallOptions());
-        GpuCommunicator g0 = comms.get(0);
-        GpuCommunicator g1 = comms.get(1);
-        try (CudaStream s0 = CudaStream.create(g0.device());
-             CudaStream s1 = CudaStream.create(g1.device());
-             DeviceBuffer b0 = DeviceBuffer.allocate(g0.device(), 1 << 16);
-             DeviceBuffer b1 = DeviceBuffer.allocate(g1.device(), 1 << 16)) {
+        withPair(1 << 16, (g0, g1, s0, s1, b0, b1) -> {
             g0.allReduce(b0, b0, 16, DataType.FLOAT32, RedOp.SUM, s0);       // a matching call first
             g1.allReduce(b1, b1, 16, DataType.FLOAT32, RedOp.SUM, s1);
             g0.allReduce(b0, b0, 1000, DataType.FLOAT32, RedOp.SUM, s0);
@@ -56,21 +48,12 @@ class GpuCallCheckGpuTest {
             assertThatThrownBy(() -> g0.allReduce(b0, b0, 16, DataType.FLOAT32, RedOp.SUM, s0))
                     .isInstanceOf(JcclException.class).hasMessageContaining("rank 0/2")
                     .hasMessageContaining("refused: the communicator was stopped by a mismatched call");
-        } finally {
-            comms.forEach(GpuCommunicator::close);
-        }
+        });
     }
 
     @Test
     void aReceiveShorterThanItsSendIsRefusedAndStopsTheSender() {
-        List<GpuCommunicator> comms = GpuCommunicator.initAll(GpuCollectivesGpuTest.twoGpus(),
-                new Config(Duration.ofMinutes(10), 0, 0, null), GpuCollectivesGpuTest.smallOptions());
-        GpuCommunicator g0 = comms.get(0);
-        GpuCommunicator g1 = comms.get(1);
-        try (CudaStream s0 = CudaStream.create(g0.device());
-             CudaStream s1 = CudaStream.create(g1.device());
-             DeviceBuffer b0 = DeviceBuffer.allocate(g0.device(), 1 << 20);
-             DeviceBuffer b1 = DeviceBuffer.allocate(g1.device(), 1 << 20)) {
+        withPair(1 << 20, (g0, g1, s0, s1, b0, b1) -> {
             g0.send(b0, 1 << 18, DataType.FLOAT32, 1, s0);               // 1 MiB: more than the FIFO holds
             assertThatThrownBy(() -> g1.recv(b1, 1 << 10, DataType.FLOAT32, 0, s1))
                     .isInstanceOf(JcclException.class)
@@ -81,21 +64,12 @@ class GpuCallCheckGpuTest {
             assertThat(Duration.ofNanos(System.nanoTime() - t0)).as("the sender's kernel stopped")
                     .isLessThan(Duration.ofSeconds(60));
             assertThat(g0.asyncError()).isNotNull().extracting(JcclException::result).isEqualTo(Result.INVALID_USAGE);
-        } finally {
-            comms.forEach(GpuCommunicator::close);
-        }
+        });
     }
 
     @Test
     void aDifferentRootIsRefused() {
-        List<GpuCommunicator> comms = GpuCommunicator.initAll(GpuCollectivesGpuTest.twoGpus(),
-                Config.defaults(), GpuCollectivesGpuTest.smallOptions());
-        GpuCommunicator g0 = comms.get(0);
-        GpuCommunicator g1 = comms.get(1);
-        try (CudaStream s0 = CudaStream.create(g0.device());
-             CudaStream s1 = CudaStream.create(g1.device());
-             DeviceBuffer b0 = DeviceBuffer.allocate(g0.device(), 4096);
-             DeviceBuffer b1 = DeviceBuffer.allocate(g1.device(), 4096)) {
+        withPair(4096, (g0, g1, s0, s1, b0, b1) -> {
             g1.broadcast(b1, b1, 100, DataType.INT32, 1, s1);
             assertThatThrownBy(() -> g0.broadcast(b0, b0, 100, DataType.INT32, 0, s0))
                     .isInstanceOf(JcclException.class)
@@ -103,6 +77,28 @@ class GpuCallCheckGpuTest {
                     .hasMessageContaining("rank 1's call 1, Broadcast(count 100 int32 root 1)");
             s0.synchronize();
             s1.synchronize();
+        });
+    }
+
+    interface PairBody {
+        void run(GpuCommunicator g0, GpuCommunicator g1, CudaStream s0, CudaStream s1, DeviceBuffer b0,
+                 DeviceBuffer b1);
+    }
+
+    /**
+     * Two ranks with a 10-minute limit (a stopped kernel must stop because of the refusal, not time out), a stream
+     * and a buffer of {@code bytes} each.
+     */
+    private static void withPair(long bytes, PairBody body) {
+        List<GpuCommunicator> comms = GpuCommunicator.initAll(GpuCollectivesGpuTest.twoGpus(),
+                new Config(Duration.ofMinutes(10), 0, 0, null), GpuCollectivesGpuTest.smallOptions());
+        GpuCommunicator g0 = comms.get(0);
+        GpuCommunicator g1 = comms.get(1);
+        try (CudaStream s0 = CudaStream.create(g0.device());
+             CudaStream s1 = CudaStream.create(g1.device());
+             DeviceBuffer b0 = DeviceBuffer.allocate(g0.device(), bytes);
+             DeviceBuffer b1 = DeviceBuffer.allocate(g1.device(), bytes)) {
+            body.run(g0, g1, s0, s1, b0, b1);
         } finally {
             comms.forEach(GpuCommunicator::close);
         }

@@ -1,0 +1,89 @@
+package io.jccl.cuda.internal.comm;
+
+import io.jccl.Collective;
+import io.jccl.Communicator;
+import io.jccl.DataType;
+import io.jccl.JcclException;
+import io.jccl.RedOp;
+import io.jccl.internal.algorithm.Fingerprint;
+import io.jccl.internal.param.Params;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * One GPU rank's check of each call against its peers' before the call is launched: in an {@code initAll} clique
+ * through the clique's {@link CallLedger} (collectives, and sends paired with receives; a refused call stops the
+ * clique's kernels), with one process per GPU and {@code JCCL_CHECK_CALLS=1} by comparing each collective's
+ * {@link Fingerprint} over the host communicator (a refused call is refused on every rank, and none launches it).
+ *
+ * <p>Thread: the rank's issuing thread. Mirrors nothing in NCCL (see {@link CallLedger}).
+ */
+public final class CallCheck {
+    private final int rank;
+    private final int nRanks;
+    private final Clique clique;
+    private final Communicator host;
+    /** JCCL_CHECK_CALLS=1 without a clique: this rank's fingerprint, then every rank's; else null. */
+    private final MemorySegment overHost;
+    private long collectives;
+
+    /** {@code clique} null: one process per GPU. */
+    public CallCheck(int rank, int nRanks, Clique clique, Communicator host, Arena arena) {
+        this.rank = rank;
+        this.nRanks = nRanks;
+        this.clique = clique;
+        this.host = host;
+        this.overHost = clique == null && Params.CHECK_CALLS.get() == 1
+                ? arena.allocate((long) Long.BYTES * (nRanks + 1), Long.BYTES) : null;
+    }
+
+    /** Checks this rank's next collective; {@code op} null for collectives without one. */
+    public void collective(String where, Collective coll, long count, DataType type, RedOp op, int root) {
+        long fp = Fingerprint.of(coll, count, type, op == null ? null : op.kind(), root);
+        if (clique != null) {
+            stopOn(clique.calls().record(rank, fp, where));
+        } else if (overHost != null) {
+            compareOverHost(where, fp);
+        }
+    }
+
+    /** Checks this rank's next send to {@code peer} (in a clique). */
+    public void send(String where, int peer, long bytes) {
+        if (clique != null) {
+            stopOn(clique.calls().recordSend(rank, peer, bytes, where));
+        }
+    }
+
+    /** Checks this rank's next receive from {@code peer} (in a clique). */
+    public void recv(String where, int peer, long bytes) {
+        if (clique != null) {
+            stopOn(clique.calls().recordRecv(rank, peer, bytes, where));
+        }
+    }
+
+    /** A call the ledger refused: stops every rank's kernels and throws. */
+    private void stopOn(JcclException refused) {
+        if (refused != null) {
+            clique.fail(refused);
+            throw refused;
+        }
+    }
+
+    /** Every rank's fingerprint of this call, by the host communicator's allGather; throws on a difference. */
+    private void compareOverHost(String where, long fp) {
+        collectives++;
+        MemorySegment mine = overHost.asSlice(0, Long.BYTES);
+        MemorySegment all = overHost.asSlice(Long.BYTES);
+        mine.set(JAVA_LONG, 0, fp);
+        host.allGather(mine, all, Long.BYTES, DataType.UINT8);
+        for (int q = 0; q < nRanks; q++) {
+            long theirs = all.getAtIndex(JAVA_LONG, q);
+            if (theirs != fp) {
+                throw CallLedger.mismatch(where, collectives, fp, q, theirs, " No rank launched it (JCCL_CHECK_CALLS).");
+            }
+        }
+    }
+}
