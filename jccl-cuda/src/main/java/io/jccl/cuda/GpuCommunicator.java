@@ -23,6 +23,7 @@ import io.jccl.cuda.internal.enqueue.KernelArgs;
 import io.jccl.cuda.internal.enqueue.KernelFamily;
 import io.jccl.cuda.internal.enqueue.P2pQueue;
 import io.jccl.cuda.internal.enqueue.Plan;
+import io.jccl.internal.debug.Log;
 import io.jccl.internal.param.Params;
 
 import java.lang.foreign.Arena;
@@ -74,6 +75,7 @@ public final class GpuCommunicator implements AutoCloseable {
     private final int[][] rings;
     private final CallCheck calls;
     private volatile boolean aborted;
+    private volatile boolean stopLogged;
     private boolean closed;
 
     private GpuCommunicator(int rank, int nRanks, CudaDevice device, Communicator host, GpuOptions options,
@@ -470,16 +472,19 @@ public final class GpuCommunicator implements AutoCloseable {
      */
     public JcclException asyncError() {
         JcclException failed = clique != null ? clique.failure() : null;
-        if (failed != null) {
-            return failed;
+        if (failed == null && abortArea.timedOut()) {
+            failed = abortArea.timeoutError(rank, name);
         }
-        if (abortArea.timedOut()) {
-            JcclException e = abortArea.timeoutError(rank, name);
-            if (e != null) {
-                return e;
-            }
+        return failed != null ? logged(failed) : host.asyncError();
+    }
+
+    /** Logs what stopped the GPU side as a WARN (NCCL_DEBUG), once per communicator, and returns it. */
+    private JcclException logged(JcclException stop) {
+        if (stop != null && !stopLogged) {
+            stopLogged = true;
+            Log.warn(rank, "%s", stop.getMessage());
         }
-        return host.asyncError();
+        return stop;
     }
 
     /** Config.timeout, else JCCL_TIMEOUT_MS: the longest one GPU wait for a peer may last. */
@@ -528,11 +533,12 @@ public final class GpuCommunicator implements AutoCloseable {
         }
         JcclException failed = clique != null ? clique.failure() : null;
         if (failed != null) {
+            logged(failed);
             throw new JcclException(failed.result(), name + ": " + call + " refused: the communicator was stopped"
                     + " by a mismatched call: " + failed.getMessage(), failed);
         }
         if (abortArea.timedOut()) {
-            JcclException e = abortArea.timeoutError(rank, name);
+            JcclException e = logged(abortArea.timeoutError(rank, name));
             throw e != null ? e : new JcclException(Result.TIMEOUT, name + ": " + call + " after a GPU wait timed out");
         }
         String w = wheres.get(call);

@@ -3,6 +3,8 @@ package io.jccl.cuda.internal.comm;
 import io.jccl.JcclException;
 import io.jccl.Result;
 import io.jccl.cuda.internal.enqueue.KernelArgs;
+import io.jccl.internal.debug.Log;
+import io.jccl.internal.debug.Subsys;
 import io.jccl.internal.topology.TopoEnv;
 import io.jccl.internal.topology.TopoParams;
 import io.jccl.internal.topology.channels.CommChannels;
@@ -33,7 +35,6 @@ import java.util.List;
  * ncclTopoCompute, ncclTopoPreset/Postset) as far as it decides ring order.
  */
 public final class GpuRings {
-    private static final System.Logger LOG = System.getLogger("io.jccl.cuda");
 
     private GpuRings() {
     }
@@ -85,14 +86,12 @@ public final class GpuRings {
     public static int[][] searchOrInOrder(List<String> busIds, int sm, int[][] nvlink, TopoEnv env, int rank) {
         try {
             int[][] rings = search(busIds, sm, nvlink, env);
-            if (LOG.isLoggable(System.Logger.Level.INFO)) {
-                LOG.log(System.Logger.Level.INFO, "JCCL INFO rank " + rank + ": GPU rings from the topology search: "
-                        + describe(rings));
+            if (Log.enabled(Log.Level.INFO, Subsys.GRAPH)) {
+                Log.info(Subsys.GRAPH, rank, "GPU rings from the topology search: %s", describe(rings));
             }
             return rings;
         } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "JCCL WARN rank " + rank + ": the GPU ring search failed ("
-                    + e.getMessage() + "); ring kernels visit the ranks in order");
+            Log.warn(rank, "the GPU ring search failed (%s); ring kernels visit the ranks in order", e.getMessage());
             return inOrder(busIds.size());
         }
     }

@@ -6,6 +6,7 @@ import io.jccl.JcclException;
 import io.jccl.cuda.CudaDevice;
 import io.jccl.cuda.DeviceBuffer;
 import io.jccl.cuda.internal.enqueue.KernelArgs;
+import io.jccl.internal.debug.Log;
 import io.jccl.internal.topology.TopoEnv;
 
 import java.lang.foreign.Arena;
@@ -164,10 +165,9 @@ public final class ProcessWiring {
                 }
             }
             if (!java.util.Arrays.deepEquals(rings, mine)) {
-                System.getLogger("io.jccl.cuda").log(System.Logger.Level.WARNING, "JCCL WARN rank " + host.rank()
-                        + ": its GPU ring search gave " + GpuRings.describe(mine) + " but rank 0's gave "
-                        + GpuRings.describe(rings) + " (do the ranks' NCCL_TOPO_FILE / NCCL_GRAPH_FILE differ?);"
-                        + " using rank 0's");
+                Log.warn(host.rank(), "its GPU ring search gave %s but rank 0's gave %s (do the ranks'"
+                        + " NCCL_TOPO_FILE / NCCL_GRAPH_FILE differ?); using rank 0's", GpuRings.describe(mine),
+                        GpuRings.describe(rings));
             }
             return rings;
         }
