@@ -82,6 +82,11 @@ public final class MultiDeviceExample {
             }
             for (int g = 0; g < n; g++) {
                 streams[g].synchronize();
+                // a kernel stopped by a timeout or a mismatched call completes too: ask (ncclCommGetAsyncError)
+                JcclException error = comms.get(g).asyncError();
+                if (error != null) {
+                    throw error;
+                }
             }
             float expected = n * (n - 1) / 2f;
             for (int g = 0; g < n; g++) {

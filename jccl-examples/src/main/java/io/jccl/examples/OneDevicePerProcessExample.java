@@ -61,6 +61,11 @@ public final class OneDevicePerProcessExample {
             send.copyFrom(host);
             comm.allReduce(send, recv, 2, DataType.FLOAT32, RedOp.SUM, stream);
             stream.synchronize();
+            // a kernel stopped by a timeout completes too: ask (ncclCommGetAsyncError)
+            JcclException error = comm.asyncError();
+            if (error != null) {
+                throw error;
+            }
             out.printf("Collective operation completed on rank %d%n", rank);
             recv.copyTo(host);
             float first = size * (size - 1) / 2f;
