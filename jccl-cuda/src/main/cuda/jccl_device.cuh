@@ -71,7 +71,7 @@ struct KernelArgs {
     uint64_t in;             // 256: this rank's input
     uint64_t out;            // 264: this rank's output
     uint64_t count;          // 272: elements (per rank block for reduceScatter/allGather/allToAll; bytes for copies)
-    uint64_t abortFlag;      // 280: the host-mapped AbortArea
+    uint64_t abortArea;      // 280: the host-mapped AbortArea
     int32_t rank;            // 288
     int32_t nRanks;          // 292
     int32_t coll;            // 296: kAllReduce, ...
@@ -307,7 +307,7 @@ struct WaitCtx {
 };
 JCCL_DEV WaitCtx waitCtx(const KernelArgs& a) {
     WaitCtx w;
-    w.abortArea = a.abortFlag;
+    w.abortArea = a.abortArea;
     w.claims = &reinterpret_cast<Signals*>(a.sig.p[a.rank])->timeoutClaims;
     w.rank = a.rank;
     w.coll = a.coll;

@@ -471,15 +471,19 @@ public final class GpuCommunicator implements AutoCloseable {
      * no GPU kernel of JCCL waits longer than that for a peer.
      */
     public JcclException asyncError() {
-        JcclException failed = clique != null ? clique.failure() : null;
-        if (failed == null && abortArea.timedOut()) {
-            failed = abortArea.timeoutError(rank, name);
-        }
-        return failed != null ? logged(failed) : host.asyncError();
+        JcclException stop = gpuStop();
+        return stop != null ? stop : host.asyncError();
     }
 
-    /** Logs what stopped the GPU side as a WARN (NCCL_DEBUG), once per communicator, and returns it. */
-    private JcclException logged(JcclException stop) {
+    /**
+     * What stopped the GPU side, or {@code null}: a mismatched call ({@link Result#INVALID_USAGE}, initAll) or a GPU
+     * wait past the limit ({@link Result#TIMEOUT}). Logged as a WARN (NCCL_DEBUG) the first time it is seen.
+     */
+    private JcclException gpuStop() {
+        JcclException stop = clique != null ? clique.failure() : null;
+        if (stop == null) {
+            stop = abortArea.timeoutError(rank, name);
+        }
         if (stop != null && !stopLogged) {
             stopLogged = true;
             Log.warn(rank, "%s", stop.getMessage());
@@ -531,15 +535,10 @@ public final class GpuCommunicator implements AutoCloseable {
         if (aborted) {
             throw new JcclException(Result.ABORTED, name + ": " + call + " after abort(); close it and create a new one");
         }
-        JcclException failed = clique != null ? clique.failure() : null;
-        if (failed != null) {
-            logged(failed);
-            throw new JcclException(failed.result(), name + ": " + call + " refused: the communicator was stopped"
-                    + " by a mismatched call: " + failed.getMessage(), failed);
-        }
-        if (abortArea.timedOut()) {
-            JcclException e = logged(abortArea.timeoutError(rank, name));
-            throw e != null ? e : new JcclException(Result.TIMEOUT, name + ": " + call + " after a GPU wait timed out");
+        JcclException stop = gpuStop();
+        if (stop != null) {
+            throw stop.result() == Result.TIMEOUT ? stop : new JcclException(stop.result(), name + ": " + call
+                    + " refused: the communicator was stopped by a mismatched call: " + stop.getMessage(), stop);
         }
         String w = wheres.get(call);
         if (w == null) {

@@ -29,11 +29,11 @@ public final class AbortArea implements AutoCloseable {
     /** Size of the area: a 16-byte header and one 32-byte record per rank. */
     public static final int BYTES = 16 + 32 * KernelArgs.MAX_RANKS;
     /** state: running. */
-    public static final int RUNNING = 0;
+    private static final int RUNNING = 0;
     /** state: raised by the host ({@link #raise()}). */
-    public static final int BY_HOST = 1;
+    private static final int BY_HOST = 1;
     /** state: a kernel's wait passed the limit. */
-    public static final int TIMED_OUT = 2;
+    private static final int TIMED_OUT = 2;
 
     private static final long STATE = 0;
     private static final long TIMEOUT_MS = 4;
@@ -90,37 +90,33 @@ public final class AbortArea implements AutoCloseable {
         return buffer.devicePointer();
     }
 
-    public long timeoutMs() {
-        return timeoutMs;
-    }
-
     /** Stops every running and future kernel's waits (unless a timeout already did). */
     public void raise() {
         INT.compareAndSet(buffer.segment(), STATE, RUNNING, BY_HOST);
     }
 
-    public int state() {
-        return (int) INT.getVolatile(buffer.segment(), STATE);
-    }
-
     /** Whether a kernel's wait passed the limit. */
     public boolean timedOut() {
-        return state() == TIMED_OUT;
+        return (int) INT.getVolatile(buffer.segment(), STATE) == TIMED_OUT;
     }
 
     /**
-     * The timeout to report to {@code rank}: its own record if its kernel timed out, else the first other rank's
-     * (in a clique, a peer's timeout stops this rank's kernels too); {@code null} when no record is complete.
+     * The timeout to report to {@code rank}, or {@code null} while no wait passed the limit: its own record if its
+     * kernel timed out, else the first other rank's (in a clique, a peer's timeout stops this rank's kernels too).
      *
-     * @param where the communicator and call, to begin the message with
+     * @param where the communicator, to begin the message with
      */
     public JcclException timeoutError(int rank, String where) {
+        if (!timedOut()) {
+            return null;
+        }
         int found = complete(rank) ? rank : -1;
         for (int r = 0; r < KernelArgs.MAX_RANKS && found < 0; r++) {
             found = complete(r) ? r : -1;
         }
-        if (found < 0) {
-            return null;
+        if (found < 0) {   // the kernel writes its record before the state: not seen in practice
+            return new JcclException(Result.TIMEOUT, where + ": a GPU wait passed the limit (" + timeoutMs
+                    + " ms); every kernel of the communicator has stopped: close it and create a new one");
         }
         MemorySegment s = buffer.segment();
         long base = RECORDS + found * RECORD_BYTES;

@@ -40,7 +40,7 @@ public final class KernelArgs {
             JAVA_LONG.withName("in"),
             JAVA_LONG.withName("out"),
             JAVA_LONG.withName("count"),
-            JAVA_LONG.withName("abortFlag"),
+            JAVA_LONG.withName("abortArea"),
             JAVA_INT.withName("rank"),
             JAVA_INT.withName("nRanks"),
             JAVA_INT.withName("coll"),
@@ -80,7 +80,7 @@ public final class KernelArgs {
     static final long IN = offset("in");
     static final long OUT = offset("out");
     static final long COUNT = offset("count");
-    static final long ABORT_FLAG = offset("abortFlag");
+    static final long ABORT_AREA = offset("abortArea");
     static final long RANK = offset("rank");
     static final long N_RANKS = offset("nRanks");
     static final long COLL = offset("coll");
@@ -131,11 +131,11 @@ public final class KernelArgs {
     }
 
     /** The fixed per-communicator fields. */
-    public void setCommunicator(int rank, int nRanks, long abortFlag, long slotBytes, long llSlotWords,
+    public void setCommunicator(int rank, int nRanks, long abortArea, long slotBytes, long llSlotWords,
                                 long pushSlotBytes, int connChannels) {
         args.set(JAVA_INT, RANK, rank);
         args.set(JAVA_INT, N_RANKS, nRanks);
-        args.set(JAVA_LONG, ABORT_FLAG, abortFlag);
+        args.set(JAVA_LONG, ABORT_AREA, abortArea);
         args.set(JAVA_LONG, SLOT_BYTES, slotBytes);
         args.set(JAVA_LONG, LL_SLOT_WORDS, llSlotWords);
         args.set(JAVA_LONG, PUSH_SLOT_BYTES, pushSlotBytes);

@@ -23,7 +23,7 @@ class KernelArgsTest {
         assertThat(KernelArgs.IN).isEqualTo(256);
         assertThat(KernelArgs.OUT).isEqualTo(264);
         assertThat(KernelArgs.COUNT).isEqualTo(272);
-        assertThat(KernelArgs.ABORT_FLAG).isEqualTo(280);
+        assertThat(KernelArgs.ABORT_AREA).isEqualTo(280);
         assertThat(KernelArgs.RANK).isEqualTo(288);
         assertThat(KernelArgs.N_RANKS).isEqualTo(292);
         assertThat(KernelArgs.COLL).isEqualTo(296);
