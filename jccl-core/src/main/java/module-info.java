@@ -18,6 +18,7 @@ module io.jccl {
     exports io.jccl.internal.topology.discovery to io.jccl.cuda;
     exports io.jccl.internal.topology.setup to io.jccl.cuda;
     exports io.jccl.internal.topology.xml to io.jccl.cuda;
+    exports io.jccl.internal.transport.shm to io.jccl.cuda;
     uses io.jccl.Profiler;
     uses io.jccl.net.NetPlugin;
 }

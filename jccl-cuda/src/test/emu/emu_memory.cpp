@@ -73,6 +73,9 @@ CUresult cuMemFreeHost(void* p) {
     free(p);
     return OK;
 }
+// Host memory is the emulated devices' memory already: registering it only checks the arguments.
+CUresult cuMemHostRegister_v2(void* p, size_t size, unsigned) { return p == nullptr || size == 0 ? ERR_INVALID_VALUE : OK; }
+CUresult cuMemHostUnregister(void* p) { return p == nullptr ? ERR_INVALID_VALUE : OK; }
 CUresult cuMemHostGetDevicePointer_v2(uint64_t* d, void* h, unsigned) {
     *d = (uint64_t)h;
     return OK;

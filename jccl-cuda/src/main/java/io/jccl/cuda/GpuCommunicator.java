@@ -15,6 +15,7 @@ import io.jccl.cuda.internal.comm.Clique;
 import io.jccl.cuda.internal.comm.GpuRings;
 import io.jccl.cuda.internal.comm.PeerAreas;
 import io.jccl.cuda.internal.comm.ProcessWiring;
+import io.jccl.cuda.internal.comm.SharedControl;
 import io.jccl.cuda.internal.enqueue.ArgChecks;
 import io.jccl.cuda.internal.enqueue.CollPlanner;
 import io.jccl.cuda.internal.enqueue.Enqueuer;
@@ -67,6 +68,7 @@ public final class GpuCommunicator implements AutoCloseable {
     private final PeerAreas peers;
     private final Clique clique;
     private final ProcessWiring wiring;
+    private final SharedControl control;
     private final AbortArea abortArea;
     private final Arena arena = Arena.ofShared();
     private final Enqueuer enqueuer;
@@ -90,8 +92,9 @@ public final class GpuCommunicator implements AutoCloseable {
         this.peers = peers;
         this.clique = clique;
         this.wiring = wiring;
-        this.abortArea = clique != null ? clique.abortArea() : wiring.abortArea();
-        this.calls = new CallCheck(rank, nRanks, clique, host, arena);
+        this.control = clique != null ? clique.control() : wiring.control();
+        this.abortArea = control.abortArea();
+        this.calls = new CallCheck(rank, nRanks, control, clique == null, host, arena);
         this.name = "GpuCommunicator rank " + rank + "/" + nRanks + " (GPU " + device.ordinal() + ", "
                 + device.pciBusId() + ")";
         KernelArgs args = new KernelArgs(arena.allocate(KernelArgs.LAYOUT), arena.allocate(ADDRESS));
@@ -446,11 +449,8 @@ public final class GpuCommunicator implements AutoCloseable {
      */
     public void abort() {
         aborted = true;
-        if (clique != null) {
-            clique.abort();
-        } else {
-            wiring.abort();
-        }
+        control.fail(new JcclException(Result.ABORTED, name + " called abort(); every rank's kernels have stopped"
+                + " and results since are undefined: close the communicator and create a new one"));
         host.abort();
     }
 
@@ -480,9 +480,13 @@ public final class GpuCommunicator implements AutoCloseable {
      * wait past the limit ({@link Result#TIMEOUT}). Logged as a WARN (NCCL_DEBUG) the first time it is seen.
      */
     private JcclException gpuStop() {
-        JcclException stop = clique != null ? clique.failure() : null;
+        JcclException stop = abortArea.timeoutError(rank, name);   // a timeout comes first: nothing raises after it
         if (stop == null) {
-            stop = abortArea.timeoutError(rank, name);
+            stop = control.failure();
+        }
+        if (stop == null && abortArea.stopped()) {   // raised with no note: not done by JCCL itself
+            stop = new JcclException(Result.ABORTED, name + ": the communicator's kernels were stopped (abort area"
+                    + " raised); close it and create a new one");
         }
         if (stop != null && !stopLogged) {
             stopLogged = true;
@@ -515,7 +519,7 @@ public final class GpuCommunicator implements AutoCloseable {
                 if (clique != null) {
                     clique.release();
                 } else {
-                    wiring.close(aborted || abortArea.timedOut());
+                    wiring.close(aborted || abortArea.stopped());
                 }
             } finally {
                 arena.close();
@@ -538,7 +542,7 @@ public final class GpuCommunicator implements AutoCloseable {
         JcclException stop = gpuStop();
         if (stop != null) {
             throw stop.result() == Result.TIMEOUT ? stop : new JcclException(stop.result(), name + ": " + call
-                    + " refused: the communicator was stopped by a mismatched call: " + stop.getMessage(), stop);
+                    + " refused: the communicator was stopped: " + stop.getMessage(), stop);
         }
         String w = wheres.get(call);
         if (w == null) {

@@ -40,6 +40,37 @@ class DriverGpuTest {
                 .matches(e -> ((JcclException) e).result() == Result.INVALID_ARGUMENT);
     }
 
+    /**
+     * What one-process-per-GPU communicators share their abort area through: a shared-memory file's page registered
+     * with CUDA. The GPU's writes through the registered mapping are seen through a second mapping of the file, as
+     * another process sees them.
+     */
+    @Test
+    void aSharedMemoryFileRegisteredWithCudaIsWrittenByTheGpuAndSeenThroughAnotherMapping() {
+        String name = io.jccl.internal.transport.shm.ShmFiles.PREFIX + "test-register-" + ProcessHandle.current().pid();
+        try (Arena a = Arena.ofShared(); Arena b = Arena.ofShared(); CudaStream s = CudaStream.create(dev)) {
+            MemorySegment mine = io.jccl.internal.transport.shm.ShmFiles.create(name, 8192, a);
+            MemorySegment theirs = io.jccl.internal.transport.shm.ShmFiles.attach(name, 8192, b);
+            MemorySegment page = mine.asSlice(0, 4096);
+            dev.makeCurrent();
+            CuMemory.hostRegister(page, CuMemory.HOST_ALLOC_PORTABLE | CuMemory.HOST_ALLOC_DEVICEMAP);
+            try {
+                long dptr = CuMemory.hostDevicePointer(page);
+                CuMemory.memsetD32Async(dptr + 64, 0x5eed1234, 16, s.handle());
+                s.synchronize();
+                for (int i = 0; i < 16; i++) {
+                    assertThat(theirs.get(JAVA_INT, 64 + 4L * i)).isEqualTo(0x5eed1234);
+                }
+                assertThat(theirs.get(JAVA_INT, 60)).isZero();
+                assertThat(theirs.get(JAVA_INT, 128)).isZero();
+            } finally {
+                CuMemory.hostUnregister(page);
+            }
+        } finally {
+            io.jccl.internal.transport.shm.ShmFiles.unlink(name);
+        }
+    }
+
     @Test
     void copiesRoundTripThroughDeviceMemory() {
         int n = (1 << 20) + 12;

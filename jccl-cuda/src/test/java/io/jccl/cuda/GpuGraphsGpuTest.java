@@ -157,6 +157,17 @@ class GpuGraphsGpuTest {
             assertThat(s.isIdle()).as("kernel returned after abort").isTrue();
             assertThatThrownBy(() -> g0.allReduce(b, b, 4, DataType.FLOAT32, RedOp.SUM, s))
                     .isInstanceOf(JcclException.class).matches(e -> ((JcclException) e).result() == Result.ABORTED);
+            // rank 1's kernels stopped too: it must not go on launching kernels that return at once
+            GpuCommunicator g1 = comms.get(1);
+            assertThat(g1.asyncError()).isNotNull().matches(e -> e.result() == Result.ABORTED)
+                    .extracting(Throwable::getMessage).asString().contains("rank 0/2", "called abort()");
+            try (CudaStream s1 = CudaStream.create(g1.device());
+                 DeviceBuffer b1 = DeviceBuffer.allocate(g1.device(), 1 << 10)) {
+                assertThatThrownBy(() -> g1.allReduce(b1, b1, 4, DataType.FLOAT32, RedOp.SUM, s1))
+                        .isInstanceOf(JcclException.class).hasMessageContaining("rank 1/2")
+                        .hasMessageContaining("called abort()")
+                        .matches(e -> ((JcclException) e).result() == Result.ABORTED);
+            }
         } finally {
             comms.forEach(GpuCommunicator::close);
         }

@@ -23,12 +23,14 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * joining with {@link GpuCommunicator#fromEnvironment} and exchanging CUDA IPC handles (which cannot be opened in the
  * exporting process, hence processes). Each child checks every collective itself ({@link GpuRankMain}); in the
  * fault tests rank 1 never makes rank 0's call, and rank 0's kernel times out, or with JCCL_CHECK_CALLS=1 the ranks
- * call with different counts and both are refused ({@link GpuFaultRankMain}).
+ * call with different counts and both are refused ({@link GpuFaultRankMain}). The fault tests also run with both
+ * processes on one GPU ({@code -Djccl.cuda.shareDevices=true}): none needs the two ranks' kernels to run together.
  */
 @Tag("gpu")
 class GpuProcessesGpuTest {
     @Test
     void twoProcessesRunEveryCollective() throws Exception {
+        assumeTrue(CudaDevice.isAvailable() && CudaDevice.count() >= 2, "needs 2 GPUs (its kernels run together)");
         List<String> outs = runRanks(GpuRankMain.class, Map.of(), 240);
         assertThat(outs.get(0)).contains("rank 0 done, 0 failures");
         assertThat(outs.get(1)).contains("rank 1 done, 0 failures");
@@ -41,7 +43,30 @@ class GpuProcessesGpuTest {
                 "JCCL_TIMEOUT_MS", "2000"), 120);
         assertThat(outs.get(0)).contains("rank 0 TIMEOUT", "this rank's AllReduce kernel", "for rank 1",
                 "limit 2000 ms");
-        assertThat(outs.get(1)).contains("rank 1 asyncError").doesNotContain("TIMEOUT");
+        // the processes share the abort area: rank 1 reports rank 0's timeout
+        assertThat(outs.get(1)).contains("rank 1 asyncError TIMEOUT", "rank 0's AllReduce kernel", "for rank 1");
+    }
+
+    /** Without JCCL_CHECK_CALLS the ranks compare calls through shared memory: both see the mismatch, neither hangs. */
+    @Test
+    void aDifferentCountIsRefusedThroughSharedMemoryAndStopsBothRanks() throws Exception {
+        List<String> outs = runRanks(GpuFaultRankMain.class, Map.of("JCCL_TEST_FAULT", "mismatch-shared",
+                "JCCL_TIMEOUT_MS", "60000"), 120);
+        for (int r = 0; r < 2; r++) {
+            assertThat(outs.get(r)).contains("rank " + r + " INVALID_USAGE", "collective call 1 of this rank",
+                    "AllReduce(count 1000", "AllReduce(count 2000", "rank " + r + " next call INVALID_USAGE");
+        }
+    }
+
+    /** abort() in one process stops the other's kernel at once, and it reports who aborted. */
+    @Test
+    void anAbortInOneProcessStopsThePeersKernel() throws Exception {
+        List<String> outs = runRanks(GpuFaultRankMain.class, Map.of("JCCL_TEST_FAULT", "abort",
+                "JCCL_TIMEOUT_MS", "60000"), 120);
+        assertThat(outs.get(1)).contains("rank 1 aborted");
+        assertThat(outs.get(0)).contains("rank 0 ABORTED", "rank 1/2", "called abort()");
+        double seconds = Double.parseDouble(outs.get(0).replaceAll("(?s).*after ([0-9.]+) s.*", "$1"));
+        assertThat(seconds).as("stopped by the abort, not by the 60 s limit").isLessThan(30);
     }
 
     /** JCCL_CHECK_CALLS=1: calls of different counts are refused on both ranks, and the next matching one works. */
@@ -61,7 +86,8 @@ class GpuProcessesGpuTest {
      */
     private static List<String> runRanks(Class<?> main, Map<String, String> extraEnv, int limitSec)
             throws Exception {
-        assumeTrue(CudaDevice.isAvailable() && CudaDevice.count() >= 2, "needs 2 GPUs");
+        assumeTrue(CudaDevice.isAvailable() && (CudaDevice.count() >= 2 || Boolean.getBoolean("jccl.cuda.shareDevices")),
+                "needs 2 GPUs, or one shared (-Djccl.cuda.shareDevices=true)");
         int port;
         try (ServerSocket s = new ServerSocket(0)) {
             port = s.getLocalPort();

@@ -127,8 +127,9 @@ public final class Params {
     public static final Param<Integer> CHECK_CALLS = add(Param.ofInt("JCCL_CHECK_CALLS", 0, INIT,
             "GPU communicators with one process per GPU: 1 compares each collective call (collective, count, type, op,"
                     + " root) with every rank's over the host communicator before launching it (an 8-byte allGather"
-                    + " per call) and fails on a difference with both calls named; initAll's communicators always"
-                    + " compare, in-process").range(0, 1));
+                    + " per call, waiting for every rank) and refuses a difference on every rank, leaving the"
+                    + " communicator usable; 0 compares through memory the ranks share (no waiting; a difference stops"
+                    + " the communicator, with both calls named), as initAll's communicators always do").range(0, 1));
     public static final Param<Integer> RAS_ENABLE = add(Param.ofInt("NCCL_RAS_ENABLE", 1, PROFILE,
             "1: the process holding rank 0 of a communicator answers status queries (./jccl ras); 0: no status port")
             .range(0, 1));

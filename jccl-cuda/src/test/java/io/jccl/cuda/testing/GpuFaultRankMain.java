@@ -13,9 +13,15 @@ import io.jccl.cuda.GpuCommunicator;
  * <ul>
  *   <li>{@code timeout}: rank 0 runs an allReduce that rank 1 never makes and synchronises its stream (its kernel
  *       must give up after JCCL_TIMEOUT_MS), printing {@code rank 0 TIMEOUT <message>}; rank 1 waits until rank 0 is
- *       surely done and prints its own asyncError (its kernels never waited);</li>
+ *       surely done and prints its asyncError, rank 0's timeout (its kernels never waited, but the processes share
+ *       the abort area);</li>
  *   <li>{@code mismatch} (with JCCL_CHECK_CALLS=1): rank r runs an allReduce of 1000 (r + 1) floats, which must be
- *       refused on both ranks, printing {@code rank r INVALID_USAGE <message>}; then both run a matching one.</li>
+ *       refused on both ranks, printing {@code rank r INVALID_USAGE <message>}; then both run a matching one;</li>
+ *   <li>{@code mismatch-shared} (without it): the same calls; the rank that comes second is refused at the call,
+ *       the other's kernel is stopped and its asyncError names both calls: each prints
+ *       {@code rank r INVALID_USAGE <message>}, then {@code rank r next call <result>} for a later call;</li>
+ *   <li>{@code abort}: rank 0 runs an allReduce that rank 1 never makes; rank 1 calls abort() a second later, which
+ *       stops rank 0's kernel long before the limit: rank 0 prints {@code rank 0 ABORTED <message>}.</li>
  * </ul>
  * Exits 1 when the expected error did not come or anything else throws.
  */
@@ -28,10 +34,45 @@ public final class GpuFaultRankMain {
         long limitMs = Long.parseLong(System.getenv().getOrDefault("JCCL_TIMEOUT_MS", "2000"));
         String fault = System.getenv().getOrDefault("JCCL_TEST_FAULT", "timeout");
         boolean ok;
-        try (GpuCommunicator g = GpuCommunicator.fromEnvironment(CudaDevice.get(local));
+        // -Djccl.cuda.shareDevices=true: both processes on GPU 0 (no scenario needs the two kernels to run together)
+        CudaDevice device = CudaDevice.get(Boolean.getBoolean("jccl.cuda.shareDevices") ? 0 : local);
+        try (GpuCommunicator g = GpuCommunicator.fromEnvironment(device);
              CudaStream s = CudaStream.create(g.device());
              DeviceBuffer b = DeviceBuffer.allocate(g.device(), 1 << 16)) {
-            if (fault.equals("mismatch")) {
+            if (fault.equals("mismatch-shared")) {
+                JcclException e;
+                try {
+                    g.allReduce(b, b, 1000L * (g.rank() + 1), DataType.FLOAT32, RedOp.SUM, s);
+                    s.synchronize();
+                    e = g.asyncError();
+                } catch (JcclException thrown) {
+                    e = thrown;
+                }
+                ok = e != null && e.result() == io.jccl.Result.INVALID_USAGE;
+                System.out.println("rank " + g.rank() + " " + (e == null ? "no error" : e.result() + " " + e.getMessage()));
+                try {
+                    g.allReduce(b, b, 1000, DataType.FLOAT32, RedOp.SUM, s);
+                    ok = false;
+                    System.out.println("rank " + g.rank() + " next call launched");
+                } catch (JcclException next) {
+                    System.out.println("rank " + g.rank() + " next call " + next.result());
+                }
+            } else if (fault.equals("abort")) {
+                if (g.rank() == 0) {
+                    long t0 = System.nanoTime();
+                    g.allReduce(b, b, 1 << 14, DataType.FLOAT32, RedOp.SUM, s);
+                    s.synchronize();
+                    JcclException e = g.asyncError();
+                    ok = e != null && e.result() == io.jccl.Result.ABORTED;
+                    System.out.printf("rank 0 %s after %.1f s%n", e == null ? "no error" : e.result() + " "
+                            + e.getMessage(), (System.nanoTime() - t0) / 1e9);
+                } else {
+                    Thread.sleep(1000);
+                    g.abort();
+                    ok = true;
+                    System.out.println("rank 1 aborted");
+                }
+            } else if (fault.equals("mismatch")) {
                 try {
                     g.allReduce(b, b, 1000L * (g.rank() + 1), DataType.FLOAT32, RedOp.SUM, s);
                     ok = false;

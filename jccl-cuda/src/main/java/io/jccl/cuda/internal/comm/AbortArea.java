@@ -5,6 +5,7 @@ import io.jccl.JcclException;
 import io.jccl.Result;
 import io.jccl.cuda.CudaDevice;
 import io.jccl.cuda.PinnedBuffer;
+import io.jccl.cuda.internal.driver.CuMemory;
 import io.jccl.cuda.internal.enqueue.KernelArgs;
 
 import java.lang.foreign.MemorySegment;
@@ -18,8 +19,10 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * every kernel's spin loops poll, the longest one wait may last, and for each rank the first of its waits that passed
  * that limit. A kernel whose wait passes the limit writes its record and raises the state, which ends every wait of
  * the communicator (as {@link #raise()} does); the host then reports the record as a {@link Result#TIMEOUT} naming
- * the rank, the peer, the collective and what was awaited. One area per {@code initAll} clique (shared by its GPUs)
- * or per process.
+ * the rank, the peer, the collective and what was awaited. One area per communicator, which every rank's kernels read:
+ * pinned host memory shared by the GPUs of an {@code initAll} clique, or a page of a shared-memory file registered
+ * with CUDA in every process of a one-process-per-GPU communicator ({@link SharedControl}), so that a timeout or an
+ * abort on one rank stops every rank's kernels.
  *
  * <p>Thread: written at creation and by {@link #raise()} from any thread, read by any thread; the kernels write the
  * records and the state. Mirrors NCCL's host-mapped abort flag; the deadline has no NCCL counterpart (NCCL's kernels
@@ -58,11 +61,15 @@ public final class AbortArea implements AutoCloseable {
         "its next push chunk",
     };
 
-    private final PinnedBuffer buffer;
+    private final MemorySegment memory;
+    private final long devicePointer;
+    private final Runnable release;
     private final long timeoutMs;
 
-    private AbortArea(PinnedBuffer buffer, long timeoutMs) {
-        this.buffer = buffer;
+    private AbortArea(MemorySegment memory, long devicePointer, Runnable release, long timeoutMs) {
+        this.memory = memory;
+        this.devicePointer = devicePointer;
+        this.release = release;
         this.timeoutMs = timeoutMs;
     }
 
@@ -71,33 +78,70 @@ public final class AbortArea implements AutoCloseable {
      * process), with {@code timeoutMs} as the limit of one wait (capped at 2^31-1 ms; 0: none).
      */
     public static AbortArea allocate(CudaDevice device, long timeoutMs) {
+        requireLimit(timeoutMs);
+        PinnedBuffer b = PinnedBuffer.allocate(device, BYTES);
+        return new AbortArea(b.segment(), b.devicePointer(), b::close, setLimit(b.segment(), timeoutMs));
+    }
+
+    /**
+     * The area at the start of {@code page} (host memory of at least {@link #BYTES} bytes, page-aligned, zeroed by
+     * its creator, a shared-memory file's first page say), registered with CUDA and mapped for {@code device}; its
+     * creator also sets the limit ({@code timeoutMs}), the others take the creator's. {@link #close()} unregisters it
+     * (the memory itself stays its owner's).
+     */
+    public static AbortArea register(CudaDevice device, MemorySegment page, boolean creator, long timeoutMs) {
+        requireLimit(timeoutMs);
+        device.makeCurrent();
+        CuMemory.hostRegister(page, CuMemory.HOST_ALLOC_PORTABLE | CuMemory.HOST_ALLOC_DEVICEMAP);
+        try {
+            long ms = creator ? setLimit(page, timeoutMs) : Integer.toUnsignedLong((int) INT.getVolatile(page, TIMEOUT_MS));
+            long pointer = CuMemory.hostDevicePointer(page);
+            return new AbortArea(page, pointer, () -> {
+                device.makeCurrent();
+                CuMemory.hostUnregister(page);
+            }, ms);
+        } catch (RuntimeException e) {
+            CuMemory.hostUnregister(page);
+            throw e;
+        }
+    }
+
+    private static void requireLimit(long timeoutMs) {
         if (timeoutMs < 0) {
             throw new IllegalArgumentException("timeoutMs must be >= 0, got " + timeoutMs);
         }
+    }
+
+    /** Writes the limit (capped at 2^31-1 ms) and returns it. */
+    private static long setLimit(MemorySegment area, long timeoutMs) {
         long ms = Math.min(timeoutMs, Integer.MAX_VALUE);
-        PinnedBuffer b = PinnedBuffer.allocate(device, BYTES);
-        INT.setVolatile(b.segment(), TIMEOUT_MS, (int) ms);
-        return new AbortArea(b, ms);
+        INT.setVolatile(area, TIMEOUT_MS, (int) ms);
+        return ms;
     }
 
     /** The area's host memory (the kernels reach it through {@link #devicePointer()}). */
     public MemorySegment segment() {
-        return buffer.segment();
+        return memory;
     }
 
-    /** The address the allocating GPU's kernels use. */
+    /** The address the allocating (or registering) GPU's kernels use. */
     public long devicePointer() {
-        return buffer.devicePointer();
+        return devicePointer;
     }
 
     /** Stops every running and future kernel's waits (unless a timeout already did). */
     public void raise() {
-        INT.compareAndSet(buffer.segment(), STATE, RUNNING, BY_HOST);
+        INT.compareAndSet(memory, STATE, RUNNING, BY_HOST);
     }
 
     /** Whether a kernel's wait passed the limit. */
     public boolean timedOut() {
-        return (int) INT.getVolatile(buffer.segment(), STATE) == TIMED_OUT;
+        return (int) INT.getVolatile(memory, STATE) == TIMED_OUT;
+    }
+
+    /** Whether the kernels were stopped, by {@link #raise()} or by a timeout. */
+    public boolean stopped() {
+        return (int) INT.getVolatile(memory, STATE) != RUNNING;
     }
 
     /**
@@ -118,7 +162,7 @@ public final class AbortArea implements AutoCloseable {
             return new JcclException(Result.TIMEOUT, where + ": a GPU wait passed the limit (" + timeoutMs
                     + " ms); every kernel of the communicator has stopped: close it and create a new one");
         }
-        MemorySegment s = buffer.segment();
+        MemorySegment s = memory;
         long base = RECORDS + found * RECORD_BYTES;
         int peer = (int) INT.getVolatile(s, base + PEER);
         int coll = (int) INT.getVolatile(s, base + COLL);
@@ -135,7 +179,7 @@ public final class AbortArea implements AutoCloseable {
     }
 
     private boolean complete(int rank) {
-        return (long) LONG.getVolatile(buffer.segment(), RECORDS + rank * RECORD_BYTES + WAITED_NS) != 0;
+        return (long) LONG.getVolatile(memory, RECORDS + rank * RECORD_BYTES + WAITED_NS) != 0;
     }
 
     /** NCCL's name of a kernel's collective code ({@link Collective#ncclId()}; -1: a send/recv kernel). */
@@ -150,6 +194,6 @@ public final class AbortArea implements AutoCloseable {
 
     @Override
     public void close() {
-        buffer.close();
+        release.run();
     }
 }

@@ -14,60 +14,64 @@ import java.lang.foreign.MemorySegment;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
- * One GPU rank's check of each call against its peers' before the call is launched: in an {@code initAll} clique
- * through the clique's {@link CallLedger} (collectives, and sends paired with receives; a refused call stops the
- * clique's kernels), with one process per GPU and {@code JCCL_CHECK_CALLS=1} by comparing each collective's
- * {@link Fingerprint} over the host communicator (a refused call is refused on every rank, and none launches it).
+ * One GPU rank's check of each call against its peers' before the call is launched: through the {@link CallLedger}
+ * the ranks share ({@link SharedControl}: an {@code initAll} clique's, or the processes' shared-memory file;
+ * collectives, and sends paired with receives; a refused call stops every rank's kernels). With one process per GPU
+ * and {@code JCCL_CHECK_CALLS=1}, collectives are compared over the host communicator instead (each call waits for
+ * every rank to reach it; a refused call is refused on every rank, none launches it, and the communicator stays
+ * usable); that is also the only check where the processes could not share memory.
  *
  * <p>Thread: the rank's issuing thread. Mirrors nothing in NCCL (see {@link CallLedger}).
  */
 public final class CallCheck {
     private final int rank;
     private final int nRanks;
-    private final Clique clique;
+    private final SharedControl control;
+    private final CallLedger ledger;
     private final Communicator host;
-    /** JCCL_CHECK_CALLS=1 without a clique: this rank's fingerprint, then every rank's; else null. */
+    /** JCCL_CHECK_CALLS=1 with one process per GPU: this rank's fingerprint, then every rank's; else null. */
     private final MemorySegment overHost;
     private long collectives;
 
-    /** {@code clique} null: one process per GPU. */
-    public CallCheck(int rank, int nRanks, Clique clique, Communicator host, Arena arena) {
+    /** {@code processes}: one process per GPU (else an initAll clique). */
+    public CallCheck(int rank, int nRanks, SharedControl control, boolean processes, Communicator host, Arena arena) {
         this.rank = rank;
         this.nRanks = nRanks;
-        this.clique = clique;
+        this.control = control;
+        this.ledger = control.calls();
         this.host = host;
-        this.overHost = clique == null && Params.CHECK_CALLS.get() == 1
+        this.overHost = processes && Params.CHECK_CALLS.get() == 1
                 ? arena.allocate((long) Long.BYTES * (nRanks + 1), Long.BYTES) : null;
     }
 
     /** Checks this rank's next collective; {@code op} null for collectives without one. */
     public void collective(String where, Collective coll, long count, DataType type, RedOp op, int root) {
         long fp = Fingerprint.of(coll, count, type, op == null ? null : op.kind(), root);
-        if (clique != null) {
-            stopOn(clique.calls().record(rank, fp, where));
-        } else if (overHost != null) {
+        if (overHost != null) {
             compareOverHost(where, fp);
+        } else if (ledger != null) {
+            stopOn(ledger.record(rank, fp, where));
         }
     }
 
-    /** Checks this rank's next send to {@code peer} (in a clique). */
+    /** Checks this rank's next send to {@code peer} (where the ranks share a ledger). */
     public void send(String where, int peer, long bytes) {
-        if (clique != null) {
-            stopOn(clique.calls().recordSend(rank, peer, bytes, where));
+        if (ledger != null) {
+            stopOn(ledger.recordSend(rank, peer, bytes, where));
         }
     }
 
-    /** Checks this rank's next receive from {@code peer} (in a clique). */
+    /** Checks this rank's next receive from {@code peer} (where the ranks share a ledger). */
     public void recv(String where, int peer, long bytes) {
-        if (clique != null) {
-            stopOn(clique.calls().recordRecv(rank, peer, bytes, where));
+        if (ledger != null) {
+            stopOn(ledger.recordRecv(rank, peer, bytes, where));
         }
     }
 
     /** A call the ledger refused: stops every rank's kernels and throws. */
     private void stopOn(JcclException refused) {
         if (refused != null) {
-            clique.fail(refused);
+            control.fail(refused);
             throw refused;
         }
     }

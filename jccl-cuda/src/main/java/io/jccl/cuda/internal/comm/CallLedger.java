@@ -4,8 +4,10 @@ import io.jccl.JcclException;
 import io.jccl.Result;
 import io.jccl.internal.algorithm.Fingerprint;
 
-import java.lang.invoke.MethodHandles;
+import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
+
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * The calls each rank of an {@code initAll} clique has issued, so that a call that cannot match its peers' is refused
@@ -16,13 +18,18 @@ import java.lang.invoke.VarHandle;
  *       every other rank's n-th;</li>
  *   <li>sends and receives, as byte counts: rank r's n-th send to q must be as long as q's n-th receive from r.</li>
  * </ul>
- * The ranks share one process, so a check costs a few memory accesses and no communication; whichever of two calls
- * comes second does the comparison.
+ * The ledger lives in memory every rank can reach: a segment of the process for an {@code initAll} clique, a
+ * shared-memory file mapped by every process for one process per GPU ({@link SharedControl}). A check therefore costs
+ * a few memory accesses and no communication; whichever of two calls comes second does the comparison.
  *
- * <p>Thread: each rank's issuing thread appends to its own rows (one thread at a time per rank); any thread reads the
- * others' (release/acquire on the counts). Mirrors nothing in NCCL (its kernels trust the calls, and it checks only
- * that a receive is not shorter than its send); it is the host communicator's fingerprint check, done at enqueue
- * because the ranks share the process.
+ * <p>Layout ({@link #bytes} bytes, zeroed by its creator): rows of {@link #ROW_BYTES} bytes, first each rank's
+ * collectives, then sends[from][to], then receives[at][from]; a row is a 64-byte header whose first long counts the
+ * calls made, then a window of the last {@link #WINDOW} calls.
+ *
+ * <p>Thread: each rank's issuing thread appends to its own rows (one thread at a time per rank); any thread of any
+ * rank reads the others' (volatile counts, so that of two calls made at once at least one sees the other). Mirrors nothing in NCCL (its kernels trust the calls, and it
+ * checks only that a receive is not shorter than its send); it is the host communicator's fingerprint check, done at
+ * enqueue through memory the ranks share.
  */
 public final class CallLedger {
     /** Calls remembered per row; a rank more than this far ahead of another is not compared with it. */
@@ -30,19 +37,40 @@ public final class CallLedger {
     /** What {@link Row#peek} returns when the call is not there (never a fingerprint or a byte count). */
     private static final long NONE = Long.MIN_VALUE;
 
+    private static final long ROW_HEADER = 64;
+    static final long ROW_BYTES = ROW_HEADER + (long) WINDOW * Long.BYTES;
+    private static final VarHandle LONG = JAVA_LONG.varHandle();
+
     private final Row[] collectives;
     private final Row[][] sends;
     private final Row[][] recvs;
 
-    public CallLedger(int nRanks) {
+    /** The bytes a ledger of {@code nRanks} ranks takes. */
+    public static long bytes(int nRanks) {
+        return ROW_BYTES * (nRanks + 2L * nRanks * nRanks);
+    }
+
+    /** A ledger of {@code nRanks} ranks in {@code memory} ({@link #bytes} bytes, zeroed by its creator). */
+    public CallLedger(int nRanks, MemorySegment memory) {
+        if (memory.byteSize() < bytes(nRanks)) {
+            throw new IllegalArgumentException("a call ledger of " + nRanks + " ranks needs " + bytes(nRanks)
+                    + " bytes, got " + memory.byteSize());
+        }
         collectives = new Row[nRanks];
         sends = new Row[nRanks][nRanks];
         recvs = new Row[nRanks][nRanks];
+        long row = 0;
         for (int r = 0; r < nRanks; r++) {
-            collectives[r] = new Row();
+            collectives[r] = new Row(memory.asSlice(row++ * ROW_BYTES, ROW_BYTES));
+        }
+        for (int r = 0; r < nRanks; r++) {
             for (int q = 0; q < nRanks; q++) {
-                sends[r][q] = new Row();
-                recvs[r][q] = new Row();
+                sends[r][q] = new Row(memory.asSlice(row++ * ROW_BYTES, ROW_BYTES));
+            }
+        }
+        for (int r = 0; r < nRanks; r++) {
+            for (int q = 0; q < nRanks; q++) {
+                recvs[r][q] = new Row(memory.asSlice(row++ * ROW_BYTES, ROW_BYTES));
             }
         }
     }
@@ -97,40 +125,32 @@ public final class CallLedger {
                 + " and both must have the same count and type." + STOPPED);
     }
 
-    /** One rank's calls of one kind, in order: a window of the last {@link #WINDOW} and how many there were. */
-    private static final class Row {
-        private static final VarHandle ISSUED;
-
-        static {
-            try {
-                ISSUED = MethodHandles.lookup().findVarHandle(Row.class, "issued", long.class);
-            } catch (ReflectiveOperationException e) {
-                throw new ExceptionInInitializerError(e);
-            }
-        }
-
-        private final long[] calls = new long[WINDOW];
-        @SuppressWarnings("unused") // through ISSUED
-        private long issued;
-
+    /** One rank's calls of one kind, in order: how many there were, and a window of the last {@link #WINDOW}. */
+    private record Row(MemorySegment memory) {
         /** Appends a call (owner thread only); returns its position. */
         long append(long call) {
-            long n = (long) ISSUED.getOpaque(this);
-            calls[(int) (n % WINDOW)] = call;
-            ISSUED.setRelease(this, n + 1);
+            long n = (long) LONG.getOpaque(memory, 0L);
+            memory.set(JAVA_LONG, slot(n), call);
+            // volatile, not just release: with the volatile read in peek, of two ranks making their n-th calls at
+            // once at least one sees the other's (a release store may pass a later load: both would miss)
+            LONG.setVolatile(memory, 0L, n + 1);
             return n;
         }
 
         /** The call at position {@code n}, or {@link #NONE} while it is not made yet or its slot may be reused. */
         long peek(long n) {
             // made, and the owner has not begun to overwrite the slot (which it does for call n + WINDOW)
-            long before = (long) ISSUED.getAcquire(this);
+            long before = (long) LONG.getVolatile(memory, 0L);
             if (before <= n || before - n >= WINDOW) {
                 return NONE;
             }
-            long call = calls[(int) (n % WINDOW)];
-            long after = (long) ISSUED.getAcquire(this);
+            long call = (long) LONG.getAcquire(memory, slot(n));
+            long after = (long) LONG.getAcquire(memory, 0L);
             return after - n >= WINDOW ? NONE : call;
+        }
+
+        private static long slot(long n) {
+            return ROW_HEADER + (n % WINDOW) * Long.BYTES;
         }
     }
 }

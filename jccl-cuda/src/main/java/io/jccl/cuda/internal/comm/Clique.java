@@ -15,7 +15,7 @@ import java.util.List;
 /**
  * What the ranks of a one-process communicator ({@code GpuCommunicator.initAll}) share: the GPUs with peer access
  * enabled between every pair, each rank's collective memory (reachable from every GPU by its plain address), one
- * host-mapped {@link AbortArea}, and the host communicators. Freed when the last rank closes: a rank's memory may be
+ * {@link SharedControl} (the host-mapped abort area, the call ledger, the stop note), and the host communicators. Freed when the last rank closes: a rank's memory may be
  * written by a peer's kernel until that peer is done too, so nothing is freed while any rank is open; the host
  * communicators close together inside one group.
  *
@@ -29,21 +29,18 @@ import java.util.List;
 public final class Clique {
     private final List<CudaDevice> devices;
     private final RankArea[] areas;
-    private final AbortArea abortArea;
+    private final SharedControl control;
     private final long[] abortPointers;
     private final List<Communicator> hosts;
-    private final CallLedger calls;
-    private volatile JcclException failure;
     private int open;
 
-    private Clique(List<CudaDevice> devices, RankArea[] areas, AbortArea abortArea, long[] abortPointers,
+    private Clique(List<CudaDevice> devices, RankArea[] areas, SharedControl control, long[] abortPointers,
                    List<Communicator> hosts) {
         this.devices = devices;
         this.areas = areas;
-        this.abortArea = abortArea;
+        this.control = control;
         this.abortPointers = abortPointers;
         this.hosts = hosts;
-        this.calls = new CallLedger(devices.size());
         this.open = devices.size();
     }
 
@@ -72,26 +69,26 @@ public final class Clique {
             }
         }
         RankArea[] areas = new RankArea[n];
-        AbortArea word = null;
+        SharedControl control = null;
         try {
             for (int g = 0; g < n; g++) {
                 areas[g] = RankArea.allocate(devices.get(g), layout);
             }
-            word = AbortArea.allocate(devices.get(0), timeoutMs);
+            control = SharedControl.inProcess(devices.get(0), n, timeoutMs);
             long[] ptrs = new long[n];
             for (int g = 0; g < n; g++) {
                 devices.get(g).makeCurrent();
-                ptrs[g] = CuMemory.hostDevicePointer(word.segment());
+                ptrs[g] = CuMemory.hostDevicePointer(control.abortArea().segment());
             }
-            return new Clique(List.copyOf(devices), areas, word, ptrs, List.copyOf(hosts));
+            return new Clique(List.copyOf(devices), areas, control, ptrs, List.copyOf(hosts));
         } catch (RuntimeException e) {
             for (RankArea a : areas) {
                 if (a != null) {
                     a.close();
                 }
             }
-            if (word != null) {
-                word.close();
+            if (control != null) {
+                control.close();
             }
             throw e;
         }
@@ -120,32 +117,9 @@ public final class Clique {
         return abortPointers[rank];
     }
 
-    /** The abort area every rank's kernels read. */
-    public AbortArea abortArea() {
-        return abortArea;
-    }
-
-    /** Every rank's collective calls, compared at enqueue. */
-    public CallLedger calls() {
-        return calls;
-    }
-
-    /** What stopped the clique (the first mismatched call), or {@code null}. */
-    public JcclException failure() {
-        return failure;
-    }
-
-    /** Stops the clique for {@code e} (the first failure is kept): every rank's kernels stop waiting. */
-    public synchronized void fail(JcclException e) {
-        if (failure == null) {
-            failure = e;
-        }
-        abort();
-    }
-
-    /** Raises the shared abort area: every running and future kernel of every rank stops waiting. */
-    public void abort() {
-        abortArea.raise();
+    /** The abort area, call ledger and stop note every rank shares. */
+    public SharedControl control() {
+        return control;
     }
 
     /**
@@ -223,7 +197,7 @@ public final class Clique {
         for (RankArea a : areas) {
             run(errors, a::close);
         }
-        run(errors, abortArea::close);
+        run(errors, control::close);
         run(errors, () -> {
             try (Group g = Jccl.group()) {
                 for (Communicator h : hosts) {

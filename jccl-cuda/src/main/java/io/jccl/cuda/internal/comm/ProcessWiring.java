@@ -17,8 +17,8 @@ import java.util.List;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
 /**
- * The GPU side of a one-process-per-GPU communicator: this rank's collective memory, its {@link AbortArea}, and the
- * peers' memories mapped through CUDA IPC. {@link #connect} allocates and zeroes this rank's memory, exchanges
+ * The GPU side of a one-process-per-GPU communicator: this rank's collective memory, the {@link SharedControl} the
+ * processes share (abort area, call ledger, stop note), and the peers' memories mapped through CUDA IPC. {@link #connect} allocates and zeroes this rank's memory, exchanges
  * {@link RankInfo}s with the host communicator's allGather, checks that every rank agrees, opens every peer's
  * handle on this GPU, and ends with a host barrier, so no kernel can touch a peer's memory before it is mapped
  * everywhere. Owns the host communicator from then on.
@@ -30,19 +30,17 @@ public final class ProcessWiring {
     private final Communicator host;
     private final RankArea area;
     private final PeerAreas peers;
-    private final AbortArea abortArea;
-    private final long abortPointer;
+    private final SharedControl control;
     private final int residentBlocks;
     private final boolean wholeLineLinks;
     private final int[][] rings;
 
-    private ProcessWiring(Communicator host, RankArea area, PeerAreas peers, AbortArea abortArea,
-                          long abortPointer, int residentBlocks, boolean wholeLineLinks, int[][] rings) {
+    private ProcessWiring(Communicator host, RankArea area, PeerAreas peers, SharedControl control,
+                          int residentBlocks, boolean wholeLineLinks, int[][] rings) {
         this.host = host;
         this.area = area;
         this.peers = peers;
-        this.abortArea = abortArea;
-        this.abortPointer = abortPointer;
+        this.control = control;
         this.residentBlocks = residentBlocks;
         this.wholeLineLinks = wholeLineLinks;
         this.rings = rings;
@@ -53,11 +51,9 @@ public final class ProcessWiring {
         int me = host.rank();
         int n = host.size();
         RankArea area = RankArea.allocate(device, layout);
-        AbortArea word = null;
+        SharedControl control = null;
         List<DeviceBuffer> mappings = new ArrayList<>();
         try {
-            word = AbortArea.allocate(device, timeoutMs);
-            long abortPointer = word.devicePointer();
             byte[] handle = n > 1 ? area.ipcHandle() : new byte[64];
             RankInfo mine = new RankInfo(ProcessHandle.current().pid(), device.pciBusId(),
                     device.multiprocessorCount(), layout.fingerprint(), area.sizeBytes(), handle);
@@ -72,6 +68,7 @@ public final class ProcessWiring {
                 }
             }
             RankInfo.checkConsistent(all, me);
+            control = SharedControl.forProcesses(host, device, timeoutMs);
             int resident = Integer.MAX_VALUE;
             long[] bases = new long[n];
             for (int r = 0; r < n; r++) {
@@ -94,15 +91,15 @@ public final class ProcessWiring {
                     linked[r][q] = nvlinks[r][q] > 0;
                 }
             }
-            return new ProcessWiring(host, area, new PeerAreas(bases, mappings), word, abortPointer, resident,
+            return new ProcessWiring(host, area, new PeerAreas(bases, mappings), control, resident,
                     Clique.allLinked(linked), rings);
         } catch (RuntimeException e) {
             for (DeviceBuffer m : mappings) {
                 closeQuietly(m::close);
             }
             area.close();
-            if (word != null) {
-                word.close();
+            if (control != null) {
+                control.close();
             }
             throw e;
         }
@@ -188,7 +185,7 @@ public final class ProcessWiring {
     }
 
     public long abortPointer() {
-        return abortPointer;
+        return control.abortArea().devicePointer();
     }
 
     /** The smallest multiprocessor count of the communicator's GPUs. */
@@ -196,27 +193,22 @@ public final class ProcessWiring {
         return residentBlocks;
     }
 
-    /** This process's abort area. */
-    public AbortArea abortArea() {
-        return abortArea;
-    }
-
-    /** Raises this process's abort area: its running and future kernels stop waiting. */
-    public void abort() {
-        abortArea.raise();
+    /** The abort area, call ledger and stop note the processes share (or this process's own, when they could not). */
+    public SharedControl control() {
+        return control;
     }
 
     /**
-     * Releases everything once every rank got here (a host barrier, skipped after an abort: then peers may be
-     * gone), so no peer kernel still writes into this rank's memory when it is freed.
+     * Releases everything once every rank got here (a host barrier, skipped once the communicator is stopped: then
+     * peers may be gone), so no peer kernel still writes into this rank's memory when it is freed.
      */
-    public void close(boolean aborted) {
-        if (!aborted) {
+    public void close(boolean stopped) {
+        if (!stopped) {
             closeQuietly(host::barrier);
         }
         closeQuietly(peers::close);
         closeQuietly(area::close);
-        closeQuietly(abortArea::close);
+        closeQuietly(control::close);
         host.close();
     }
 

@@ -77,7 +77,7 @@ public record RankInfo(long pid, String busId, int sms, String layout, long area
                         + "channels/slotBytes): every process must use the same jccl.cuda.* options");
             }
             for (int q = r + 1; q < all.size(); q++) {
-                if (o.busId.equals(all.get(q).busId)) {
+                if (o.busId.equals(all.get(q).busId) && !Clique.sharesDevices()) {
                     throw new JcclException(Result.INVALID_USAGE, "ranks " + r + " and " + q + " both use the GPU at "
                             + o.busId + "; each rank needs its own GPU (set the device from the local rank)");
                 }

@@ -44,6 +44,8 @@ public final class CuMemory {
         static final MethodHandle FREE = CudaLibrary.bind("cuMemFree_v2", JAVA_LONG);
         static final MethodHandle HOST_ALLOC = CudaLibrary.bind("cuMemHostAlloc", ADDRESS, JAVA_LONG, JAVA_INT);
         static final MethodHandle HOST_FREE = CudaLibrary.bind("cuMemFreeHost", ADDRESS);
+        static final MethodHandle HOST_REGISTER = CudaLibrary.bind("cuMemHostRegister_v2", ADDRESS, JAVA_LONG, JAVA_INT);
+        static final MethodHandle HOST_UNREGISTER = CudaLibrary.bind("cuMemHostUnregister", ADDRESS);
         static final MethodHandle HOST_DEVICE_POINTER = CudaLibrary.bind("cuMemHostGetDevicePointer_v2", ADDRESS, ADDRESS, JAVA_INT);
         static final MethodHandle HTOD = CudaLibrary.bind("cuMemcpyHtoD_v2", JAVA_LONG, ADDRESS, JAVA_LONG);
         static final MethodHandle DTOH = CudaLibrary.bind("cuMemcpyDtoH_v2", ADDRESS, JAVA_LONG, JAVA_LONG);
@@ -112,6 +114,36 @@ public final class CuMemory {
         }
         if (rc != 0) {
             throw error(rc, "cuMemFreeHost", hex(host));
+        }
+    }
+
+    /**
+     * Page-locks existing host memory (a mapping of a shared-memory file, say) and, with HOST_ALLOC_DEVICEMAP, maps
+     * it for the devices ({@code flags}: HOST_ALLOC_*, which have the values of CU_MEMHOSTREGISTER_PORTABLE and
+     * _DEVICEMAP). Undo with {@link #hostUnregister} before the memory goes.
+     */
+    public static void hostRegister(MemorySegment host, int flags) {
+        int rc;
+        try {
+            rc = (int) H.HOST_REGISTER.invokeExact(host, host.byteSize(), flags);
+        } catch (Throwable t) {
+            throw NativeLibrary.rethrow(t);
+        }
+        if (rc != 0) {
+            throw error(rc, "cuMemHostRegister_v2", hex(host), host.byteSize(), flags);
+        }
+    }
+
+    /** Undoes {@link #hostRegister}. */
+    public static void hostUnregister(MemorySegment host) {
+        int rc;
+        try {
+            rc = (int) H.HOST_UNREGISTER.invokeExact(host);
+        } catch (Throwable t) {
+            throw NativeLibrary.rethrow(t);
+        }
+        if (rc != 0) {
+            throw error(rc, "cuMemHostUnregister", hex(host));
         }
     }
 

@@ -1,0 +1,196 @@
+package io.jccl.cuda.internal.comm;
+
+import io.jccl.Communicator;
+import io.jccl.DataType;
+import io.jccl.JcclException;
+import io.jccl.cuda.CudaDevice;
+import io.jccl.internal.debug.Log;
+import io.jccl.internal.debug.Subsys;
+import io.jccl.internal.transport.shm.ShmFiles;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+import java.util.HexFormat;
+import java.util.concurrent.ThreadLocalRandom;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+
+/**
+ * The host memory every rank of a GPU communicator shares, and what lives in it: the {@link AbortArea} all kernels
+ * poll, the {@link StopNote} saying which rank stopped the communicator and why, and the {@link CallLedger} that
+ * refuses calls that cannot match. So a timeout, a refused call or an {@code abort()} on one rank stops every rank's
+ * kernels at once, and every rank reports the same cause.
+ * <ul>
+ *   <li>{@code initAll} (one process): the area is pinned host memory, the note and ledger a segment of the process.</li>
+ *   <li>One process per GPU: one shared-memory file ({@code /dev/shm/jccl-gpu-*}, or {@code JCCL_SHM_DIR}) created
+ *       by rank 0 and mapped by every rank; its first page, the area, is registered with CUDA in every process. The
+ *       file is unlinked once every rank has mapped it, so nothing is left behind. Where a rank cannot map or
+ *       register it (another container's {@code /dev/shm}), every rank falls back to an area of its own and no
+ *       ledger: timeouts then stop only the rank's own kernels, and calls are checked only with
+ *       {@code JCCL_CHECK_CALLS=1} (over the host communicator).</li>
+ * </ul>
+ *
+ * <p>Thread: created by the communicator's creator (collective over the host communicator for processes); used
+ * from any thread; closed once, by the last rank of a clique or by each process. Mirrors NCCL's host-mapped abort
+ * flag (shared by a clique's ranks there too) and its shared-memory setup ({@code ncclShmOpen} then
+ * {@code cudaHostRegister}); the note and ledger have no NCCL counterpart.
+ */
+public final class SharedControl implements AutoCloseable {
+    /** The area gets a page of its own: CUDA registers whole pages. */
+    private static final long AREA_PAGE = 4096;
+    private static final int NAME_BYTES = 64;
+
+    private final AbortArea abortArea;
+    private final StopNote note;
+    private final CallLedger calls;
+    private final Arena arena;
+    private final boolean sharedAcrossProcesses;
+
+    private SharedControl(AbortArea abortArea, StopNote note, CallLedger calls, Arena arena, boolean across) {
+        this.abortArea = abortArea;
+        this.note = note;
+        this.calls = calls;
+        this.arena = arena;
+        this.sharedAcrossProcesses = across;
+    }
+
+    /** For the ranks of an {@code initAll} clique, whose kernels read the area through {@code device}'s mapping. */
+    public static SharedControl inProcess(CudaDevice device, int nRanks, long timeoutMs) {
+        Arena arena = Arena.ofShared();
+        try {
+            MemorySegment m = arena.allocate(StopNote.BYTES + CallLedger.bytes(nRanks), 64);
+            AbortArea area = AbortArea.allocate(device, timeoutMs);
+            return new SharedControl(area, new StopNote(m), new CallLedger(nRanks, m.asSlice(StopNote.BYTES)),
+                    arena, false);
+        } catch (RuntimeException e) {
+            arena.close();
+            throw e;
+        }
+    }
+
+    /**
+     * For this process's rank of a one-process-per-GPU communicator; collective over {@code host} (every rank calls
+     * it, after the ranks have agreed they share a host). Falls back to a per-process area (see the class comment)
+     * when any rank cannot map the file.
+     */
+    public static SharedControl forProcesses(Communicator host, CudaDevice device, long timeoutMs) {
+        int me = host.rank();
+        int n = host.size();
+        long bytes = AREA_PAGE + StopNote.BYTES + CallLedger.bytes(n);
+        Arena arena = Arena.ofShared();
+        String name = "";
+        String problem = null;
+        MemorySegment file = null;
+        if (me == 0) {
+            name = ShmFiles.PREFIX + "gpu-" + ProcessHandle.current().pid() + "-"
+                    + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong());
+            try {
+                file = ShmFiles.create(name, bytes, arena);
+            } catch (JcclException e) {
+                problem = e.getMessage();
+                name = "";
+            }
+        }
+        name = broadcastName(host, name);
+        AbortArea area = null;
+        try {
+            if (me != 0 && !name.isEmpty()) {
+                file = ShmFiles.attach(name, bytes, arena);
+            }
+            if (file != null) {
+                area = AbortArea.register(device, file.asSlice(0, AREA_PAGE), me == 0, timeoutMs);
+            }
+        } catch (JcclException e) {
+            problem = e.getMessage();
+        }
+        boolean everyone = allAgree(host, area != null);
+        if (me == 0 && !name.isEmpty()) {
+            ShmFiles.unlink(name);   // every rank has tried to map it by now
+        }
+        if (everyone) {
+            MemorySegment rest = file.asSlice(AREA_PAGE);
+            return new SharedControl(area, new StopNote(rest), new CallLedger(n, rest.asSlice(StopNote.BYTES)),
+                    arena, true);
+        }
+        if (area != null) {
+            area.close();
+        }
+        arena.close();
+        Log.info(Subsys.INIT, me, "GPU ranks share no control memory (%s): a timeout or abort stops this"
+                + " process's kernels only, and calls are checked only with JCCL_CHECK_CALLS=1",
+                problem != null ? problem : "another rank could not map " + ShmFiles.dir() + "/" + name);
+        Arena own = Arena.ofShared();
+        try {
+            return new SharedControl(AbortArea.allocate(device, timeoutMs), new StopNote(own.allocate(StopNote.BYTES)),
+                    null, own, false);
+        } catch (RuntimeException e) {
+            own.close();
+            throw e;
+        }
+    }
+
+    /** Rank 0's file name (empty: none) on every rank. */
+    private static String broadcastName(Communicator host, String mine) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment s = a.allocate(NAME_BYTES);
+            byte[] b = mine.getBytes(StandardCharsets.US_ASCII);
+            MemorySegment.copy(b, 0, s, JAVA_BYTE, 0, Math.min(b.length, NAME_BYTES - 1));
+            host.broadcast(s, s, NAME_BYTES, DataType.UINT8, 0);
+            return s.getString(0, StandardCharsets.US_ASCII);
+        }
+    }
+
+    /** Whether every rank says {@code ok}. */
+    private static boolean allAgree(Communicator host, boolean ok) {
+        int n = host.size();
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment send = a.allocate(1);
+            MemorySegment all = a.allocate(n);
+            send.set(JAVA_BYTE, 0, (byte) (ok ? 1 : 0));
+            host.allGather(send, all, 1, DataType.UINT8);
+            for (int r = 0; r < n; r++) {
+                if (all.get(JAVA_BYTE, r) == 0) {
+                    return false;
+                }
+            }
+            return true;
+        }
+    }
+
+    /** The area every rank's kernels poll. */
+    public AbortArea abortArea() {
+        return abortArea;
+    }
+
+    /** Every rank's calls, or {@code null} when the ranks share no memory (processes that fell back). */
+    public CallLedger calls() {
+        return calls;
+    }
+
+    /** Whether the processes of a one-process-per-GPU communicator share this memory. */
+    public boolean sharedAcrossProcesses() {
+        return sharedAcrossProcesses;
+    }
+
+    /** Stops every rank's kernels for {@code cause}, which every rank then reports (the first cause is kept). */
+    public void fail(JcclException cause) {
+        note.post(cause);
+        abortArea.raise();
+    }
+
+    /** What a rank stopped the communicator for ({@link #fail}), or {@code null}. */
+    public JcclException failure() {
+        return note.read();
+    }
+
+    /** Unregisters the area and unmaps (or frees) the memory. */
+    @Override
+    public void close() {
+        try {
+            abortArea.close();
+        } finally {
+            arena.close();
+        }
+    }
+}
