@@ -78,7 +78,7 @@ public final class GpuCommunicator implements AutoCloseable {
     private final CallCheck calls;
     private volatile boolean aborted;
     private volatile boolean stopLogged;
-    private boolean closed;
+    private volatile boolean closed;
 
     private GpuCommunicator(int rank, int nRanks, CudaDevice device, Communicator host, GpuOptions options,
                             AreaLayout layout, PeerAreas peers, long abortPointer, int residentBlocks,
@@ -444,10 +444,14 @@ public final class GpuCommunicator implements AutoCloseable {
 
     /**
      * Stops this communicator from any thread: running and future kernels stop waiting for peers and return
-     * (results are then undefined; with {@link #initAll} every rank's kernels stop), the host communicator is
-     * aborted, and every later call throws {@link Result#ABORTED}. Close it afterwards.
+     * (results are then undefined), every rank's kernels stop too and the other ranks' later calls and
+     * {@link #asyncError()} report this abort, the host communicator is aborted, and every later call throws
+     * {@link Result#ABORTED}. Close it afterwards. Does nothing once closed.
      */
     public void abort() {
+        if (closed) {
+            return;   // its memory is gone (and the stopping already happened, or was not needed)
+        }
         aborted = true;
         control.fail(new JcclException(Result.ABORTED, name + " called abort(); every rank's kernels have stopped"
                 + " and results since are undefined: close the communicator and create a new one"));
