@@ -9,7 +9,7 @@ import io.jccl.cuda.DeviceBuffer;
 import io.jccl.cuda.GpuCommunicator;
 
 /**
- * One rank of the one-process-per-GPU fault tests, by the scenario in JCCL_TEST_FAULT:
+ * One rank of the one-process-per-GPU fault tests, by the scenario in GPU_TEST_FAULT:
  * <ul>
  *   <li>{@code timeout}: rank 0 runs an allReduce that rank 1 never makes and synchronises its stream (its kernel
  *       must give up after JCCL_TIMEOUT_MS), printing {@code rank 0 TIMEOUT <message>}; rank 1 waits until rank 0 is
@@ -32,7 +32,7 @@ public final class GpuFaultRankMain {
     public static void main(String[] args) throws InterruptedException {
         int local = Integer.parseInt(System.getenv().getOrDefault("LOCAL_RANK", "0"));
         long limitMs = Long.parseLong(System.getenv().getOrDefault("JCCL_TIMEOUT_MS", "2000"));
-        String fault = System.getenv().getOrDefault("JCCL_TEST_FAULT", "timeout");
+        String fault = System.getenv().getOrDefault("GPU_TEST_FAULT", "timeout");
         boolean ok;
         // -Djccl.cuda.shareDevices=true: both processes on GPU 0 (no scenario needs the two kernels to run together)
         CudaDevice device = CudaDevice.get(Boolean.getBoolean("jccl.cuda.shareDevices") ? 0 : local);
@@ -63,9 +63,11 @@ public final class GpuFaultRankMain {
                     g.allReduce(b, b, 1 << 14, DataType.FLOAT32, RedOp.SUM, s);
                     s.synchronize();
                     JcclException e = g.asyncError();
+                    long ms = (System.nanoTime() - t0) / 1_000_000;
                     ok = e != null && e.result() == io.jccl.Result.ABORTED;
-                    System.out.printf("rank 0 %s after %.1f s%n", e == null ? "no error" : e.result() + " "
-                            + e.getMessage(), (System.nanoTime() - t0) / 1e9);
+                    // one line per println (JCCL's log lines on stderr go to the same file)
+                    System.out.println("rank 0 " + (e == null ? "no error" : e.result() + " " + e.getMessage()));
+                    System.out.println("rank 0 stopped after " + ms + " ms");
                 } else {
                     Thread.sleep(1000);
                     g.abort();
