@@ -464,10 +464,12 @@ public final class GpuCommunicator implements AutoCloseable {
 
     /**
      * The error that stopped this communicator, or {@code null} while it is healthy (NCCL's
-     * {@code ncclCommGetAsyncError}): with {@link #initAll}, a rank's call that did not match another rank's
-     * ({@link Result#INVALID_USAGE}, naming both calls; the rank that made it got the same error from the call);
-     * a GPU wait that passed the limit ({@link Result#TIMEOUT}, naming the rank that waited, the peer it waited for,
-     * the collective and what was awaited); or the host communicator's error. Check it after synchronising a stream
+     * {@code ncclCommGetAsyncError}): a rank's call that did not match another rank's ({@link Result#INVALID_USAGE},
+     * naming both calls; the rank that made it got the same error from the call); a GPU wait that passed the limit
+     * ({@link Result#TIMEOUT}, naming the rank that waited, the peer it waited for, the collective and what was
+     * awaited); a rank's {@link #abort()} ({@link Result#ABORTED}, naming it); or the host communicator's error. Every
+     * rank reports the same cause (the ranks share control memory: see the module's README for when processes
+     * cannot). Check it after synchronising a stream
      * whose results matter: a kernel stopped this way returns, so the stream completes, with undefined results. Once
      * the communicator is stopped, every later call throws.
      *
@@ -480,8 +482,9 @@ public final class GpuCommunicator implements AutoCloseable {
     }
 
     /**
-     * What stopped the GPU side, or {@code null}: a mismatched call ({@link Result#INVALID_USAGE}, initAll) or a GPU
-     * wait past the limit ({@link Result#TIMEOUT}). Logged as a WARN (NCCL_DEBUG) the first time it is seen.
+     * What stopped the GPU side, or {@code null}: a GPU wait past the limit ({@link Result#TIMEOUT}), else the note
+     * of the rank that stopped it (a mismatched call, {@link Result#INVALID_USAGE}; an abort, {@link Result#ABORTED}).
+     * Logged as a WARN (NCCL_DEBUG) the first time it is seen.
      */
     private JcclException gpuStop() {
         JcclException stop = abortArea.timeoutError(rank, name);   // a timeout comes first: nothing raises after it

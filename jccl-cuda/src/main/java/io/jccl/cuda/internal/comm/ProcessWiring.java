@@ -18,12 +18,13 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
 /**
  * The GPU side of a one-process-per-GPU communicator: this rank's collective memory, the {@link SharedControl} the
- * processes share (abort area, call ledger, stop note), and the peers' memories mapped through CUDA IPC. {@link #connect} allocates and zeroes this rank's memory, exchanges
- * {@link RankInfo}s with the host communicator's allGather, checks that every rank agrees, opens every peer's
- * handle on this GPU, and ends with a host barrier, so no kernel can touch a peer's memory before it is mapped
- * everywhere. Owns the host communicator from then on.
+ * processes share (abort area, call ledger, stop note), and the peers' memories mapped through CUDA IPC.
+ * {@link #connect} allocates and zeroes this rank's memory, exchanges {@link RankInfo}s with the host communicator's
+ * allGather, checks that every rank agrees, sets up the shared control memory, opens every peer's handle on this GPU,
+ * and ends with a host barrier, so no kernel can touch a peer's memory before it is mapped everywhere. Owns the host
+ * communicator from then on.
  *
- * <p>Thread: the communicator's owner; {@link #abort()} from any thread. Mirrors NCCL's p2p transport setup
+ * <p>Thread: the communicator's owner; the control memory from any thread. Mirrors NCCL's p2p transport setup
  * (p2pSendSetup/p2pRecvSetup with legacy CUDA IPC) driven by bootstrapAllGather.
  */
 public final class ProcessWiring {

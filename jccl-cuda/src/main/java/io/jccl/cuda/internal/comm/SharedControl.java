@@ -45,14 +45,12 @@ public final class SharedControl implements AutoCloseable {
     private final StopNote note;
     private final CallLedger calls;
     private final Arena arena;
-    private final boolean sharedAcrossProcesses;
 
-    private SharedControl(AbortArea abortArea, StopNote note, CallLedger calls, Arena arena, boolean across) {
+    private SharedControl(AbortArea abortArea, StopNote note, CallLedger calls, Arena arena) {
         this.abortArea = abortArea;
         this.note = note;
         this.calls = calls;
         this.arena = arena;
-        this.sharedAcrossProcesses = across;
     }
 
     /** For the ranks of an {@code initAll} clique, whose kernels read the area through {@code device}'s mapping. */
@@ -61,8 +59,7 @@ public final class SharedControl implements AutoCloseable {
         try {
             MemorySegment m = arena.allocate(StopNote.BYTES + CallLedger.bytes(nRanks), 64);
             AbortArea area = AbortArea.allocate(device, timeoutMs);
-            return new SharedControl(area, new StopNote(m), new CallLedger(nRanks, m.asSlice(StopNote.BYTES)),
-                    arena, false);
+            return new SharedControl(area, new StopNote(m), new CallLedger(nRanks, m.asSlice(StopNote.BYTES)), arena);
         } catch (RuntimeException e) {
             arena.close();
             throw e;
@@ -109,9 +106,10 @@ public final class SharedControl implements AutoCloseable {
             ShmFiles.unlink(name);   // every rank has tried to map it by now
         }
         if (everyone) {
+            Log.info(Subsys.INIT, me, "GPU ranks share their abort area, call ledger and stop note through %s/%s"
+                    + " (%d bytes, unlinked once mapped)", ShmFiles.dir(), name, bytes);
             MemorySegment rest = file.asSlice(AREA_PAGE);
-            return new SharedControl(area, new StopNote(rest), new CallLedger(n, rest.asSlice(StopNote.BYTES)),
-                    arena, true);
+            return new SharedControl(area, new StopNote(rest), new CallLedger(n, rest.asSlice(StopNote.BYTES)), arena);
         }
         if (area != null) {
             area.close();
@@ -123,7 +121,7 @@ public final class SharedControl implements AutoCloseable {
         Arena own = Arena.ofShared();
         try {
             return new SharedControl(AbortArea.allocate(device, timeoutMs), new StopNote(own.allocate(StopNote.BYTES)),
-                    null, own, false);
+                    null, own);
         } catch (RuntimeException e) {
             own.close();
             throw e;
@@ -166,11 +164,6 @@ public final class SharedControl implements AutoCloseable {
     /** Every rank's calls, or {@code null} when the ranks share no memory (processes that fell back). */
     public CallLedger calls() {
         return calls;
-    }
-
-    /** Whether the processes of a one-process-per-GPU communicator share this memory. */
-    public boolean sharedAcrossProcesses() {
-        return sharedAcrossProcesses;
     }
 
     /** Stops every rank's kernels for {@code cause}, which every rank then reports (the first cause is kept). */
