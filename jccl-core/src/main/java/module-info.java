@@ -10,6 +10,7 @@ module io.jccl {
     exports io.jccl;
     exports io.jccl.net;
     exports io.jccl.internal.algorithm to io.jccl.cuda;
+    exports io.jccl.internal.comm to io.jccl.cuda;
     exports io.jccl.internal.debug to io.jccl.cuda;
     exports io.jccl.internal.param to io.jccl.cuda;
     exports io.jccl.internal.tuning to io.jccl.cuda;

@@ -24,6 +24,7 @@ import io.jccl.cuda.internal.enqueue.KernelArgs;
 import io.jccl.cuda.internal.enqueue.KernelFamily;
 import io.jccl.cuda.internal.enqueue.P2pQueue;
 import io.jccl.cuda.internal.enqueue.Plan;
+import io.jccl.internal.comm.HostCommunicator;
 import io.jccl.internal.debug.Log;
 import io.jccl.internal.param.Params;
 
@@ -105,6 +106,24 @@ public final class GpuCommunicator implements AutoCloseable {
         peers.writeTables(args, layout);
         this.enqueuer = new Enqueuer(device, rank, nRanks, args,
                 new CollPlanner(options, nRanks, residentBlocks, peerPointers, wholeLineLinks));
+        if (host instanceof HostCommunicator h) {
+            h.onFailure(this::hostFailed);
+        }
+    }
+
+    /**
+     * The host communicator failed (a peer process died or left, its heartbeat stopped, an abort): the GPU kernels of
+     * every rank are stopped at once, rather than waiting for a peer that will not come until the timeout, and every
+     * rank reports this cause. Runs on the thread that found the failure.
+     */
+    private void hostFailed() {
+        if (closed) {
+            return;
+        }
+        JcclException f = host.asyncError();
+        control.fail(new JcclException(f != null ? f.result() : Result.REMOTE_ERROR, name + ": its host communicator"
+                + " failed, so every rank's GPU kernels were stopped: " + (f != null ? f.getMessage() : "(no cause)")
+                + "; close the communicator and create a new one"));
     }
 
     /**

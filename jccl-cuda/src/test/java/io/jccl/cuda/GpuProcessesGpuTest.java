@@ -58,6 +58,16 @@ class GpuProcessesGpuTest {
         }
     }
 
+    /** A process that dies stops its peer's kernel as soon as the peer's host communicator finds it gone. */
+    @Test
+    void aProcessThatDiesStopsThePeersKernel() throws Exception {
+        List<String> outs = runRanks(GpuFaultRankMain.class, Map.of("GPU_TEST_FAULT", "crash",
+                "JCCL_TIMEOUT_MS", "60000"), 120);
+        assertThat(outs.get(1)).contains("rank 1 halts");
+        assertThat(outs.get(0)).contains("rank 0/2", "its host communicator failed", "rank 1");
+        assertThat(stoppedAfterMs(outs.get(0))).as("stopped by the lost peer, not by the 60 s limit").isLessThan(45_000);
+    }
+
     /** abort() in one process stops the other's kernel at once, and it reports who aborted. */
     @Test
     void anAbortInOneProcessStopsThePeersKernel() throws Exception {
@@ -65,9 +75,14 @@ class GpuProcessesGpuTest {
                 "JCCL_TIMEOUT_MS", "60000"), 120);
         assertThat(outs.get(1)).contains("rank 1 aborted");
         assertThat(outs.get(0)).contains("rank 0 ABORTED", "rank 1/2", "called abort()");
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("rank 0 stopped after (\\d+) ms").matcher(outs.get(0));
-        assertThat(m.find()).as(outs.get(0)).isTrue();
-        assertThat(Long.parseLong(m.group(1))).as("stopped by the abort, not by the 60 s limit").isLessThan(30_000);
+        assertThat(stoppedAfterMs(outs.get(0))).as("stopped by the abort, not by the 60 s limit").isLessThan(30_000);
+    }
+
+    /** The time rank 0's {@code rank 0 stopped after N ms} line gives. */
+    private static long stoppedAfterMs(String out) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("rank 0 stopped after (\\d+) ms").matcher(out);
+        assertThat(m.find()).as(out).isTrue();
+        return Long.parseLong(m.group(1));
     }
 
     /** JCCL_CHECK_CALLS=1: calls of different counts are refused on both ranks, and the next matching one works. */

@@ -369,6 +369,15 @@ public final class HostCommunicator implements Communicator, GroupState.Launchab
         return rt.health().failure();
     }
 
+    /**
+     * Runs {@code r} on the thread that finds this communicator failed (a lost peer, an abort, a timeout), at once if
+     * it already has; {@code r} must not block. For the GPU side, which stops its kernels then (internal: not part of
+     * the {@link Communicator} API).
+     */
+    public void onFailure(Runnable r) {
+        rt.health().onFailure(r);
+    }
+
     /** Makes this communicator one of {@code group}, released when the last of them closes (initAll). */
     void closeTogetherWith(LocalCloseGroup group) {
         this.closeGroup = group;

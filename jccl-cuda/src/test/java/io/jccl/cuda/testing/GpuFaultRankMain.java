@@ -21,7 +21,9 @@ import io.jccl.cuda.GpuCommunicator;
  *       the other's kernel is stopped and its asyncError names both calls: each prints
  *       {@code rank r INVALID_USAGE <message>}, then {@code rank r next call <result>} for a later call;</li>
  *   <li>{@code abort}: rank 0 runs an allReduce that rank 1 never makes; rank 1 calls abort() a second later, which
- *       stops rank 0's kernel long before the limit: rank 0 prints {@code rank 0 ABORTED <message>}.</li>
+ *       stops rank 0's kernel long before the limit: rank 0 prints {@code rank 0 ABORTED <message>};</li>
+ *   <li>{@code crash}: the same, but rank 1's process halts a second later without closing anything: rank 0's host
+ *       communicator finds rank 1 gone, which stops rank 0's kernel: it prints {@code rank 0 <result> <message>}.</li>
  * </ul>
  * Exits 1 when the expected error did not come or anything else throws.
  */
@@ -57,19 +59,24 @@ public final class GpuFaultRankMain {
                 } catch (JcclException next) {
                     System.out.println("rank " + g.rank() + " next call " + next.result());
                 }
-            } else if (fault.equals("abort")) {
+            } else if (fault.equals("abort") || fault.equals("crash")) {
                 if (g.rank() == 0) {
                     long t0 = System.nanoTime();
                     g.allReduce(b, b, 1 << 14, DataType.FLOAT32, RedOp.SUM, s);
                     s.synchronize();
                     JcclException e = g.asyncError();
                     long ms = (System.nanoTime() - t0) / 1_000_000;
-                    ok = e != null && e.result() == io.jccl.Result.ABORTED;
+                    ok = e != null && (fault.equals("crash") || e.result() == io.jccl.Result.ABORTED);
                     // one line per println (JCCL's log lines on stderr go to the same file)
                     System.out.println("rank 0 " + (e == null ? "no error" : e.result() + " " + e.getMessage()));
                     System.out.println("rank 0 stopped after " + ms + " ms");
                 } else {
                     Thread.sleep(1000);
+                    if (fault.equals("crash")) {
+                        System.out.println("rank 1 halts");
+                        System.out.flush();
+                        Runtime.getRuntime().halt(0);
+                    }
                     g.abort();
                     ok = true;
                     System.out.println("rank 1 aborted");

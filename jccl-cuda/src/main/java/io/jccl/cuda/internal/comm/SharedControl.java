@@ -45,6 +45,7 @@ public final class SharedControl implements AutoCloseable {
     private final StopNote note;
     private final CallLedger calls;
     private final Arena arena;
+    private boolean closed;
 
     private SharedControl(AbortArea abortArea, StopNote note, CallLedger calls, Arena arena) {
         this.abortArea = abortArea;
@@ -167,7 +168,10 @@ public final class SharedControl implements AutoCloseable {
     }
 
     /** Stops every rank's kernels for {@code cause}, which every rank then reports (the first cause is kept). */
-    public void fail(JcclException cause) {
+    public synchronized void fail(JcclException cause) {
+        if (closed) {
+            return;   // the memory is gone (a late failure notice from the host communicator)
+        }
         note.post(cause);
         abortArea.raise();
     }
@@ -179,7 +183,11 @@ public final class SharedControl implements AutoCloseable {
 
     /** Unregisters the area and unmaps (or frees) the memory. */
     @Override
-    public void close() {
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
         try {
             abortArea.close();
         } finally {
