@@ -97,6 +97,30 @@ class GpuProcessesGpuTest {
     }
 
     /**
+     * Processes that cannot share the control file (each has its own JCCL_SHM_DIR, as separate containers have their
+     * own /dev/shm) fall back to an abort area each and say so: the waiting rank still times out, alone.
+     */
+    @Test
+    void processesThatCannotShareMemoryFallBackToAnAreaEach() throws Exception {
+        Path base = Files.createTempDirectory("jccl-shm-");
+        try {
+            Files.createDirectories(base.resolve("r0"));
+            Files.createDirectories(base.resolve("r1"));
+            List<String> outs = runRanks(GpuFaultRankMain.class, Map.of("GPU_TEST_FAULT", "timeout",
+                    "JCCL_TIMEOUT_MS", "2000", "JCCL_SHM_DIR", base + "/r{rank}", "NCCL_SHM_DISABLE", "1",
+                    "NCCL_DEBUG", "INFO", "NCCL_DEBUG_SUBSYS", "INIT"), 120);
+            assertThat(outs.get(0)).contains("rank 0 TIMEOUT", "this rank's AllReduce kernel", "for rank 1",
+                    "GPU ranks share no control memory");
+            assertThat(outs.get(1)).contains("rank 1 asyncError", "GPU ranks share no control memory")
+                    .doesNotContain("rank 1 asyncError TIMEOUT");
+        } finally {
+            try (var files = Files.walk(base)) {
+                files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+    }
+
+    /**
      * Starts ranks 0 and 1 of {@code main} as a launcher would, waits at most {@code limitSec}, checks that both
      * exited with 0 and returns their output.
      */
@@ -133,7 +157,9 @@ class GpuProcessesGpuTest {
             env.put("LOCAL_RANK", Integer.toString(r));
             env.put("JCCL_COMM_ID", "127.0.0.1:" + port);
             env.put("JCCL_COMM_SECRET", HexFormat.of().formatHex(secret));
-            env.putAll(extraEnv);
+            for (Map.Entry<String, String> e : extraEnv.entrySet()) {
+                env.put(e.getKey(), e.getValue().replace("{rank}", Integer.toString(r)));
+            }
             procs.add(pb.start());
             logs.add(log);
         }
