@@ -477,6 +477,26 @@ public final class GpuCommunicator implements AutoCloseable {
         host.abort();
     }
 
+    /**
+     * Collective over every rank of this communicator (NCCL's {@code ncclCommSplit}): ranks that pass the same
+     * {@code color} form a new GPU communicator on their same GPUs, ranked by {@code key} and then by their rank here;
+     * a rank passing {@link Communicator#SPLIT_NOCOLOR} takes part and gets {@code null}. The new communicator is
+     * independent of this one (its own collective memory, control area and host communicator; closing either leaves
+     * the other working). Its ranks reach each other as one process per GPU does: through CUDA IPC between processes,
+     * by address (with peer access) between ranks of one process, such as the ranks of {@link #initAll}, whose
+     * threads must then each call it, as the ranks of processes do (it blocks until every rank has called it).
+     * Options are this communicator's.
+     *
+     * @param color the group this rank joins, or {@link Communicator#SPLIT_NOCOLOR}
+     * @param key   the order of this rank in its new communicator (ties broken by the rank here)
+     * @return the new communicator, or {@code null} for {@link Communicator#SPLIT_NOCOLOR}
+     */
+    public GpuCommunicator split(int color, int key) {
+        where("split");
+        Communicator sub = host.split(color, key);
+        return sub == null ? null : attach(sub, device, options, sub.config());
+    }
+
     public boolean isAborted() {
         return aborted;
     }

@@ -36,6 +36,15 @@ class GpuProcessesGpuTest {
         assertThat(outs.get(1)).contains("rank 1 done, 0 failures");
     }
 
+    /** Processes split their communicator (keys reversed): the new one works through IPC, and so does the parent. */
+    @Test
+    void processesSplitIntoANewCommunicator() throws Exception {
+        assumeTrue(CudaDevice.isAvailable() && CudaDevice.count() >= 2, "needs 2 GPUs (its kernels run together)");
+        List<String> outs = runRanks(GpuFaultRankMain.class, Map.of("GPU_TEST_FAULT", "split"), 120);
+        assertThat(outs.get(0)).contains("rank 0 split rank 1 sum 3.0");
+        assertThat(outs.get(1)).contains("rank 1 split rank 0 sum 3.0");
+    }
+
     /** Rank 1 never makes the call: rank 0's kernel gives up after JCCL_TIMEOUT_MS and names rank 1. */
     @Test
     void aKernelWhosePeerProcessNeverCallsTimesOut() throws Exception {

@@ -23,7 +23,9 @@ import io.jccl.cuda.GpuCommunicator;
  *   <li>{@code abort}: rank 0 runs an allReduce that rank 1 never makes; rank 1 calls abort() a second later, which
  *       stops rank 0's kernel long before the limit: rank 0 prints {@code rank 0 ABORTED <message>};</li>
  *   <li>{@code crash}: the same, but rank 1's process halts a second later without closing anything: rank 0's host
- *       communicator finds rank 1 gone, which stops rank 0's kernel: it prints {@code rank 0 <result> <message>}.</li>
+ *       communicator finds rank 1 gone, which stops rank 0's kernel: it prints {@code rank 0 <result> <message>};</li>
+ *   <li>{@code split} (no fault): the ranks split with keys reversed and run an allReduce on the new communicator
+ *       (through CUDA IPC between the processes), printing {@code rank r split rank q sum s}, then on the parent.</li>
  * </ul>
  * Exits 1 when the expected error did not come or anything else throws.
  */
@@ -41,7 +43,22 @@ public final class GpuFaultRankMain {
         try (GpuCommunicator g = GpuCommunicator.fromEnvironment(device);
              CudaStream s = CudaStream.create(g.device());
              DeviceBuffer b = DeviceBuffer.allocate(g.device(), 1 << 16)) {
-            if (fault.equals("mismatch-shared")) {
+            if (fault.equals("split")) {
+                try (GpuCommunicator sub = g.split(1, -g.rank())) {
+                    float[] v = new float[1000];
+                    java.util.Arrays.fill(v, g.rank() + 1);
+                    b.copyFrom(java.lang.foreign.MemorySegment.ofArray(v));
+                    sub.allReduce(b, b, v.length, DataType.FLOAT32, RedOp.SUM, s);
+                    s.synchronize();
+                    b.copyTo(java.lang.foreign.MemorySegment.ofArray(v));
+                    ok = sub.asyncError() == null && sub.rank() == 1 - g.rank()
+                            && v[0] == 3f && v[999] == 3f;
+                    System.out.println("rank " + g.rank() + " split rank " + sub.rank() + " sum " + v[0]);
+                }
+                g.allReduce(b, b, 1000, DataType.FLOAT32, RedOp.SUM, s);
+                s.synchronize();
+                ok &= g.asyncError() == null;
+            } else if (fault.equals("mismatch-shared")) {
                 JcclException e;
                 try {
                     g.allReduce(b, b, 1000L * (g.rank() + 1), DataType.FLOAT32, RedOp.SUM, s);

@@ -57,7 +57,7 @@ public final class ProcessWiring {
         try {
             byte[] handle = n > 1 ? area.ipcHandle() : new byte[64];
             RankInfo mine = new RankInfo(ProcessHandle.current().pid(), device.pciBusId(),
-                    device.multiprocessorCount(), layout.fingerprint(), area.sizeBytes(), handle);
+                    device.multiprocessorCount(), layout.fingerprint(), area.sizeBytes(), area.base(), handle);
             List<RankInfo> all = new ArrayList<>(n);
             try (Arena a = Arena.ofShared()) {
                 MemorySegment send = a.allocate(RankInfo.BYTES);
@@ -74,9 +74,14 @@ public final class ProcessWiring {
             long[] bases = new long[n];
             for (int r = 0; r < n; r++) {
                 RankInfo info = all.get(r);
-                resident = Math.min(resident, info.sms());
+                String bus = info.busId();
+                long sharing = all.stream().filter(i -> i.busId().equals(bus)).count();
+                resident = (int) Math.min(resident, Math.max(1, info.sms() / sharing));
                 if (r == me) {
                     bases[r] = area.base();
+                } else if (info.pid() == mine.pid()) {   // a rank of this process (a split of initAll's ranks)
+                    reach(device, bus, r);
+                    bases[r] = info.areaBase();
                 } else {
                     DeviceBuffer m = DeviceBuffer.openIpcHandle(device, info.ipcHandle(), info.areaBytes());
                     mappings.add(m);
@@ -104,6 +109,30 @@ public final class ProcessWiring {
             }
             throw e;
         }
+    }
+
+    /**
+     * Lets {@code device} read and write the memory of rank {@code r} of this process, on the GPU at {@code busId}
+     * (peer access; nothing to do on the same GPU).
+     *
+     * @throws JcclException {@link io.jccl.Result#INVALID_USAGE} when the two GPUs cannot be peers
+     */
+    private static void reach(CudaDevice device, String busId, int r) {
+        for (CudaDevice d : CudaDevice.all()) {
+            if (d.pciBusId().equalsIgnoreCase(busId)) {
+                if (d != device) {
+                    if (!device.canAccessPeer(d)) {
+                        throw new JcclException(io.jccl.Result.INVALID_USAGE, "GPU " + device.ordinal()
+                                + " cannot access the memory of GPU " + d.ordinal() + " (rank " + r + ", same"
+                                + " process): no NVLink or PCIe peer-to-peer path");
+                    }
+                    device.enablePeerAccess(d);
+                }
+                return;
+            }
+        }
+        throw new JcclException(io.jccl.Result.INTERNAL_ERROR, "rank " + r + " of this process uses the GPU at "
+                + busId + ", which this process does not see");
     }
 
     /**

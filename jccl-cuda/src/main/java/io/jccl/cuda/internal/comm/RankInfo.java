@@ -15,7 +15,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
 /**
  * What one process tells the others when a one-process-per-GPU communicator starts (exchanged with the host
  * communicator's allGather): its process id, its GPU's bus id and multiprocessor count, the layout of its
- * collective memory, and that memory's 64-byte CUDA IPC handle. Fixed 256-byte encoding.
+ * collective memory, and that memory's 64-byte CUDA IPC handle and address (which ranks of the same process use
+ * instead of the handle). Fixed 256-byte encoding.
  *
  * <p>A value. Mirrors NCCL's peerInfo exchange plus the p2p transport's IPC handle exchange (p2p.cc).
  *
@@ -24,15 +25,18 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
  * @param sms          its multiprocessor count
  * @param layout       {@link AreaLayout#fingerprint()} of its collective memory
  * @param areaBytes    size of that memory
+ * @param areaBase     its address (valid in the rank's own process)
  * @param ipcHandle    its CUDA IPC handle (64 bytes)
  */
-public record RankInfo(long pid, String busId, int sms, String layout, long areaBytes, byte[] ipcHandle) {
+public record RankInfo(long pid, String busId, int sms, String layout, long areaBytes, long areaBase,
+                       byte[] ipcHandle) {
     /** Bytes of the encoding. */
     public static final int BYTES = 256;
     private static final int HANDLE = 0;
     private static final int AREA = 64;
     private static final int PID = 72;
     private static final int SMS = 80;
+    private static final int BASE = 88;
     private static final int BUS = 128;
     private static final int LAYOUT = 192;
     private static final int TEXT = 64;
@@ -51,6 +55,7 @@ public record RankInfo(long pid, String busId, int sms, String layout, long area
         seg.set(JAVA_LONG_UNALIGNED, AREA, areaBytes);
         seg.set(JAVA_LONG_UNALIGNED, PID, pid);
         seg.set(JAVA_INT_UNALIGNED, SMS, sms);
+        seg.set(JAVA_LONG_UNALIGNED, BASE, areaBase);
         text(seg, BUS, busId);
         text(seg, LAYOUT, layout);
     }
@@ -59,7 +64,7 @@ public record RankInfo(long pid, String busId, int sms, String layout, long area
     public static RankInfo decode(MemorySegment seg) {
         byte[] h = seg.asSlice(HANDLE, 64).toArray(JAVA_BYTE);
         return new RankInfo(seg.get(JAVA_LONG_UNALIGNED, PID), text(seg, BUS), seg.get(JAVA_INT_UNALIGNED, SMS),
-                text(seg, LAYOUT), seg.get(JAVA_LONG_UNALIGNED, AREA), h);
+                text(seg, LAYOUT), seg.get(JAVA_LONG_UNALIGNED, AREA), seg.get(JAVA_LONG_UNALIGNED, BASE), h);
     }
 
     /**
@@ -102,7 +107,8 @@ public record RankInfo(long pid, String busId, int sms, String layout, long area
     @Override
     public boolean equals(Object o) {
         return o instanceof RankInfo r && r.pid == pid && r.busId.equals(busId) && r.sms == sms
-                && r.layout.equals(layout) && r.areaBytes == areaBytes && Arrays.equals(r.ipcHandle, ipcHandle);
+                && r.layout.equals(layout) && r.areaBytes == areaBytes && r.areaBase == areaBase
+                && Arrays.equals(r.ipcHandle, ipcHandle);
     }
 
     @Override

@@ -1,0 +1,102 @@
+package io.jccl.cuda;
+
+import io.jccl.Communicator;
+import io.jccl.DataType;
+import io.jccl.RedOp;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.IntFunction;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@link GpuCommunicator#split}: the ranks of an initAll clique, each on its own thread, split into new GPU
+ * communicators (by address between ranks of one process), which run collectives on their own and outlive nothing
+ * of the parent's.
+ */
+@Tag("gpu")
+class GpuSplitGpuTest {
+    private static final int COUNT = 1000;
+
+    @Test
+    @Timeout(120)
+    void ranksSplitIntoWorkingCommunicatorsAndTheParentStillWorks() throws Exception {
+        List<GpuCommunicator> comms = GpuCommunicator.initAll(GpuCollectivesGpuTest.twoGpus());
+        try (ExecutorService pool = Executors.newFixedThreadPool(2)) {
+            // one color, keys reversed: parent rank 1 becomes rank 0
+            List<GpuCommunicator> swapped = onEachRank(pool, r -> comms.get(r).split(7, -r));
+            assertThat(swapped).extracting(GpuCommunicator::rank).containsExactly(1, 0);
+            assertThat(swapped).extracting(GpuCommunicator::size).containsExactly(2, 2);
+            assertThat(onEachRank(pool, r -> allReduce(swapped.get(r), r + 1))).containsOnly(3f);
+            assertThat(onEachRank(pool, r -> broadcastFromRoot0(swapped.get(r), r + 1))).containsOnly(2f);
+
+            // rank 1 sits out: rank 0 gets a communicator of its own
+            List<GpuCommunicator> alone = onEachRank(pool, r -> comms.get(r).split(r == 0 ? 3 : Communicator.SPLIT_NOCOLOR, 0));
+            assertThat(alone.get(1)).isNull();
+            assertThat(alone.get(0).size()).isEqualTo(1);
+            assertThat(allReduce(alone.get(0), 5)).isEqualTo(5f);
+            alone.get(0).close();
+
+            onEachRank(pool, r -> {
+                swapped.get(r).close();
+                return null;
+            });
+            assertThat(onEachRank(pool, r -> allReduce(comms.get(r), 10 * (r + 1)))).containsOnly(30f);
+        } finally {
+            comms.forEach(GpuCommunicator::close);
+        }
+    }
+
+    /** Runs {@code body} for ranks 0 and 1 at once, one thread each (split is collective), and returns the results. */
+    private static <T> List<T> onEachRank(ExecutorService pool, IntFunction<T> body) throws Exception {
+        List<Future<T>> fs = new ArrayList<>();
+        for (int r = 0; r < 2; r++) {
+            int rank = r;
+            fs.add(pool.submit(() -> body.apply(rank)));
+        }
+        List<T> out = new ArrayList<>();
+        for (Future<T> f : fs) {
+            out.add(f.get());
+        }
+        return out;
+    }
+
+    /** allReduce(sum) of COUNT floats of {@code value} on this rank; returns the result's first element after
+     *  checking that every element is the same. */
+    private static float allReduce(GpuCommunicator g, float value) {
+        return run(g, value, (b, s) -> g.allReduce(b, b, COUNT, DataType.FLOAT32, RedOp.SUM, s));
+    }
+
+    private static float broadcastFromRoot0(GpuCommunicator g, float value) {
+        return run(g, value, (b, s) -> g.broadcast(b, b, COUNT, DataType.FLOAT32, 0, s));
+    }
+
+    private interface Call {
+        void issue(DeviceBuffer b, CudaStream s);
+    }
+
+    private static float run(GpuCommunicator g, float value, Call call) {
+        float[] host = new float[COUNT];
+        java.util.Arrays.fill(host, value);
+        try (DeviceBuffer b = DeviceBuffer.allocate(g.device(), 4L * COUNT);
+             CudaStream s = CudaStream.create(g.device())) {
+            b.copyFrom(MemorySegment.ofArray(host));
+            call.issue(b, s);
+            s.synchronize();
+            assertThat(g.asyncError()).isNull();
+            b.copyTo(MemorySegment.ofArray(host));
+        }
+        for (float x : host) {
+            assertThat(x).isEqualTo(host[0]);
+        }
+        return host[0];
+    }
+}
