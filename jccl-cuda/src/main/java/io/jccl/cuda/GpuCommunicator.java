@@ -497,6 +497,59 @@ public final class GpuCommunicator implements AutoCloseable {
         return sub == null ? null : attach(sub, device, options, sub.config());
     }
 
+    /**
+     * {@link #split} of every rank of an {@link #initAll} clique from one thread (as NCCL's users split inside a group):
+     * {@code comms.get(i)} splits with {@code colors[i]} and {@code keys[i]}, each on a thread of its own; the result
+     * has each rank's new communicator, or {@code null} where the color was {@link Communicator#SPLIT_NOCOLOR}.
+     *
+     * @throws JcclException the first rank's error (the others' are suppressed in it); the new communicators that
+     *                       were made are closed
+     */
+    public static List<GpuCommunicator> splitAll(List<GpuCommunicator> comms, int[] colors, int[] keys) {
+        int n = comms.size();
+        if (colors.length != n || keys.length != n) {
+            throw new JcclException(Result.INVALID_ARGUMENT, "splitAll needs a color and a key per communicator: "
+                    + n + " communicators, " + colors.length + " colors, " + keys.length + " keys");
+        }
+        List<GpuCommunicator> out = new ArrayList<>(n);
+        RuntimeException first = null;
+        try (java.util.concurrent.ExecutorService ex = java.util.concurrent.Executors.newThreadPerTaskExecutor(
+                Thread.ofPlatform().name("jccl-split-", 0).daemon().factory())) {
+            List<java.util.concurrent.Future<GpuCommunicator>> parts = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                int r = i;
+                parts.add(ex.submit(() -> comms.get(r).split(colors[r], keys[r])));
+            }
+            for (var f : parts) {
+                try {
+                    out.add(f.get());
+                } catch (java.util.concurrent.ExecutionException e) {
+                    RuntimeException cause = e.getCause() instanceof RuntimeException re ? re
+                            : new JcclException(Result.INTERNAL_ERROR, "split failed: " + e.getCause(), e.getCause());
+                    if (first == null) {
+                        first = cause;
+                    } else {
+                        first.addSuppressed(cause);
+                    }
+                    out.add(null);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new JcclException(Result.INTERNAL_ERROR, "interrupted while splitting", e);
+                }
+            }
+        }
+        if (first != null) {
+            for (GpuCommunicator g : out) {
+                if (g != null) {   // its peers that failed will not reach close: abort first (no closing barrier)
+                    g.abort();
+                    g.close();
+                }
+            }
+            throw first;
+        }
+        return java.util.Collections.unmodifiableList(out);
+    }
+
     public boolean isAborted() {
         return aborted;
     }

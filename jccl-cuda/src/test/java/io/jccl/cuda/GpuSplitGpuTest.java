@@ -55,6 +55,23 @@ class GpuSplitGpuTest {
         }
     }
 
+    /** splitAll: the same from one thread, as NCCL's users split inside a group. */
+    @Test
+    @Timeout(120)
+    void splitAllSplitsEveryRankFromOneThread() throws Exception {
+        List<GpuCommunicator> comms = GpuCommunicator.initAll(GpuCollectivesGpuTest.twoGpus());
+        try (ExecutorService pool = Executors.newFixedThreadPool(2)) {
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> GpuCommunicator.splitAll(comms, new int[] {0},
+                    new int[] {0, 1})).isInstanceOf(io.jccl.JcclException.class).hasMessageContaining("1 colors, 2 keys");
+            List<GpuCommunicator> subs = GpuCommunicator.splitAll(comms, new int[] {4, 4}, new int[] {1, 0});
+            assertThat(subs).extracting(GpuCommunicator::rank).containsExactly(1, 0);
+            assertThat(onEachRank(pool, r -> allReduce(subs.get(r), 2 * (r + 1)))).containsOnly(6f);
+            subs.forEach(GpuCommunicator::close);
+        } finally {
+            comms.forEach(GpuCommunicator::close);
+        }
+    }
+
     /** Runs {@code body} for ranks 0 and 1 at once, one thread each (split is collective), and returns the results. */
     private static <T> List<T> onEachRank(ExecutorService pool, IntFunction<T> body) throws Exception {
         List<Future<T>> fs = new ArrayList<>();

@@ -35,9 +35,11 @@ public final class ProcessWiring {
     private final int residentBlocks;
     private final boolean wholeLineLinks;
     private final int[][] rings;
+    /** Every rank is in this process (a split of initAll's ranks): released together; else null. */
+    private final LocalRanks local;
 
     private ProcessWiring(Communicator host, RankArea area, PeerAreas peers, SharedControl control,
-                          int residentBlocks, boolean wholeLineLinks, int[][] rings) {
+                          int residentBlocks, boolean wholeLineLinks, int[][] rings, LocalRanks local) {
         this.host = host;
         this.area = area;
         this.peers = peers;
@@ -45,6 +47,7 @@ public final class ProcessWiring {
         this.residentBlocks = residentBlocks;
         this.wholeLineLinks = wholeLineLinks;
         this.rings = rings;
+        this.local = local;
     }
 
     /** Sets up this rank's side; collective over {@code host} (every rank calls it). */
@@ -97,8 +100,9 @@ public final class ProcessWiring {
                     linked[r][q] = nvlinks[r][q] > 0;
                 }
             }
+            boolean allHere = n > 1 && all.stream().allMatch(i -> i.pid() == mine.pid());
             return new ProcessWiring(host, area, new PeerAreas(bases, mappings), control, resident,
-                    Clique.allLinked(linked), rings);
+                    Clique.allLinked(linked), rings, allHere ? LocalRanks.of(host) : null);
         } catch (RuntimeException e) {
             for (DeviceBuffer m : mappings) {
                 closeQuietly(m::close);
@@ -230,9 +234,22 @@ public final class ProcessWiring {
 
     /**
      * Releases everything once every rank got here (a host barrier, skipped once the communicator is stopped: then
-     * peers may be gone), so no peer kernel still writes into this rank's memory when it is freed.
+     * peers may be gone), so no peer kernel still writes into this rank's memory when it is freed. When every rank is
+     * in this process, the last one to close releases them all instead ({@link LocalRanks}), so one thread can close
+     * them in turn.
      */
     public void close(boolean stopped) {
+        if (local != null) {
+            RuntimeException e = local.release(() -> {
+                closeQuietly(peers::close);
+                closeQuietly(area::close);
+                closeQuietly(control::close);
+            }, host);
+            if (e != null) {
+                throw e;
+            }
+            return;
+        }
         if (!stopped) {
             closeQuietly(host::barrier);
         }
