@@ -8,13 +8,14 @@ import io.jccl.JcclException;
 import io.jccl.RedOp;
 import io.jccl.Result;
 import io.jccl.UniqueId;
-import io.jccl.cuda.internal.comm.AbortArea;
 import io.jccl.cuda.internal.comm.AreaLayout;
 import io.jccl.cuda.internal.comm.CallCheck;
 import io.jccl.cuda.internal.comm.Clique;
+import io.jccl.cuda.internal.comm.GpuStops;
 import io.jccl.cuda.internal.comm.GpuRings;
 import io.jccl.cuda.internal.comm.PeerAreas;
 import io.jccl.cuda.internal.comm.ProcessWiring;
+import io.jccl.cuda.internal.comm.RankThreads;
 import io.jccl.cuda.internal.comm.SharedControl;
 import io.jccl.cuda.internal.enqueue.ArgChecks;
 import io.jccl.cuda.internal.enqueue.CollPlanner;
@@ -25,7 +26,6 @@ import io.jccl.cuda.internal.enqueue.KernelFamily;
 import io.jccl.cuda.internal.enqueue.P2pQueue;
 import io.jccl.cuda.internal.enqueue.Plan;
 import io.jccl.internal.comm.HostCommunicator;
-import io.jccl.internal.debug.Log;
 import io.jccl.internal.param.Params;
 
 import java.lang.foreign.Arena;
@@ -69,16 +69,14 @@ public final class GpuCommunicator implements AutoCloseable {
     private final PeerAreas peers;
     private final Clique clique;
     private final ProcessWiring wiring;
-    private final SharedControl control;
-    private final AbortArea abortArea;
     private final Arena arena = Arena.ofShared();
     private final Enqueuer enqueuer;
     private final String name;
     private final java.util.Map<String, String> wheres = new java.util.concurrent.ConcurrentHashMap<>();
     private final int[][] rings;
     private final CallCheck calls;
+    private final GpuStops stops;
     private volatile boolean aborted;
-    private volatile boolean stopLogged;
     private volatile boolean closed;
 
     private GpuCommunicator(int rank, int nRanks, CudaDevice device, Communicator host, GpuOptions options,
@@ -93,11 +91,11 @@ public final class GpuCommunicator implements AutoCloseable {
         this.peers = peers;
         this.clique = clique;
         this.wiring = wiring;
-        this.control = clique != null ? clique.control() : wiring.control();
-        this.abortArea = control.abortArea();
+        SharedControl control = clique != null ? clique.control() : wiring.control();
         this.calls = new CallCheck(rank, nRanks, control, clique == null, host, arena);
         this.name = "GpuCommunicator rank " + rank + "/" + nRanks + " (GPU " + device.ordinal() + ", "
                 + device.pciBusId() + ")";
+        this.stops = new GpuStops(control, rank, name);
         KernelArgs args = new KernelArgs(arena.allocate(KernelArgs.LAYOUT), arena.allocate(ADDRESS));
         args.setCommunicator(rank, nRanks, abortPointer, layout.slotBytes(), layout.llSlotWords(),
                 layout.pushSlotBytes(), layout.channels());
@@ -106,24 +104,13 @@ public final class GpuCommunicator implements AutoCloseable {
         peers.writeTables(args, layout);
         this.enqueuer = new Enqueuer(device, rank, nRanks, args,
                 new CollPlanner(options, nRanks, residentBlocks, peerPointers, wholeLineLinks));
-        if (host instanceof HostCommunicator h) {
-            h.onFailure(this::hostFailed);
+        if (host instanceof HostCommunicator h) {   // a lost peer process stops every rank's kernels at once
+            h.onFailure(() -> {
+                if (!closed) {
+                    stops.hostFailed(host.asyncError());
+                }
+            });
         }
-    }
-
-    /**
-     * The host communicator failed (a peer process died or left, its heartbeat stopped, an abort): the GPU kernels of
-     * every rank are stopped at once, rather than waiting for a peer that will not come until the timeout, and every
-     * rank reports this cause. Runs on the thread that found the failure.
-     */
-    private void hostFailed() {
-        if (closed) {
-            return;
-        }
-        JcclException f = host.asyncError();
-        control.fail(new JcclException(f != null ? f.result() : Result.REMOTE_ERROR, name + ": its host communicator"
-                + " failed, so every rank's GPU kernels were stopped: " + (f != null ? f.getMessage() : "(no cause)")
-                + "; close the communicator and create a new one"));
     }
 
     /**
@@ -254,7 +241,7 @@ public final class GpuCommunicator implements AutoCloseable {
     public void allReduce(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, RedOp op, CudaStream stream) {
         String w = where("allReduce");
         long bytes = ArgChecks.bytes(w, count, type, 1);
-        checkCall(w, stream, send, recv, bytes, bytes);
+        ArgChecks.call(w, device, stream, send, recv, bytes, bytes);
         ArgChecks.op(w, op, type);
         ArgChecks.overlap(w, send.address(), bytes, recv.address(), bytes, 0);
         calls.collective(w, Collective.ALL_REDUCE, count, type, op, 0);
@@ -268,9 +255,9 @@ public final class GpuCommunicator implements AutoCloseable {
         String w = where("broadcast");
         long bytes = ArgChecks.bytes(w, count, type, 1);
         ArgChecks.rank(w, "root", root, nRanks);
-        require(w, "send", rank == root ? send : recv);
-        require(w, "receive", recv);
-        checkCall(w, stream, rank == root ? send : null, recv, bytes, bytes);
+        ArgChecks.present(w, "send", rank == root ? send : recv);
+        ArgChecks.present(w, "receive", recv);
+        ArgChecks.call(w, device, stream, rank == root ? send : null, recv, bytes, bytes);
         long in = rank == root ? send.address() : recv.address();
         if (rank == root) {
             ArgChecks.overlap(w, in, bytes, recv.address(), bytes, 0);
@@ -287,9 +274,9 @@ public final class GpuCommunicator implements AutoCloseable {
         String w = where("reduce");
         long bytes = ArgChecks.bytes(w, count, type, 1);
         ArgChecks.rank(w, "root", root, nRanks);
-        require(w, "send", send);
-        require(w, "receive", rank == root ? recv : send);
-        checkCall(w, stream, send, rank == root ? recv : null, bytes, bytes);
+        ArgChecks.present(w, "send", send);
+        ArgChecks.present(w, "receive", rank == root ? recv : send);
+        ArgChecks.call(w, device, stream, send, rank == root ? recv : null, bytes, bytes);
         ArgChecks.op(w, op, type);
         long out = rank == root ? recv.address() : send.address();
         if (rank == root) {
@@ -305,7 +292,7 @@ public final class GpuCommunicator implements AutoCloseable {
     public void allGather(DeviceBuffer send, DeviceBuffer recv, long sendCount, DataType type, CudaStream stream) {
         String w = where("allGather");
         long bytes = ArgChecks.bytes(w, sendCount, type, 1);
-        checkCall(w, stream, send, recv, bytes, bytes * nRanks);
+        ArgChecks.call(w, device, stream, send, recv, bytes, bytes * nRanks);
         ArgChecks.overlap(w, send.address(), bytes, recv.address(), bytes * nRanks, bytes * rank);
         calls.collective(w, Collective.ALL_GATHER, sendCount, type, null, 0);
         if (sendCount > 0) {
@@ -319,7 +306,7 @@ public final class GpuCommunicator implements AutoCloseable {
                               CudaStream stream) {
         String w = where("reduceScatter");
         long bytes = ArgChecks.bytes(w, recvCount, type, 1);
-        checkCall(w, stream, send, recv, bytes * nRanks, bytes);
+        ArgChecks.call(w, device, stream, send, recv, bytes * nRanks, bytes);
         ArgChecks.op(w, op, type);
         boolean inPlace = recv.address() == send.address() + bytes * rank;
         if (!inPlace) {
@@ -341,7 +328,7 @@ public final class GpuCommunicator implements AutoCloseable {
     public void allToAll(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, CudaStream stream) {
         String w = where("allToAll");
         long bytes = ArgChecks.bytes(w, count, type, 1);
-        checkCall(w, stream, send, recv, bytes * nRanks, bytes * nRanks);
+        ArgChecks.call(w, device, stream, send, recv, bytes * nRanks, bytes * nRanks);
         ArgChecks.overlap(w, send.address(), bytes * nRanks, recv.address(), bytes * nRanks, 0);
         calls.collective(w, Collective.ALL_TO_ALL, count, type, null, 0);
         if (count > 0) {
@@ -355,9 +342,9 @@ public final class GpuCommunicator implements AutoCloseable {
         String w = where("gather");
         long bytes = ArgChecks.bytes(w, sendCount, type, 1);
         ArgChecks.rank(w, "root", root, nRanks);
-        require(w, "send", send);
-        require(w, "receive", rank == root ? recv : send);
-        checkCall(w, stream, send, rank == root ? recv : null, bytes, bytes * nRanks);
+        ArgChecks.present(w, "send", send);
+        ArgChecks.present(w, "receive", rank == root ? recv : send);
+        ArgChecks.call(w, device, stream, send, rank == root ? recv : null, bytes, bytes * nRanks);
         List<P2pQueue.Op> ops = new ArrayList<>();
         ops.add(new P2pQueue.Op(KernelArgs.P2P_SEND, root, send.address(), bytes));
         if (rank == root) {
@@ -376,9 +363,9 @@ public final class GpuCommunicator implements AutoCloseable {
         String w = where("scatter");
         long bytes = ArgChecks.bytes(w, recvCount, type, 1);
         ArgChecks.rank(w, "root", root, nRanks);
-        require(w, "send", rank == root ? send : recv);
-        require(w, "receive", recv);
-        checkCall(w, stream, rank == root ? send : null, recv, bytes * nRanks, bytes);
+        ArgChecks.present(w, "send", rank == root ? send : recv);
+        ArgChecks.present(w, "receive", recv);
+        ArgChecks.call(w, device, stream, rank == root ? send : null, recv, bytes * nRanks, bytes);
         List<P2pQueue.Op> ops = new ArrayList<>();
         ops.add(new P2pQueue.Op(KernelArgs.P2P_RECV, root, recv.address(), bytes));
         if (rank == root) {
@@ -397,7 +384,7 @@ public final class GpuCommunicator implements AutoCloseable {
         String w = where("send");
         long bytes = ArgChecks.bytes(w, count, type, 1);
         ArgChecks.rank(w, "peer", peer, nRanks);
-        checkCall(w, stream, buf, null, bytes, 0);
+        ArgChecks.call(w, device, stream, buf, null, bytes, 0);
         calls.send(w, peer, bytes);
         enqueuer.p2p(KernelArgs.P2P_SEND, peer, buf.address(), bytes, stream);
     }
@@ -407,7 +394,7 @@ public final class GpuCommunicator implements AutoCloseable {
         String w = where("recv");
         long bytes = ArgChecks.bytes(w, count, type, 1);
         ArgChecks.rank(w, "peer", peer, nRanks);
-        checkCall(w, stream, null, buf, 0, bytes);
+        ArgChecks.call(w, device, stream, null, buf, 0, bytes);
         calls.recv(w, peer, bytes);
         enqueuer.p2p(KernelArgs.P2P_RECV, peer, buf.address(), bytes, stream);
     }
@@ -472,8 +459,7 @@ public final class GpuCommunicator implements AutoCloseable {
             return;   // its memory is gone (and the stopping already happened, or was not needed)
         }
         aborted = true;
-        control.fail(new JcclException(Result.ABORTED, name + " called abort(); every rank's kernels have stopped"
-                + " and results since are undefined: close the communicator and create a new one"));
+        stops.aborted();
         host.abort();
     }
 
@@ -511,43 +497,10 @@ public final class GpuCommunicator implements AutoCloseable {
             throw new JcclException(Result.INVALID_ARGUMENT, "splitAll needs a color and a key per communicator: "
                     + n + " communicators, " + colors.length + " colors, " + keys.length + " keys");
         }
-        List<GpuCommunicator> out = new ArrayList<>(n);
-        RuntimeException first = null;
-        try (java.util.concurrent.ExecutorService ex = java.util.concurrent.Executors.newThreadPerTaskExecutor(
-                Thread.ofPlatform().name("jccl-split-", 0).daemon().factory())) {
-            List<java.util.concurrent.Future<GpuCommunicator>> parts = new ArrayList<>(n);
-            for (int i = 0; i < n; i++) {
-                int r = i;
-                parts.add(ex.submit(() -> comms.get(r).split(colors[r], keys[r])));
-            }
-            for (var f : parts) {
-                try {
-                    out.add(f.get());
-                } catch (java.util.concurrent.ExecutionException e) {
-                    RuntimeException cause = e.getCause() instanceof RuntimeException re ? re
-                            : new JcclException(Result.INTERNAL_ERROR, "split failed: " + e.getCause(), e.getCause());
-                    if (first == null) {
-                        first = cause;
-                    } else {
-                        first.addSuppressed(cause);
-                    }
-                    out.add(null);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new JcclException(Result.INTERNAL_ERROR, "interrupted while splitting", e);
-                }
-            }
-        }
-        if (first != null) {
-            for (GpuCommunicator g : out) {
-                if (g != null) {   // its peers that failed will not reach close: abort first (no closing barrier)
-                    g.abort();
-                    g.close();
-                }
-            }
-            throw first;
-        }
-        return java.util.Collections.unmodifiableList(out);
+        return RankThreads.run("jccl-split", n, r -> comms.get(r).split(colors[r], keys[r]), g -> {
+            g.abort();   // its peers that failed will not reach close: no closing barrier
+            g.close();
+        });
     }
 
     public boolean isAborted() {
@@ -569,29 +522,8 @@ public final class GpuCommunicator implements AutoCloseable {
      * no GPU kernel of JCCL waits longer than that for a peer.
      */
     public JcclException asyncError() {
-        JcclException stop = gpuStop();
+        JcclException stop = stops.current();
         return stop != null ? stop : host.asyncError();
-    }
-
-    /**
-     * What stopped the GPU side, or {@code null}: a GPU wait past the limit ({@link Result#TIMEOUT}), else the note
-     * of the rank that stopped it (a mismatched call, {@link Result#INVALID_USAGE}; an abort, {@link Result#ABORTED}).
-     * Logged as a WARN (NCCL_DEBUG) the first time it is seen.
-     */
-    private JcclException gpuStop() {
-        JcclException stop = abortArea.timeoutError(rank, name);   // a timeout comes first: nothing raises after it
-        if (stop == null) {
-            stop = control.failure();
-        }
-        if (stop == null && abortArea.stopped()) {   // raised with no note: not done by JCCL itself
-            stop = new JcclException(Result.ABORTED, name + ": the communicator's kernels were stopped (abort area"
-                    + " raised); close it and create a new one");
-        }
-        if (stop != null && !stopLogged) {
-            stopLogged = true;
-            Log.warn(rank, "%s", stop.getMessage());
-        }
-        return stop;
     }
 
     /** Config.timeout, else JCCL_TIMEOUT_MS: the longest one GPU wait for a peer may last. */
@@ -618,7 +550,7 @@ public final class GpuCommunicator implements AutoCloseable {
                 if (clique != null) {
                     clique.release();
                 } else {
-                    wiring.close(aborted || abortArea.stopped());
+                    wiring.close(aborted || stops.stopped());
                 }
             } finally {
                 arena.close();
@@ -638,7 +570,7 @@ public final class GpuCommunicator implements AutoCloseable {
         if (aborted) {
             throw new JcclException(Result.ABORTED, name + ": " + call + " after abort(); close it and create a new one");
         }
-        JcclException stop = gpuStop();
+        JcclException stop = stops.current();
         if (stop != null) {
             throw stop.result() == Result.TIMEOUT ? stop : new JcclException(stop.result(), name + ": " + call
                     + " refused: the communicator was stopped: " + stop.getMessage(), stop);
@@ -649,33 +581,5 @@ public final class GpuCommunicator implements AutoCloseable {
             wheres.put(call, w);
         }
         return w;
-    }
-
-    private static void require(String w, String what, DeviceBuffer b) {
-        if (b == null) {
-            throw new JcclException(Result.INVALID_ARGUMENT, w + ": the " + what + " buffer is null");
-        }
-    }
-
-    private void checkCall(String w, CudaStream stream, DeviceBuffer send, DeviceBuffer recv, long sendBytes,
-                           long recvBytes) {
-        Objects.requireNonNull(stream, "stream");
-        if (stream.device() != device) {
-            throw new JcclException(Result.INVALID_ARGUMENT, w + ": the stream is on GPU " + stream.device().ordinal()
-                    + ", this rank's GPU is " + device.ordinal());
-        }
-        checkBuffer(w, "send", send, sendBytes);
-        checkBuffer(w, "receive", recv, recvBytes);
-    }
-
-    private void checkBuffer(String w, String what, DeviceBuffer b, long bytes) {
-        if (b == null) {
-            return;
-        }
-        if (b.device() != device) {
-            throw new JcclException(Result.INVALID_ARGUMENT, w + ": the " + what + " buffer is on GPU "
-                    + b.device().ordinal() + ", this rank's GPU is " + device.ordinal());
-        }
-        ArgChecks.size(w, what, b.sizeBytes(), bytes);
     }
 }

@@ -4,10 +4,14 @@ import io.jccl.DataType;
 import io.jccl.JcclException;
 import io.jccl.RedOp;
 import io.jccl.Result;
+import io.jccl.cuda.CudaDevice;
+import io.jccl.cuda.CudaStream;
+import io.jccl.cuda.DeviceBuffer;
 
 /**
  * Argument checks of the GPU collectives that need no GPU (so they are unit-tested everywhere): counts, ranks,
- * buffer sizes and overlaps (in place is allowed only in NCCL's layout for each collective), reductions. Every
+ * buffers present, on the rank's GPU and large enough, overlaps (in place is allowed only in NCCL's layout for each
+ * collective), reductions. Every
  * message starts with {@code where} (the communicator, rank, GPU and call).
  *
  * <p>Thread: stateless. Mirrors NCCL's ArgsCheck (argcheck.cc).
@@ -61,6 +65,39 @@ public final class ArgChecks {
                     : "; in place, the send data must start " + inPlaceOffset + " bytes into the receive buffer"));
         }
         return false;
+    }
+
+    /** A buffer the call needs. */
+    public static void present(String where, String what, DeviceBuffer b) {
+        if (b == null) {
+            throw new JcclException(Result.INVALID_ARGUMENT, where + ": the " + what + " buffer is null");
+        }
+    }
+
+    /**
+     * The stream and the buffers (those not null) are on {@code device}, and the buffers hold the bytes the call
+     * reads ({@code sendBytes}) and writes ({@code recvBytes}).
+     */
+    public static void call(String where, CudaDevice device, CudaStream stream, DeviceBuffer send, DeviceBuffer recv,
+                            long sendBytes, long recvBytes) {
+        java.util.Objects.requireNonNull(stream, "stream");
+        if (stream.device() != device) {
+            throw new JcclException(Result.INVALID_ARGUMENT, where + ": the stream is on GPU "
+                    + stream.device().ordinal() + ", this rank's GPU is " + device.ordinal());
+        }
+        buffer(where, device, "send", send, sendBytes);
+        buffer(where, device, "receive", recv, recvBytes);
+    }
+
+    private static void buffer(String where, CudaDevice device, String what, DeviceBuffer b, long bytes) {
+        if (b == null) {
+            return;
+        }
+        if (b.device() != device) {
+            throw new JcclException(Result.INVALID_ARGUMENT, where + ": the " + what + " buffer is on GPU "
+                    + b.device().ordinal() + ", this rank's GPU is " + device.ordinal());
+        }
+        size(where, what, b.sizeBytes(), bytes);
     }
 
     /** preMulSum on an integer type needs a whole-number scalar. */

@@ -1,0 +1,67 @@
+package io.jccl.cuda.internal.comm;
+
+import io.jccl.JcclException;
+import io.jccl.Result;
+import io.jccl.internal.debug.Log;
+
+/**
+ * What stopped a GPU communicator, as one rank reports it, and this rank's ways of stopping it for every rank: its
+ * {@code abort()}, and its host communicator's failure. The order of causes: a GPU wait past the limit (nothing can
+ * raise the area after it), else the note of the rank that stopped the communicator (a refused call, an abort, a host
+ * failure), else the area raised with no note. The first time a rank sees a cause it logs it as a WARN (NCCL_DEBUG).
+ *
+ * <p>Thread: any (the issuing thread, a thread calling abort, the host communicator's failure listener). Mirrors what
+ * NCCL's {@code ncclCommGetAsyncError} reports for a device communicator, shared by every rank here.
+ */
+public final class GpuStops {
+    private final SharedControl control;
+    private final int rank;
+    private final String name;
+    private volatile boolean logged;
+
+    /** {@code name}: the communicator, to begin the messages with. */
+    public GpuStops(SharedControl control, int rank, String name) {
+        this.control = control;
+        this.rank = rank;
+        this.name = name;
+    }
+
+    /** What stopped the GPU side, or {@code null} while nothing did. */
+    public JcclException current() {
+        AbortArea area = control.abortArea();
+        JcclException stop = area.timeoutError(rank, name);
+        if (stop == null) {
+            stop = control.failure();
+        }
+        if (stop == null && area.stopped()) {   // raised with no note: not done by JCCL itself
+            stop = new JcclException(Result.ABORTED, name + ": the communicator's kernels were stopped (abort area"
+                    + " raised); close it and create a new one");
+        }
+        if (stop != null && !logged) {
+            logged = true;
+            Log.warn(rank, "%s", stop.getMessage());
+        }
+        return stop;
+    }
+
+    /** Whether the kernels were stopped (by anything). */
+    public boolean stopped() {
+        return control.abortArea().stopped();
+    }
+
+    /** This rank's {@code abort()}: every rank's kernels stop, and every rank reports it. */
+    public void aborted() {
+        control.fail(new JcclException(Result.ABORTED, name + " called abort(); every rank's kernels have stopped"
+                + " and results since are undefined: close the communicator and create a new one"));
+    }
+
+    /**
+     * This rank's host communicator failed with {@code cause} (a peer process died or left, its heartbeats stopped,
+     * an abort): every rank's kernels stop at once, rather than wait until the limit for a peer that will not come.
+     */
+    public void hostFailed(JcclException cause) {
+        control.fail(new JcclException(cause != null ? cause.result() : Result.REMOTE_ERROR, name + ": its host"
+                + " communicator failed, so every rank's GPU kernels were stopped: "
+                + (cause != null ? cause.getMessage() : "(no cause)") + "; close the communicator and create a new one"));
+    }
+}
