@@ -484,6 +484,24 @@ public final class GpuCommunicator implements AutoCloseable {
     }
 
     /**
+     * Collective over the ranks that stay (NCCL's {@code ncclCommShrink}): every rank not in {@code excludedRanks}
+     * calls it with the same set, and they form a new GPU communicator in their old rank order, wired as
+     * {@link #split}'s are. It works after a failure, which is what it is for: when a peer process died, this
+     * communicator is stopped ({@link #asyncError()} names the lost rank); the survivors call
+     * {@code shrink(comm.host().lostRanks())}, continue on the result, and close this one.
+     *
+     * @param excludedRanks the ranks of this communicator that do not take part
+     * @return the new communicator of the remaining ranks
+     */
+    public GpuCommunicator shrink(int... excludedRanks) {
+        if (closed) {
+            throw new JcclException(Result.INVALID_USAGE, name + ": shrink on a closed communicator");
+        }
+        Communicator sub = host.shrink(excludedRanks);
+        return attach(sub, device, options, sub.config());
+    }
+
+    /**
      * {@link #split} of every rank of an {@link #initAll} clique from one thread (as NCCL's users split inside a group):
      * {@code comms.get(i)} splits with {@code colors[i]} and {@code keys[i]}, each on a thread of its own; the result
      * has each rank's new communicator, or {@code null} where the color was {@link Communicator#SPLIT_NOCOLOR}.

@@ -67,7 +67,10 @@ class GpuProcessesGpuTest {
         }
     }
 
-    /** A process that dies stops its peer's kernel as soon as the peer's host communicator finds it gone. */
+    /**
+     * A process that dies stops its peer's kernel as soon as the peer's host communicator finds it gone; the survivor
+     * shrinks the communicator and goes on.
+     */
     @Test
     void aProcessThatDiesStopsThePeersKernel() throws Exception {
         List<String> outs = runRanks(GpuFaultRankMain.class, Map.of("GPU_TEST_FAULT", "crash",
@@ -75,6 +78,7 @@ class GpuProcessesGpuTest {
         assertThat(outs.get(1)).contains("rank 1 halts");
         assertThat(outs.get(0)).contains("rank 0/2", "its host communicator failed", "rank 1");
         assertThat(stoppedAfterMs(outs.get(0))).as("stopped by the lost peer, not by the 60 s limit").isLessThan(45_000);
+        assertThat(outs.get(0)).as("the survivor shrinks and goes on").contains("rank 0 shrunk to 1 rank(s), sum 7.0");
     }
 
     /** abort() in one process stops the other's kernel at once, and it reports who aborted. */

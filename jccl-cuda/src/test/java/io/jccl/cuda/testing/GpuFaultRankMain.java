@@ -23,7 +23,8 @@ import io.jccl.cuda.GpuCommunicator;
  *   <li>{@code abort}: rank 0 runs an allReduce that rank 1 never makes; rank 1 calls abort() a second later, which
  *       stops rank 0's kernel long before the limit: rank 0 prints {@code rank 0 ABORTED <message>};</li>
  *   <li>{@code crash}: the same, but rank 1's process halts a second later without closing anything: rank 0's host
- *       communicator finds rank 1 gone, which stops rank 0's kernel: it prints {@code rank 0 <result> <message>};</li>
+ *       communicator finds rank 1 gone, which stops rank 0's kernel: it prints {@code rank 0 <result> <message>}; then
+ *       it shrinks the communicator to itself and runs an allReduce there ({@code rank 0 shrunk to 1 rank(s), sum s});</li>
  *   <li>{@code split} (no fault): the ranks split with keys reversed and run an allReduce on the new communicator
  *       (through CUDA IPC between the processes), printing {@code rank r split rank q sum s}, then on the parent.</li>
  * </ul>
@@ -87,6 +88,17 @@ public final class GpuFaultRankMain {
                     // one line per println (JCCL's log lines on stderr go to the same file)
                     System.out.println("rank 0 " + (e == null ? "no error" : e.result() + " " + e.getMessage()));
                     System.out.println("rank 0 stopped after " + ms + " ms");
+                    if (fault.equals("crash")) {
+                        try (GpuCommunicator left = g.shrink(g.host().lostRanks())) {
+                            float[] v = {7f, 7f, 7f, 7f};
+                            b.copyFrom(java.lang.foreign.MemorySegment.ofArray(v));
+                            left.allReduce(b, b, v.length, DataType.FLOAT32, RedOp.SUM, s);
+                            s.synchronize();
+                            b.copyTo(java.lang.foreign.MemorySegment.ofArray(v));
+                            ok &= left.asyncError() == null && v[3] == 7f;
+                            System.out.println("rank 0 shrunk to " + left.size() + " rank(s), sum " + v[3]);
+                        }
+                    }
                 } else {
                     Thread.sleep(1000);
                     if (fault.equals("crash")) {
