@@ -132,20 +132,8 @@ public final class GpuCommunicator implements AutoCloseable {
 
     /** As {@link #initAll(List)} with explicit options. */
     public static List<GpuCommunicator> initAll(List<CudaDevice> devices, Config config, GpuOptions options) {
+        Clique.checkDevices(devices);
         int n = devices.size();
-        if (n < 1 || n > KernelArgs.MAX_RANKS) {
-            throw new JcclException(Result.INVALID_ARGUMENT, "GpuCommunicator.initAll takes 1 to "
-                    + KernelArgs.MAX_RANKS + " GPUs, got " + n);
-        }
-        for (int i = 0; i < n; i++) {
-            for (int j = i + 1; j < n; j++) {
-                if (devices.get(i) == devices.get(j) && !Clique.sharesDevices()) {
-                    throw new JcclException(Result.INVALID_ARGUMENT, "GPU " + devices.get(i).ordinal()
-                            + " appears twice in initAll; each rank needs its own GPU (tests may share one with"
-                            + " -Djccl.cuda.shareDevices=true)");
-                }
-            }
-        }
         AreaLayout layout = AreaLayout.of(n, options);
         List<Communicator> hosts = Communicator.initAll(n, config);
         Clique clique;

@@ -7,6 +7,7 @@ import io.jccl.Jccl;
 import io.jccl.Result;
 import io.jccl.cuda.CudaDevice;
 import io.jccl.cuda.internal.driver.CuMemory;
+import io.jccl.cuda.internal.enqueue.KernelArgs;
 import io.jccl.internal.topology.TopoEnv;
 
 import java.util.ArrayList;
@@ -91,6 +92,28 @@ public final class Clique {
                 control.close();
             }
             throw e;
+        }
+    }
+
+    /**
+     * 1 to 8 GPUs, none twice (unless tests share them).
+     *
+     * @throws JcclException {@link Result#INVALID_ARGUMENT} naming the problem
+     */
+    public static void checkDevices(List<CudaDevice> devices) {
+        int n = devices.size();
+        if (n < 1 || n > KernelArgs.MAX_RANKS) {
+            throw new JcclException(Result.INVALID_ARGUMENT, "GpuCommunicator.initAll takes 1 to "
+                    + KernelArgs.MAX_RANKS + " GPUs, got " + n);
+        }
+        for (int i = 0; i < n; i++) {
+            for (int j = i + 1; j < n; j++) {
+                if (devices.get(i) == devices.get(j) && !sharesDevices()) {
+                    throw new JcclException(Result.INVALID_ARGUMENT, "GPU " + devices.get(i).ordinal()
+                            + " appears twice in initAll; each rank needs its own GPU (tests may share one with"
+                            + " -Djccl.cuda.shareDevices=true)");
+                }
+            }
         }
     }
 
