@@ -194,7 +194,7 @@ public final class GpuCommunicator implements AutoCloseable {
             throw e;
         }
         return new GpuCommunicator(host.rank(), host.size(), device, host, options, layout, w.peers(),
-                w.abortPointer(), w.residentBlocks(), false, w.wholeLineLinks(), w.rings(), null, w);
+                w.abortPointer(), w.residentBlocks(), w.allInThisProcess(), w.wholeLineLinks(), w.rings(), null, w);
     }
 
     public int rank() {

@@ -37,6 +37,13 @@ class GpuSplitGpuTest {
             assertThat(swapped).extracting(GpuCommunicator::size).containsExactly(2, 2);
             assertThat(onEachRank(pool, r -> allReduce(swapped.get(r), r + 1))).containsOnly(3f);
             assertThat(onEachRank(pool, r -> broadcastFromRoot0(swapped.get(r), r + 1))).containsOnly(2f);
+            // the ranks share the process: the same kernels as initAll's (the pull kernels read the peers' buffers)
+            long big = (8L << 20) / 4;
+            String plan = swapped.get(0).algorithmFor(io.jccl.Collective.ALL_REDUCE, big, DataType.FLOAT32, RedOp.SUM);
+            assertThat(plan.split(" ")[0]).isEqualTo(comms.get(0).algorithmFor(io.jccl.Collective.ALL_REDUCE, big,
+                    DataType.FLOAT32, RedOp.SUM).split(" ")[0]);
+            assertThat(onEachRank(pool, r -> run(swapped.get(r), big, r + 1, (g, b, s) -> g.allReduce(b, b, big,
+                    DataType.FLOAT32, RedOp.SUM, s)))).containsOnly(3f);
 
             // rank 1 sits out: rank 0 gets a communicator of its own
             List<GpuCommunicator> alone = onEachRank(pool, r -> comms.get(r).split(r == 0 ? 3 : Communicator.SPLIT_NOCOLOR, 0));
@@ -89,24 +96,24 @@ class GpuSplitGpuTest {
     /** allReduce(sum) of COUNT floats of {@code value} on this rank; returns the result's first element after
      *  checking that every element is the same. */
     private static float allReduce(GpuCommunicator g, float value) {
-        return run(g, value, (b, s) -> g.allReduce(b, b, COUNT, DataType.FLOAT32, RedOp.SUM, s));
+        return run(g, COUNT, value, (c, b, s) -> c.allReduce(b, b, COUNT, DataType.FLOAT32, RedOp.SUM, s));
     }
 
     private static float broadcastFromRoot0(GpuCommunicator g, float value) {
-        return run(g, value, (b, s) -> g.broadcast(b, b, COUNT, DataType.FLOAT32, 0, s));
+        return run(g, COUNT, value, (c, b, s) -> c.broadcast(b, b, COUNT, DataType.FLOAT32, 0, s));
     }
 
     private interface Call {
-        void issue(DeviceBuffer b, CudaStream s);
+        void issue(GpuCommunicator g, DeviceBuffer b, CudaStream s);
     }
 
-    private static float run(GpuCommunicator g, float value, Call call) {
-        float[] host = new float[COUNT];
+    private static float run(GpuCommunicator g, long count, float value, Call call) {
+        float[] host = new float[(int) count];
         java.util.Arrays.fill(host, value);
-        try (DeviceBuffer b = DeviceBuffer.allocate(g.device(), 4L * COUNT);
+        try (DeviceBuffer b = DeviceBuffer.allocate(g.device(), 4L * count);
              CudaStream s = CudaStream.create(g.device())) {
             b.copyFrom(MemorySegment.ofArray(host));
-            call.issue(b, s);
+            call.issue(g, b, s);
             s.synchronize();
             assertThat(g.asyncError()).isNull();
             b.copyTo(MemorySegment.ofArray(host));

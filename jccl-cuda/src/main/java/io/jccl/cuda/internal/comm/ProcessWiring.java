@@ -209,6 +209,15 @@ public final class ProcessWiring {
         return rings;
     }
 
+    /**
+     * Whether every rank is in this process (a split of initAll's ranks): then every rank's buffers are addressable
+     * from every GPU (peer access is enabled between them), and the pull kernels may read the peers' buffers, as in
+     * an initAll clique.
+     */
+    public boolean allInThisProcess() {
+        return local != null;
+    }
+
     /** Whether packed LL and LL128 may run: every pair of the communicator's GPUs is linked by NVLink. */
     public boolean wholeLineLinks() {
         return wholeLineLinks;
