@@ -48,8 +48,7 @@ class GpuProcessesGpuTest {
     /** Rank 1 never makes the call: rank 0's kernel gives up after JCCL_TIMEOUT_MS and names rank 1. */
     @Test
     void aKernelWhosePeerProcessNeverCallsTimesOut() throws Exception {
-        List<String> outs = runRanks(GpuFaultRankMain.class, Map.of("GPU_TEST_FAULT", "timeout",
-                "JCCL_TIMEOUT_MS", "2000"), 120);
+        List<String> outs = fault("timeout", 2000);
         assertThat(outs.get(0)).contains("rank 0 TIMEOUT", "this rank's AllReduce kernel", "for rank 1",
                 "limit 2000 ms");
         // the processes share the abort area: rank 1 reports rank 0's timeout
@@ -59,8 +58,7 @@ class GpuProcessesGpuTest {
     /** Without JCCL_CHECK_CALLS the ranks compare calls through shared memory: both see the mismatch, neither hangs. */
     @Test
     void aDifferentCountIsRefusedThroughSharedMemoryAndStopsBothRanks() throws Exception {
-        List<String> outs = runRanks(GpuFaultRankMain.class, Map.of("GPU_TEST_FAULT", "mismatch-shared",
-                "JCCL_TIMEOUT_MS", "60000"), 120);
+        List<String> outs = fault("mismatch-shared", 60000);
         for (int r = 0; r < 2; r++) {
             assertThat(outs.get(r)).contains("rank " + r + " INVALID_USAGE", "collective call 1 of this rank",
                     "AllReduce(count 1000", "AllReduce(count 2000", "rank " + r + " next call INVALID_USAGE");
@@ -73,8 +71,7 @@ class GpuProcessesGpuTest {
      */
     @Test
     void aProcessThatDiesStopsThePeersKernel() throws Exception {
-        List<String> outs = runRanks(GpuFaultRankMain.class, Map.of("GPU_TEST_FAULT", "crash",
-                "JCCL_TIMEOUT_MS", "60000"), 120);
+        List<String> outs = fault("crash", 60000);
         assertThat(outs.get(1)).contains("rank 1 halts");
         assertThat(outs.get(0)).contains("rank 0/2", "its host communicator failed", "rank 1");
         assertThat(stoppedAfterMs(outs.get(0))).as("stopped by the lost peer, not by the 60 s limit").isLessThan(45_000);
@@ -84,11 +81,16 @@ class GpuProcessesGpuTest {
     /** abort() in one process stops the other's kernel at once, and it reports who aborted. */
     @Test
     void anAbortInOneProcessStopsThePeersKernel() throws Exception {
-        List<String> outs = runRanks(GpuFaultRankMain.class, Map.of("GPU_TEST_FAULT", "abort",
-                "JCCL_TIMEOUT_MS", "60000"), 120);
+        List<String> outs = fault("abort", 60000);
         assertThat(outs.get(1)).contains("rank 1 aborted");
         assertThat(outs.get(0)).contains("rank 0 ABORTED", "rank 1/2", "called abort()");
         assertThat(stoppedAfterMs(outs.get(0))).as("stopped by the abort, not by the 60 s limit").isLessThan(30_000);
+    }
+
+    /** Runs {@link GpuFaultRankMain}'s {@code scenario} on two ranks with a GPU wait limit of {@code timeoutMs}. */
+    private static List<String> fault(String scenario, long timeoutMs) throws Exception {
+        return runRanks(GpuFaultRankMain.class, Map.of("GPU_TEST_FAULT", scenario, "JCCL_TIMEOUT_MS",
+                Long.toString(timeoutMs)), 120);
     }
 
     /** The time rank 0's {@code rank 0 stopped after N ms} line gives. */

@@ -16,9 +16,9 @@ import java.util.List;
 /**
  * What the ranks of a one-process communicator ({@code GpuCommunicator.initAll}) share: the GPUs with peer access
  * enabled between every pair, each rank's collective memory (reachable from every GPU by its plain address), one
- * {@link SharedControl} (the host-mapped abort area, the call ledger, the stop note), and the host communicators. Freed when the last rank closes: a rank's memory may be
- * written by a peer's kernel until that peer is done too, so nothing is freed while any rank is open; the host
- * communicators close together inside one group.
+ * {@link SharedControl} (the host-mapped abort area, the call ledger, the stop note), and the host communicators.
+ * Freed when the last rank closes: a rank's memory may be written by a peer's kernel until that peer is done too, so
+ * nothing is freed while any rank is open; the host communicators close together inside one group.
  *
  * <p>For tests on a machine with one GPU, {@code -Djccl.cuda.shareDevices=true} lets a GPU appear more than once: its
  * ranks reach each other's memory without peer access, and each gets an equal share of its multiprocessors so that

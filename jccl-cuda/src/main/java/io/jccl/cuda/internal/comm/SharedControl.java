@@ -3,6 +3,7 @@ package io.jccl.cuda.internal.comm;
 import io.jccl.Communicator;
 import io.jccl.DataType;
 import io.jccl.JcclException;
+import io.jccl.RedOp;
 import io.jccl.cuda.CudaDevice;
 import io.jccl.internal.debug.Log;
 import io.jccl.internal.debug.Subsys;
@@ -140,20 +141,13 @@ public final class SharedControl implements AutoCloseable {
         }
     }
 
-    /** Whether every rank says {@code ok}. */
+    /** Whether every rank says {@code ok} (the minimum over the ranks). */
     private static boolean allAgree(Communicator host, boolean ok) {
-        int n = host.size();
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment send = a.allocate(1);
-            MemorySegment all = a.allocate(n);
-            send.set(JAVA_BYTE, 0, (byte) (ok ? 1 : 0));
-            host.allGather(send, all, 1, DataType.UINT8);
-            for (int r = 0; r < n; r++) {
-                if (all.get(JAVA_BYTE, r) == 0) {
-                    return false;
-                }
-            }
-            return true;
+            MemorySegment flag = a.allocate(1);
+            flag.set(JAVA_BYTE, 0, (byte) (ok ? 1 : 0));
+            host.allReduce(flag, flag, 1, DataType.UINT8, RedOp.MIN);
+            return flag.get(JAVA_BYTE, 0) == 1;
         }
     }
 

@@ -67,10 +67,12 @@ public final class StopNote {
     /** The recorded cause as a new exception (same result and message), or {@code null} when there is none. */
     public JcclException read() {
         int state = (int) INT.getAcquire(memory, STATE);
-        long deadline = System.nanoTime() + WRITE_WAIT_NS;
-        while (state == WRITING && System.nanoTime() < deadline) {
-            Thread.onSpinWait();
-            state = (int) INT.getAcquire(memory, STATE);
+        if (state == WRITING) {
+            long deadline = System.nanoTime() + WRITE_WAIT_NS;
+            while (state == WRITING && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+                state = (int) INT.getAcquire(memory, STATE);
+            }
         }
         if (state != WRITTEN) {
             return null;
