@@ -89,6 +89,37 @@ public interface Communicator extends AutoCloseable, ArrayCollectives, BufferCol
     }
 
     /**
+     * Several ranks of one communicator in this process, the others in other processes (NCCL's
+     * {@code ncclCommInitRank} calls for several devices inside one group): each of {@code ranks} is initialised on a
+     * thread of its own, and the call returns when every rank of the communicator has joined. Element {@code i} of the
+     * result has rank {@code ranks[i]}. Drive them from one thread with {@link Jccl#group()}, or one thread per rank;
+     * they can be closed one after another from one thread, as {@link #initAll} ranks can.
+     *
+     * @param id     the communicator's id, from rank 0's process ({@link Jccl#uniqueId()})
+     * @param nRanks the number of ranks over all processes
+     * @param ranks  this process's ranks: at least one, each in [0, nRanks), none twice
+     * @param config options for every rank
+     * @return this process's communicators, in the order of {@code ranks}; close each when done
+     */
+    static List<Communicator> initRanks(UniqueId id, int nRanks, int[] ranks, Config config) {
+        return CommFactory.initRanks(id, nRanks, ranks.clone(), config);
+    }
+
+    /**
+     * Several ranks per process of the communicator the launcher described ({@link #fromEnvironment()}): with
+     * {@code WORLD_SIZE} processes the communicator has {@code WORLD_SIZE × ranksPerProcess} ranks, and process
+     * {@code RANK} holds ranks {@code RANK × ranksPerProcess} to {@code RANK × ranksPerProcess + ranksPerProcess - 1}
+     * (one process per host driving each of its GPUs or sockets, say). Every process must pass the same number.
+     *
+     * @param ranksPerProcess how many ranks each process holds, at least 1
+     * @param config          options; unset values come from the environment or the defaults
+     * @return this process's communicators, in rank order; close each when done
+     */
+    static List<Communicator> fromEnvironment(int ranksPerProcess, Config config) {
+        return CommFactory.fromEnvironment(ranksPerProcess, config);
+    }
+
+    /**
      * Creates all {@code nRanks} ranks of a communicator inside this process (NCCL's {@code ncclCommInitAll}):
      * element {@code i} of the result has rank {@code i}. Drive them with {@link Jccl#group()} from one thread, or
      * one thread per rank. They can be closed in any order from any threads, one after another from one thread too

@@ -152,6 +152,18 @@ class GroupTest {
     }
 
     @Test
+    void initRanksRefusesRanksItCannotHoldBeforeJoining() {
+        UniqueId id = Jccl.uniqueId();
+        assertThatThrownBy(() -> Communicator.initRanks(id, 4, new int[] {1, 1}, Config.defaults()))
+                .isInstanceOf(JcclException.class).hasMessageContaining("rank 1 is given twice in [1, 1]")
+                .satisfies(e -> assertThat(((JcclException) e).result()).isEqualTo(Result.INVALID_ARGUMENT));
+        assertThatThrownBy(() -> Communicator.initRanks(id, 4, new int[] {2, 4}, Config.defaults()))
+                .isInstanceOf(JcclException.class).hasMessageContaining("rank 4 is not in [0, 4)");
+        assertThatThrownBy(() -> Communicator.initRanks(id, 4, new int[0], Config.defaults()))
+                .isInstanceOf(JcclException.class).hasMessageContaining("at least one rank");
+    }
+
+    @Test
     void groupEndWithoutStartIsInvalidUsage() {
         assertThatThrownBy(Jccl::groupEnd).isInstanceOf(JcclException.class)
                 .satisfies(e -> assertThat(((JcclException) e).result()).isEqualTo(Result.INVALID_USAGE));

@@ -20,6 +20,15 @@ class ProcessRanksTest {
         }
     }
 
+    /** Two processes of two ranks each (NCCL's several devices per process), driven and closed from one thread. */
+    @Test
+    void twoProcessesHoldTwoRanksEach() throws Exception {
+        ProcessRanks.Result r = ProcessRanks.run(2, RankMain.class, List.of("per-process=2"), Map.of(), 120);
+        assertThat(r.allOk()).as("exit codes %s, output:\n%s", r.exitCodes(), String.join("\n---\n", r.outputs())).isTrue();
+        assertThat(r.outputs().get(0)).contains("OK ranks 0-1 of 4");
+        assertThat(r.outputs().get(1)).contains("OK ranks 2-3 of 4");
+    }
+
     @Test
     void aRankThatDiesMakesThePeersFailNotHang() throws Exception {
         ProcessRanks.Result r = ProcessRanks.run(3, RankMain.class, List.of("fail-rank=1"), Map.of(), 120);

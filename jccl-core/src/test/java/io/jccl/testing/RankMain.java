@@ -11,7 +11,9 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * A rank process for {@link ProcessRanks}: joins through the environment, runs every collective on a few sizes and
- * checks the results; exits 0 only if all were right. With argument {@code fail-rank=R} rank R throws instead.
+ * checks the results; exits 0 only if all were right. With argument {@code fail-rank=R} rank R throws instead. With
+ * {@code per-process=K} the process holds K ranks ({@link Communicator#fromEnvironment(int, io.jccl.Config)}) and
+ * drives them from its main thread: groups for the calls, then one close after another.
  */
 public final class RankMain {
     private RankMain() {
@@ -22,6 +24,12 @@ public final class RankMain {
         for (String a : args) {
             if (a.startsWith("fail-rank=")) {
                 failRank = Integer.parseInt(a.substring(10));
+            }
+        }
+        for (String a : args) {
+            if (a.startsWith("per-process=")) {
+                severalRanks(Integer.parseInt(a.substring(12)));
+                return;
             }
         }
         try (Communicator comm = Communicator.fromEnvironment(ThreadRanks.testConfig())) {
@@ -71,5 +79,44 @@ public final class RankMain {
             comm.barrier();
             System.out.println("OK rank " + comm.rank());
         }
+    }
+
+    /** {@code k} ranks of this process, driven from this thread; prints {@code OK ranks a-b of n}. */
+    private static void severalRanks(int k) {
+        java.util.List<Communicator> comms = Communicator.fromEnvironment(k, ThreadRanks.testConfig());
+        int n = comms.getFirst().size();
+        int count = 70_001;
+        float[][] d = new float[k][count];
+        float[][] got = new float[k][count];
+        for (int i = 0; i < k; i++) {
+            java.util.Arrays.fill(d[i], comms.get(i).rank());
+        }
+        try (Group g = Jccl.group()) {
+            for (int i = 0; i < k; i++) {
+                comms.get(i).allReduce(d[i], RedOp.SUM);
+            }
+        }
+        try (Group g = Jccl.group()) {
+            for (int i = 0; i < k; i++) {
+                Communicator c = comms.get(i);
+                c.send(d[i], (c.rank() + 1) % n);
+                c.recv(got[i], (c.rank() + n - 1) % n);
+            }
+        }
+        for (int i = 0; i < k; i++) {
+            if (d[i][count - 1] != n * (n - 1) / 2f || got[i][count - 1] != n * (n - 1) / 2f) {
+                throw new AssertionError("rank " + comms.get(i).rank() + ": allReduce " + d[i][count - 1]
+                        + ", received " + got[i][count - 1] + ", expected " + n * (n - 1) / 2f);
+            }
+        }
+        long t0 = System.nanoTime();
+        for (Communicator c : comms) {
+            c.close();   // one after another from this thread: the first close must not wait for the second
+        }
+        long closeMs = (System.nanoTime() - t0) / 1_000_000;
+        if (closeMs > 15_000) {   // the timeout is 30 s: a close that waited for its neighbour gave up after it
+            throw new AssertionError("closing " + k + " ranks from one thread took " + closeMs + " ms");
+        }
+        System.out.println("OK ranks " + comms.getFirst().rank() + "-" + comms.getLast().rank() + " of " + n);
     }
 }

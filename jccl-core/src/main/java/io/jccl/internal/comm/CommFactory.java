@@ -175,22 +175,41 @@ public final class CommFactory {
         return EnvLaunch.init(config);
     }
 
+    /** This process's {@code perProcess} ranks of the communicator the launcher described ({@link EnvLaunch}). */
+    public static List<Communicator> fromEnvironment(int perProcess, Config config) {
+        return EnvLaunch.initRanks(config, perProcess);
+    }
+
     /** All ranks of a communicator in this process, each initialised on its own thread. */
     public static List<Communicator> initAll(int nRanks, Config config) {
         if (nRanks < 1) {
             throw new JcclException(Result.INVALID_ARGUMENT, "initAll needs at least one rank, got " + nRanks);
         }
-        UniqueId id = Jccl.uniqueId();
-        Communicator[] comms = new Communicator[nRanks];
-        JcclException[] errors = new JcclException[nRanks];
-        Thread[] threads = new Thread[nRanks];
+        int[] ranks = new int[nRanks];
         for (int r = 0; r < nRanks; r++) {
-            int rank = r;
-            threads[r] = Thread.ofPlatform().name("jccl-initAll-r" + r).start(() -> {
+            ranks[r] = r;
+        }
+        return initRanks(Jccl.uniqueId(), nRanks, ranks, config);
+    }
+
+    /**
+     * Ranks {@code ranks} of the communicator {@code id} names, in this process, each initialised on its own thread
+     * (NCCL's ncclCommInitRank calls inside a group); the other ranks join from other processes. The result is in the
+     * order of {@code ranks}; its members can be closed one after another from one thread ({@link LocalCloseGroup}).
+     */
+    public static List<Communicator> initRanks(UniqueId id, int nRanks, int[] ranks, Config config) {
+        checkRanks(nRanks, ranks);
+        int k = ranks.length;
+        Communicator[] comms = new Communicator[k];
+        JcclException[] errors = new JcclException[k];
+        Thread[] threads = new Thread[k];
+        for (int i = 0; i < k; i++) {
+            int at = i;
+            threads[i] = Thread.ofPlatform().name("jccl-init-r" + ranks[i]).start(() -> {
                 try {
-                    comms[rank] = init(id, nRanks, rank, config);
+                    comms[at] = init(id, nRanks, ranks[at], config);
                 } catch (JcclException e) {
-                    errors[rank] = e;
+                    errors[at] = e;
                 }
             });
         }
@@ -199,25 +218,44 @@ public final class CommFactory {
                 t.join();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new JcclException(Result.SYSTEM_ERROR, "interrupted during initAll", e);
+                throw new JcclException(Result.SYSTEM_ERROR, "interrupted while initialising ranks "
+                        + java.util.Arrays.toString(ranks), e);
             }
         }
-        for (int r = 0; r < nRanks; r++) {
-            if (errors[r] != null) {
+        for (int i = 0; i < k; i++) {
+            if (errors[i] != null) {
                 for (Communicator c : comms) {
                     if (c != null) {
                         c.abort();
                     }
                 }
-                throw errors[r];
+                throw errors[i];
             }
         }
-        LocalCloseGroup closing = new LocalCloseGroup(nRanks);
+        LocalCloseGroup closing = new LocalCloseGroup(nRanks, k);
         for (Communicator c : comms) {
             if (c instanceof HostCommunicator h) {
                 h.closeTogetherWith(closing);
             }
         }
         return List.of(comms);
+    }
+
+    /** Ranks for {@link #initRanks}: at least one, each in [0, nRanks), none twice. */
+    private static void checkRanks(int nRanks, int[] ranks) {
+        if (ranks == null || ranks.length == 0) {
+            throw new JcclException(Result.INVALID_ARGUMENT, "initRanks needs at least one rank");
+        }
+        boolean[] seen = new boolean[Math.max(nRanks, 0)];
+        for (int r : ranks) {
+            if (r < 0 || r >= nRanks) {
+                throw new JcclException(Result.INVALID_ARGUMENT, "rank " + r + " is not in [0, " + nRanks + ")");
+            }
+            if (seen[r]) {
+                throw new JcclException(Result.INVALID_ARGUMENT, "rank " + r + " is given twice in "
+                        + java.util.Arrays.toString(ranks));
+            }
+            seen[r] = true;
+        }
     }
 }

@@ -17,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -37,17 +38,39 @@ final class EnvLaunch {
     }
 
     static Communicator init(Config config) {
+        return initRanks(config, 1).getFirst();
+    }
+
+    /**
+     * This process's {@code perProcess} ranks of a communicator of {@code WORLD_SIZE × perProcess} ranks: process p
+     * holds ranks {@code p·perProcess} to {@code p·perProcess + perProcess - 1}.
+     */
+    static List<Communicator> initRanks(Config config, int perProcess) {
+        if (perProcess < 1) {
+            throw new JcclException(Result.INVALID_ARGUMENT, "ranks per process must be at least 1, got " + perProcess);
+        }
         Placement p = placement(System.getenv());
         InetSocketAddress root = parseHostPort(p.rootHostPort());
         byte[] secret = secret(p.rootHostPort());
         long magic = magicOf(secret);
         UniqueId id = UniqueId.create(root, magic, secret);
-        Log.info(Subsys.BOOTSTRAP, p.rank(), "environment launch (%s): rank %d of %d, root %s", p.source(), p.rank(),
-                p.size(), p.rootHostPort());
+        int nRanks = Math.multiplyExact(p.size(), perProcess);
+        int[] ranks = new int[perProcess];
+        for (int i = 0; i < perProcess; i++) {
+            ranks[i] = p.rank() * perProcess + i;
+        }
+        if (perProcess == 1) {
+            Log.info(Subsys.BOOTSTRAP, p.rank(), "environment launch (%s): rank %d of %d, root %s", p.source(), p.rank(),
+                    p.size(), p.rootHostPort());
+        } else {
+            Log.info(Subsys.BOOTSTRAP, ranks[0], "environment launch (%s): process %d of %d holds ranks %d-%d of %d, "
+                    + "root %s", p.source(), p.rank(), p.size(), ranks[0], ranks[perProcess - 1], nRanks, p.rootHostPort());
+        }
         if (p.rank() == 0) {
             BootstrapRoot.startAt(new InetSocketAddress(root.getPort()), id);
         }
-        return CommFactory.init(id, p.size(), p.rank(), config);
+        return perProcess == 1 ? List.of(CommFactory.init(id, nRanks, ranks[0], config))
+                : CommFactory.initRanks(id, nRanks, ranks, config);
     }
 
     static Placement placement(Map<String, String> env) {

@@ -6,7 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The communicators {@code initAll} created in one process, released together. Closing one of them tells its peers
+ * The communicators {@code initAll} (or {@code initRanks}) created in one process, released together. Closing one of them tells its peers
  * at once (the first half of an orderly close) and returns; the last member to arrive finishes every member's close:
  * each then hears from all of its peers without waiting, and is released. So the communicators can be closed one
  * after another from a single thread, as nccl-tests destroys ncclCommInitAll's communicators; without this the first
@@ -18,12 +18,22 @@ import java.util.List;
  */
 final class LocalCloseGroup {
     private final boolean[] arrived;
+    private final int members;
     private final List<Runnable> pending = new ArrayList<>();
     private int count;
 
     /** @param nRanks the members, ranks 0 to nRanks - 1 */
     LocalCloseGroup(int nRanks) {
+        this(nRanks, nRanks);
+    }
+
+    /**
+     * @param nRanks  the communicator's size
+     * @param members how many of its ranks are members: those of this process (the others close in theirs)
+     */
+    LocalCloseGroup(int nRanks, int members) {
         this.arrived = new boolean[nRanks];
+        this.members = members;
     }
 
     /**
@@ -43,7 +53,7 @@ final class LocalCloseGroup {
             if (finish != null) {
                 pending.add(finish);
             }
-            if (count < arrived.length) {
+            if (count < members) {
                 return;
             }
             run = List.copyOf(pending);
@@ -64,6 +74,6 @@ final class LocalCloseGroup {
 
     /** @return true when every member has arrived (for tests) */
     synchronized boolean complete() {
-        return count == arrived.length;
+        return count == members;
     }
 }
