@@ -11,8 +11,9 @@
 // their parity of the area, so no stale line can match. parity = seq & 1 double-buffers the area: before writing
 // call s into peer p, a rank makes sure p has finished call s-2. Evidence, without a round trip: p sent this rank
 // lines of a later call (p started it, so it finished the one before: Signals.llPeerSeen, recorded locally), or p
-// said so (Signals.llPeerDone, written remotely by a rank that received without sending back: broadcast non-roots,
-// the reduce root). Symmetric exchanges (allReduce, reduceScatter, allGather, allToAll) thus pay no system-scope
+// said so (Signals.llPeerDone, written remotely at the end of a rooted call: by a rank that received without sending
+// back, broadcast non-roots and the reduce root, and with more than two ranks by every rank to every peer, since two
+// non-roots exchange nothing in it). Symmetric exchanges (allReduce, reduceScatter, allGather, allToAll) thus pay no system-scope
 // fence; a rank that only sends (broadcast root, reduce non-roots) can never overwrite lines not read yet.
 #pragma once
 
@@ -109,14 +110,16 @@ JCCL_DEV void llEnd(const KernelArgs& a, const LlCall& c) {
             stVolatile(&self->llDone, 0u);
             stVolatile64(&self->llSeqPrev, ldVolatile64(&self->llSeq));
             stVolatile64(&self->llSeq, seq);
-            // Every rank this one received from has finished seq - 1; ranks that sent without receiving back
-            // learn that this rank finished seq.
+            // Every rank this one received from has finished seq - 1. After a rooted call the ranks that sent
+            // without receiving back learn that this rank finished seq; with more than two ranks so do the ranks it
+            // exchanged nothing with (two non-roots), which would otherwise have no evidence for their next call.
             const bool symmetric = a.coll != kBroadcast && a.coll != kReduce;
             bool told = false;
             for (int p = 0; p < N; p++) {
-                if (p == r || !llRecvsFrom(a, p)) continue;
-                stVolatile64(&self->llPeerSeen[p], seq - 1);
-                if (!symmetric) {
+                if (p == r) continue;
+                const bool recvd = llRecvsFrom(a, p);
+                if (recvd) stVolatile64(&self->llPeerSeen[p], seq - 1);
+                if (!symmetric && (recvd || N > 2)) {
                     if (!told) fenceSys();
                     told = true;
                     stReleaseSys64(&sigOf(a, p)->llPeerDone[r], seq);

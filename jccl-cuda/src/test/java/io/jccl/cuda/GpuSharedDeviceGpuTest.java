@@ -25,7 +25,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Several ranks on one GPU ({@code -Djccl.cuda.shareDevices=true}, for machines with a single GPU): every kernel
- * family of two ranks, and the ring kernels of four ranks on rings that do not visit them in order (0 2 1 3 and
+ * family of two ranks, every collective of four ranks at LL sizes, and the ring kernels of four ranks on rings that do not visit them in order (0 2 1 3 and
  * 0 3 1 2 from NCCL_GRAPH_FILE), must be exact. Without the property a repeated GPU is refused. Needs one GPU (or the
  * CPU emulator).
  */
@@ -77,6 +77,29 @@ class GpuSharedDeviceGpuTest {
                     .algorithmFor(Collective.ALL_REDUCE, 1, DataType.FLOAT32, RedOp.SUM)).startsWith(a.shortName())))
                     .as("%s", a).isEmpty();
         }
+    }
+
+    /**
+     * Four ranks at LL sizes, every root of the rooted collectives between the others: two non-roots exchange nothing
+     * in a rooted LL call, and the next call's writes between them used to wait for evidence that never came (found
+     * in session 23: any 3+ GPU communicator hung, then timed out, on e.g. a small broadcast followed by a small
+     * allGather).
+     */
+    @Test
+    void fourRanksOnOneGpuRunEveryCollectiveAtLlSizes() {
+        assumeTrue(CudaDevice.isAvailable(), "no GPU");
+        CudaDevice d = CudaDevice.get(0);
+        List<Case> cases = new ArrayList<>();
+        for (int root = 0; root < 4; root++) {
+            for (Collective coll : GpuCollectivesGpuTest.ALL) {
+                for (long count : new long[] {1, 7, 200}) {
+                    cases.add(new Case(coll, DataType.FLOAT32, RedOp.Kind.SUM, count, false, root));
+                }
+            }
+        }
+        assertThat(runShared(Collections.nCopies(4, d), GpuCollectivesGpuTest.smallOptions(), cases, comms ->
+                assertThat(comms.getFirst().algorithmFor(Collective.BROADCAST, 200, DataType.FLOAT32, RedOp.SUM))
+                        .startsWith("ll"))).isEmpty();
     }
 
     @Test
