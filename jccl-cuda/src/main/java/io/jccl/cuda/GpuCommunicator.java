@@ -15,7 +15,6 @@ import io.jccl.cuda.internal.comm.GpuStops;
 import io.jccl.cuda.internal.comm.GpuRings;
 import io.jccl.cuda.internal.comm.PeerAreas;
 import io.jccl.cuda.internal.comm.ProcessWiring;
-import io.jccl.cuda.internal.comm.RankThreads;
 import io.jccl.cuda.internal.comm.SharedControl;
 import io.jccl.cuda.internal.enqueue.ArgChecks;
 import io.jccl.cuda.internal.enqueue.CollPlanner;
@@ -26,7 +25,6 @@ import io.jccl.cuda.internal.enqueue.KernelFamily;
 import io.jccl.cuda.internal.enqueue.P2pQueue;
 import io.jccl.cuda.internal.enqueue.Plan;
 import io.jccl.internal.comm.HostCommunicator;
-import io.jccl.internal.param.Params;
 
 import java.lang.foreign.Arena;
 import java.util.ArrayList;
@@ -79,7 +77,7 @@ public final class GpuCommunicator implements AutoCloseable {
     private volatile boolean aborted;
     private volatile boolean closed;
 
-    private GpuCommunicator(int rank, int nRanks, CudaDevice device, Communicator host, GpuOptions options,
+    GpuCommunicator(int rank, int nRanks, CudaDevice device, Communicator host, GpuOptions options,
                             AreaLayout layout, PeerAreas peers, long abortPointer, int residentBlocks,
                             boolean peerPointers, boolean wholeLineLinks, int[][] rings, Clique clique,
                             ProcessWiring wiring) {
@@ -132,26 +130,7 @@ public final class GpuCommunicator implements AutoCloseable {
 
     /** As {@link #initAll(List)} with explicit options. */
     public static List<GpuCommunicator> initAll(List<CudaDevice> devices, Config config, GpuOptions options) {
-        Clique.checkDevices(devices);
-        int n = devices.size();
-        AreaLayout layout = AreaLayout.of(n, options);
-        List<Communicator> hosts = Communicator.initAll(n, config);
-        Clique clique;
-        try {
-            clique = Clique.create(devices, layout, hosts, gpuTimeoutMs(config));
-        } catch (RuntimeException e) {
-            hosts.forEach(Communicator::abort);
-            throw e;
-        }
-        List<GpuCommunicator> out = new ArrayList<>(n);
-        boolean[][] nvlinks = clique.nvlinks();
-        boolean wholeLines = Clique.allLinked(nvlinks);
-        int[][] rings = clique.rings(nvlinks);
-        for (int g = 0; g < n; g++) {
-            out.add(new GpuCommunicator(g, n, devices.get(g), hosts.get(g), options, layout, clique.peerAreas(),
-                    clique.abortPointer(g), clique.residentBlocks(), true, wholeLines, rings, clique, null));
-        }
-        return List.copyOf(out);
+        return GpuInit.initAll(devices, config, options);
     }
 
     /**
@@ -166,7 +145,7 @@ public final class GpuCommunicator implements AutoCloseable {
     /** As {@link #init(UniqueId, int, int, CudaDevice)} with a host communicator configuration. */
     public static GpuCommunicator init(UniqueId id, int nRanks, int rank, CudaDevice device, Config config) {
         Objects.requireNonNull(device, "device");
-        return attach(Communicator.init(id, nRanks, rank, config), device, GpuOptions.fromSystemProperties(), config);
+        return GpuInit.attach(Communicator.init(id, nRanks, rank, config), device, GpuOptions.fromSystemProperties(), config);
     }
 
     /**
@@ -180,21 +159,40 @@ public final class GpuCommunicator implements AutoCloseable {
     /** As {@link #fromEnvironment(CudaDevice)} with a host communicator configuration. */
     public static GpuCommunicator fromEnvironment(CudaDevice device, Config config) {
         Objects.requireNonNull(device, "device");
-        return attach(Communicator.fromEnvironment(config), device, GpuOptions.fromSystemProperties(), config);
+        return GpuInit.attach(Communicator.fromEnvironment(config), device, GpuOptions.fromSystemProperties(), config);
     }
 
-    /** Builds the GPU side of a one-process-per-GPU communicator on top of {@code host} (which it then owns). */
-    static GpuCommunicator attach(Communicator host, CudaDevice device, GpuOptions options, Config config) {
-        AreaLayout layout = AreaLayout.of(host.size(), options);
-        ProcessWiring w;
-        try {
-            w = ProcessWiring.connect(host, device, layout, gpuTimeoutMs(config));
-        } catch (RuntimeException e) {
-            host.abort();
-            throw e;
+    /**
+     * Several GPUs of this process in a communicator whose other ranks are in other processes (NCCL's
+     * {@code ncclCommInitRank} for each device inside one group; one process per host driving its GPUs): rank
+     * {@code ranks[i]} runs on {@code devices.get(i)}, each joined on a thread of its own; blocks until every rank of
+     * the communicator has joined. The ranks of this process reach each other by address (peer access), the others'
+     * through CUDA IPC. Drive them from one thread (GPU calls return once launched; use {@link #group()} for
+     * send/recv; with {@code JCCL_CHECK_CALLS=1}, whose check waits for every rank, give each rank a thread) or one
+     * thread each; they can be closed one after another from one thread.
+     *
+     * @throws JcclException {@link Result#INVALID_ARGUMENT} for a bad or repeated rank, a repeated device or lists
+     *                       of different lengths
+     */
+    public static List<GpuCommunicator> initRanks(UniqueId id, int nRanks, int[] ranks, List<CudaDevice> devices,
+                                                  Config config) {
+        Clique.checkDevices("initRanks", devices);
+        if (ranks.length != devices.size()) {
+            throw new JcclException(Result.INVALID_ARGUMENT, "initRanks needs a device per rank: " + ranks.length
+                    + " ranks, " + devices.size() + " devices");
         }
-        return new GpuCommunicator(host.rank(), host.size(), device, host, options, layout, w.peers(),
-                w.abortPointer(), w.residentBlocks(), w.allInThisProcess(), w.wholeLineLinks(), w.rings(), null, w);
+        return GpuInit.attachAll(Communicator.initRanks(id, nRanks, ranks, config), devices, config);
+    }
+
+    /**
+     * This process's GPUs in the communicator the launcher described ({@link #fromEnvironment(CudaDevice)}), one
+     * rank each: with {@code WORLD_SIZE} processes of {@code devices.size()} GPUs the communicator has
+     * {@code WORLD_SIZE × devices.size()} ranks, and process {@code RANK} holds ranks {@code RANK × devices.size()}
+     * onwards, on {@code devices} in order. Every process must pass as many devices. See {@link #initRanks}.
+     */
+    public static List<GpuCommunicator> fromEnvironment(List<CudaDevice> devices, Config config) {
+        Clique.checkDevices("fromEnvironment", devices);
+        return GpuInit.attachAll(Communicator.fromEnvironment(devices.size(), config), devices, config);
     }
 
     public int rank() {
@@ -468,7 +466,7 @@ public final class GpuCommunicator implements AutoCloseable {
     public GpuCommunicator split(int color, int key) {
         where("split");
         Communicator sub = host.split(color, key);
-        return sub == null ? null : attach(sub, device, options, sub.config());
+        return sub == null ? null : GpuInit.attach(sub, device, options, sub.config());
     }
 
     /**
@@ -486,7 +484,7 @@ public final class GpuCommunicator implements AutoCloseable {
             throw new JcclException(Result.INVALID_USAGE, name + ": shrink on a closed communicator");
         }
         Communicator sub = host.shrink(excludedRanks);
-        return attach(sub, device, options, sub.config());
+        return GpuInit.attach(sub, device, options, sub.config());
     }
 
     /**
@@ -498,15 +496,7 @@ public final class GpuCommunicator implements AutoCloseable {
      *                       were made are closed
      */
     public static List<GpuCommunicator> splitAll(List<GpuCommunicator> comms, int[] colors, int[] keys) {
-        int n = comms.size();
-        if (colors.length != n || keys.length != n) {
-            throw new JcclException(Result.INVALID_ARGUMENT, "splitAll needs a color and a key per communicator: "
-                    + n + " communicators, " + colors.length + " colors, " + keys.length + " keys");
-        }
-        return RankThreads.run("jccl-split", n, r -> comms.get(r).split(colors[r], keys[r]), g -> {
-            g.abort();   // its peers that failed will not reach close: no closing barrier
-            g.close();
-        });
+        return GpuInit.splitAll(comms, colors, keys);
     }
 
     public boolean isAborted() {
@@ -530,11 +520,6 @@ public final class GpuCommunicator implements AutoCloseable {
     public JcclException asyncError() {
         JcclException stop = stops.current();
         return stop != null ? stop : host.asyncError();
-    }
-
-    /** Config.timeout, else JCCL_TIMEOUT_MS: the longest one GPU wait for a peer may last. */
-    private static long gpuTimeoutMs(Config config) {
-        return config.timeout() != null ? Math.max(1, config.timeout().toMillis()) : Params.TIMEOUT_MS.get();
     }
 
     /**

@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
@@ -34,6 +35,37 @@ class GpuProcessesGpuTest {
         List<String> outs = runRanks(GpuRankMain.class, Map.of(), 240);
         assertThat(outs.get(0)).contains("rank 0 done, 0 failures");
         assertThat(outs.get(1)).contains("rank 1 done, 0 failures");
+    }
+
+    /**
+     * Two processes of two GPUs each (NCCL's several devices per process): every collective over 4 ranks, the ranks
+     * of one process by address, the others' through IPC; each process drives and closes its ranks from one thread.
+     */
+    @Test
+    void twoProcessesOfTwoGpusEachRunEveryCollective() throws Exception {
+        assumeTrue(CudaDevice.isAvailable() && CudaDevice.count() >= 4,
+                "needs 4 GPUs (the processes' kernels run together; the CPU emulator has them)");
+        List<String> outs = runRanks(GpuRankMain.class, Map.of("GPU_TEST_PER_PROCESS", "2", "JCCL_TIMEOUT_MS", "20000"), 300);
+        assertThat(outs.get(0)).contains("ranks 0-1 done, 0 failures", "closed 2 in");
+        assertThat(outs.get(1)).contains("ranks 2-3 done, 0 failures", "closed 2 in");
+    }
+
+    @Test
+    void initRanksNeedsADevicePerRankBeforeJoining() {
+        assumeTrue(CudaDevice.isAvailable(), "no GPU");
+        assertThatThrownBy(() -> GpuCommunicator.initRanks(io.jccl.Jccl.uniqueId(), 4, new int[] {0, 1},
+                List.of(CudaDevice.get(0)), io.jccl.Config.defaults()))
+                .isInstanceOf(io.jccl.JcclException.class).hasMessageContaining("2 ranks, 1 devices");
+    }
+
+    @Test
+    void fourProcessesRunEveryCollective() throws Exception {
+        assumeTrue(CudaDevice.isAvailable() && CudaDevice.count() >= 4,
+                "needs 4 GPUs (the processes' kernels run together; the CPU emulator has them)");
+        List<String> outs = runRanks(4, GpuRankMain.class, Map.of("JCCL_TIMEOUT_MS", "20000"), 300);
+        for (int r = 0; r < 4; r++) {
+            assertThat(outs.get(r)).contains("rank " + r + " done, 0 failures");
+        }
     }
 
     /** Processes split their communicator (keys reversed): the new one works through IPC, and so does the parent. */
@@ -141,6 +173,12 @@ class GpuProcessesGpuTest {
      */
     private static List<String> runRanks(Class<?> main, Map<String, String> extraEnv, int limitSec)
             throws Exception {
+        return runRanks(2, main, extraEnv, limitSec);
+    }
+
+    /** As {@link #runRanks(Class, Map, int)} with {@code nProcs} processes. */
+    private static List<String> runRanks(int nProcs, Class<?> main, Map<String, String> extraEnv, int limitSec)
+            throws Exception {
         assumeTrue(CudaDevice.isAvailable() && (CudaDevice.count() >= 2 || Boolean.getBoolean("jccl.cuda.shareDevices")),
                 "needs 2 GPUs, or one shared (-Djccl.cuda.shareDevices=true)");
         int port;
@@ -152,7 +190,7 @@ class GpuProcessesGpuTest {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<Process> procs = new ArrayList<>();
         List<Path> logs = new ArrayList<>();
-        for (int r = 0; r < 2; r++) {
+        for (int r = 0; r < nProcs; r++) {
             List<String> cmd = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED", "--add-modules", "jdk.incubator.vector",
                     "-XX:TieredStopAtLevel=1"));
             for (String k : System.getProperties().stringPropertyNames()) {
@@ -168,7 +206,7 @@ class GpuProcessesGpuTest {
             pb.redirectErrorStream(true).redirectOutput(log.toFile());
             Map<String, String> env = pb.environment();
             env.put("RANK", Integer.toString(r));
-            env.put("WORLD_SIZE", "2");
+            env.put("WORLD_SIZE", Integer.toString(nProcs));
             env.put("LOCAL_RANK", Integer.toString(r));
             env.put("JCCL_COMM_ID", "127.0.0.1:" + port);
             env.put("JCCL_COMM_SECRET", HexFormat.of().formatHex(secret));

@@ -96,21 +96,21 @@ public final class Clique {
     }
 
     /**
-     * 1 to 8 GPUs, none twice (unless tests share them).
+     * 1 to 8 GPUs, none twice (unless tests share them), for the factory named {@code call}.
      *
      * @throws JcclException {@link Result#INVALID_ARGUMENT} naming the problem
      */
-    public static void checkDevices(List<CudaDevice> devices) {
+    public static void checkDevices(String call, List<CudaDevice> devices) {
         int n = devices.size();
         if (n < 1 || n > KernelArgs.MAX_RANKS) {
-            throw new JcclException(Result.INVALID_ARGUMENT, "GpuCommunicator.initAll takes 1 to "
+            throw new JcclException(Result.INVALID_ARGUMENT, "GpuCommunicator." + call + " takes 1 to "
                     + KernelArgs.MAX_RANKS + " GPUs, got " + n);
         }
         for (int i = 0; i < n; i++) {
             for (int j = i + 1; j < n; j++) {
                 if (devices.get(i) == devices.get(j) && !sharesDevices()) {
                     throw new JcclException(Result.INVALID_ARGUMENT, "GPU " + devices.get(i).ordinal()
-                            + " appears twice in initAll; each rank needs its own GPU (tests may share one with"
+                            + " appears twice in " + call + "; each rank needs its own GPU (tests may share one with"
                             + " -Djccl.cuda.shareDevices=true)");
                 }
             }

@@ -7,15 +7,17 @@ import io.jccl.Jccl;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The ranks of a GPU communicator whose ranks all live in this process but were wired as processes are (a
- * {@code split} of {@code initAll}'s ranks): they are released together, like a {@link Clique}, so that they can be
- * closed one after another from one thread. A rank's close only records what it owns; the last rank to close frees
- * every rank's memory (no peer kernel can still write into it: each rank waited for its own GPU before) and closes
- * the host communicators inside one group. Without this, the first close's host barrier would wait its whole timeout
- * for a rank the same thread had yet to close.
+ * The ranks of a GPU communicator wired as processes are that live in this process (a {@code split} of
+ * {@code initAll}'s ranks, or {@code initRanks}' several GPUs per process): they are released together, like a
+ * {@link Clique}, so that they can be closed one after another from one thread. A rank's close only records what it
+ * owns; the last local rank to close runs, when other processes hold ranks too, every local rank's closing host
+ * barrier at once (so no remote kernel can still write into their memory), frees every local rank's memory (no local
+ * kernel can: each rank waited for its own GPU before) and closes the host communicators inside one group. Without
+ * this, the first close's host barrier would wait its whole timeout for a rank the same thread had yet to close.
  *
  * <p>Thread: any application thread closes a rank; {@link #release} is synchronized. Mirrors ncclCommDestroy of
  * single-process communicators, which does not wait for the other ranks.
@@ -25,32 +27,41 @@ final class LocalRanks {
     private static final Map<String, LocalRanks> OPEN = new ConcurrentHashMap<>();
 
     private final String id;
-    private final int nRanks;
+    private final int local;
+    private final boolean others;
     private final List<Runnable> frees = new ArrayList<>();
     private final List<Communicator> hosts = new ArrayList<>();
     private int closed;
+    private boolean stopped;
 
-    private LocalRanks(String id, int nRanks) {
+    private LocalRanks(String id, int local, boolean others) {
         this.id = id;
-        this.nRanks = nRanks;
+        this.local = local;
+        this.others = others;
     }
 
-    /** The group of the communicator {@code host} is a rank of (every rank of it is in this process). */
-    static LocalRanks of(Communicator host) {
-        return OPEN.computeIfAbsent(host.id(), k -> new LocalRanks(k, host.size()));
+    /** The group of the communicator {@code host} is a rank of, {@code local} of whose ranks are in this process. */
+    static LocalRanks of(Communicator host, int local) {
+        return OPEN.computeIfAbsent(host.id(), k -> new LocalRanks(k, local, local < host.size()));
     }
 
     /**
-     * One rank closed: {@code free} releases its GPU resources, {@code host} is its host communicator. The last rank
-     * runs every rank's {@code free} and closes the host communicators together; returns the first error.
+     * One rank closed: {@code free} releases its GPU resources, {@code host} is its host communicator,
+     * {@code stopped} says whether the communicator was stopped (then peers may be gone: no barrier). The last local
+     * rank runs the barriers, every rank's {@code free} and closes the host communicators together; returns the
+     * first error.
      */
-    synchronized RuntimeException release(Runnable free, Communicator host) {
+    synchronized RuntimeException release(Runnable free, Communicator host, boolean stopped) {
         frees.add(free);
         hosts.add(host);
-        if (++closed < nRanks) {
+        this.stopped |= stopped;
+        if (++closed < local) {
             return null;
         }
         OPEN.remove(id, this);
+        if (others && !this.stopped) {
+            barriers();
+        }
         RuntimeException first = null;
         for (Runnable f : frees) {
             try {
@@ -67,5 +78,24 @@ final class LocalRanks {
             first = first == null ? e : first;
         }
         return first;
+    }
+
+    /** Every local rank's closing barrier at once (each waits for the other processes' ranks); failures ignored. */
+    private void barriers() {
+        List<CompletableFuture<Void>> all = new ArrayList<>();
+        for (Communicator h : hosts) {
+            try {
+                all.add(h.barrierAsync());
+            } catch (RuntimeException e) {
+                // best effort while closing, as a rank of its own process does
+            }
+        }
+        for (CompletableFuture<Void> f : all) {
+            try {
+                f.join();
+            } catch (RuntimeException e) {
+                // the host communicator's deadline ended it; the communicator is going away either way
+            }
+        }
     }
 }

@@ -35,11 +35,13 @@ public final class ProcessWiring {
     private final int residentBlocks;
     private final boolean wholeLineLinks;
     private final int[][] rings;
-    /** Every rank is in this process (a split of initAll's ranks): released together; else null. */
+    /** The ranks of this process when there are several (released together); else null. */
     private final LocalRanks local;
+    private final boolean allHere;
 
     private ProcessWiring(Communicator host, RankArea area, PeerAreas peers, SharedControl control,
-                          int residentBlocks, boolean wholeLineLinks, int[][] rings, LocalRanks local) {
+                          int residentBlocks, boolean wholeLineLinks, int[][] rings, LocalRanks local,
+                          boolean allHere) {
         this.host = host;
         this.area = area;
         this.peers = peers;
@@ -48,6 +50,7 @@ public final class ProcessWiring {
         this.wholeLineLinks = wholeLineLinks;
         this.rings = rings;
         this.local = local;
+        this.allHere = allHere;
     }
 
     /** Sets up this rank's side; collective over {@code host} (every rank calls it). */
@@ -100,9 +103,9 @@ public final class ProcessWiring {
                     linked[r][q] = nvlinks[r][q] > 0;
                 }
             }
-            boolean allHere = n > 1 && all.stream().allMatch(i -> i.pid() == mine.pid());
+            int here = (int) all.stream().filter(i -> i.pid() == mine.pid()).count();
             return new ProcessWiring(host, area, new PeerAreas(bases, mappings), control, resident,
-                    Clique.allLinked(linked), rings, allHere ? LocalRanks.of(host) : null);
+                    Clique.allLinked(linked), rings, here > 1 ? LocalRanks.of(host, here) : null, n > 1 && here == n);
         } catch (RuntimeException e) {
             for (DeviceBuffer m : mappings) {
                 closeQuietly(m::close);
@@ -215,7 +218,7 @@ public final class ProcessWiring {
      * an initAll clique.
      */
     public boolean allInThisProcess() {
-        return local != null;
+        return allHere;
     }
 
     /** Whether packed LL and LL128 may run: every pair of the communicator's GPUs is linked by NVLink. */
@@ -244,8 +247,8 @@ public final class ProcessWiring {
     /**
      * Releases everything once every rank got here (a host barrier, skipped once the communicator is stopped: then
      * peers may be gone), so no peer kernel still writes into this rank's memory when it is freed. When every rank is
-     * in this process, the last one to close releases them all instead ({@link LocalRanks}), so one thread can close
-     * them in turn.
+     * in this process, or several are, the last of them to close releases them all instead ({@link LocalRanks}), so one
+     * thread can close them in turn.
      */
     public void close(boolean stopped) {
         if (local != null) {
@@ -253,7 +256,7 @@ public final class ProcessWiring {
                 closeQuietly(peers::close);
                 closeQuietly(area::close);
                 closeQuietly(control::close);
-            }, host);
+            }, host, stopped);
             if (e != null) {
                 throw e;
             }

@@ -1,0 +1,91 @@
+package io.jccl.cuda;
+
+import io.jccl.Communicator;
+import io.jccl.Config;
+import io.jccl.JcclException;
+import io.jccl.Result;
+import io.jccl.cuda.internal.comm.AreaLayout;
+import io.jccl.cuda.internal.comm.Clique;
+import io.jccl.cuda.internal.comm.ProcessWiring;
+import io.jccl.cuda.internal.comm.RankThreads;
+import io.jccl.internal.param.Params;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * How {@link GpuCommunicator}s are made: an {@code initAll} clique of this process's GPUs, or one rank attached to
+ * its host communicator (one process per GPU, several GPUs of a process in a multi-process communicator, a split or
+ * a shrink), and the one-thread forms that run each rank's collective setup on a thread of its own.
+ *
+ * <p>Thread: the caller's (the per-rank threads through {@link RankThreads}). Mirrors NCCL's init.cc
+ * (ncclCommInitAll, ncclCommInitRank, ncclCommSplit).
+ */
+final class GpuInit {
+    private GpuInit() {
+    }
+
+    static List<GpuCommunicator> initAll(List<CudaDevice> devices, Config config, GpuOptions options) {
+        Clique.checkDevices("initAll", devices);
+        int n = devices.size();
+        AreaLayout layout = AreaLayout.of(n, options);
+        List<Communicator> hosts = Communicator.initAll(n, config);
+        Clique clique;
+        try {
+            clique = Clique.create(devices, layout, hosts, gpuTimeoutMs(config));
+        } catch (RuntimeException e) {
+            hosts.forEach(Communicator::abort);
+            throw e;
+        }
+        List<GpuCommunicator> out = new ArrayList<>(n);
+        boolean[][] nvlinks = clique.nvlinks();
+        boolean wholeLines = Clique.allLinked(nvlinks);
+        int[][] rings = clique.rings(nvlinks);
+        for (int g = 0; g < n; g++) {
+            out.add(new GpuCommunicator(g, n, devices.get(g), hosts.get(g), options, layout, clique.peerAreas(),
+                    clique.abortPointer(g), clique.residentBlocks(), true, wholeLines, rings, clique, null));
+        }
+        return List.copyOf(out);
+    }
+
+    /** Builds the GPU side of a one-process-per-GPU communicator on top of {@code host} (which it then owns). */
+    static GpuCommunicator attach(Communicator host, CudaDevice device, GpuOptions options, Config config) {
+        AreaLayout layout = AreaLayout.of(host.size(), options);
+        ProcessWiring w;
+        try {
+            w = ProcessWiring.connect(host, device, layout, gpuTimeoutMs(config));
+        } catch (RuntimeException e) {
+            host.abort();
+            throw e;
+        }
+        return new GpuCommunicator(host.rank(), host.size(), device, host, options, layout, w.peers(),
+                w.abortPointer(), w.residentBlocks(), w.allInThisProcess(), w.wholeLineLinks(), w.rings(), null, w);
+    }
+
+    /** {@link #attach} of every host rank to its device, each on its own thread (wiring is collective). */
+    static List<GpuCommunicator> attachAll(List<Communicator> hosts, List<CudaDevice> devices, Config config) {
+        GpuOptions options = GpuOptions.fromSystemProperties();
+        return RankThreads.run("jccl-gpu-init", hosts.size(), i -> attach(hosts.get(i), devices.get(i), options,
+                config), g -> {
+            g.abort();   // its peers that failed will not reach close: no closing barrier
+            g.close();
+        });
+    }
+
+    static List<GpuCommunicator> splitAll(List<GpuCommunicator> comms, int[] colors, int[] keys) {
+        int n = comms.size();
+        if (colors.length != n || keys.length != n) {
+            throw new JcclException(Result.INVALID_ARGUMENT, "splitAll needs a color and a key per communicator: "
+                    + n + " communicators, " + colors.length + " colors, " + keys.length + " keys");
+        }
+        return RankThreads.run("jccl-split", n, r -> comms.get(r).split(colors[r], keys[r]), g -> {
+            g.abort();   // its peers that failed will not reach close: no closing barrier
+            g.close();
+        });
+    }
+
+    /** Config.timeout, else JCCL_TIMEOUT_MS: the longest one GPU wait for a peer may last. */
+    static long gpuTimeoutMs(Config config) {
+        return config.timeout() != null ? Math.max(1, config.timeout().toMillis()) : Params.TIMEOUT_MS.get();
+    }
+}
