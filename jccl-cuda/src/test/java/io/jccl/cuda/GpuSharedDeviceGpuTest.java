@@ -11,6 +11,8 @@ import io.jccl.cuda.testing.RingGraphFile;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -25,7 +27,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Several ranks on one GPU ({@code -Djccl.cuda.shareDevices=true}, for machines with a single GPU): every kernel
- * family of two ranks, every collective of four ranks at LL sizes, and the ring kernels of four ranks on rings that do not visit them in order (0 2 1 3 and
+ * family of two, four and eight ranks, every collective of four ranks at LL sizes, and the ring kernels of four ranks on rings that do not visit them in order (0 2 1 3 and
  * 0 3 1 2 from NCCL_GRAPH_FILE), must be exact. Without the property a repeated GPU is refused. Needs one GPU (or the
  * CPU emulator).
  */
@@ -43,27 +45,35 @@ class GpuSharedDeviceGpuTest {
                 .hasMessageContaining(SHARE);
     }
 
-    @Test
-    void twoRanksOnOneGpuRunEveryCollectiveAndEveryAllReduceKernel() {
+    /**
+     * 2, 4 and 8 ranks (every kernel's rank loops and peer tables, not only two ranks', and 8 is the most); the
+     * packed LL and LL128 allReduce kernels exist for 2 ranks only.
+     */
+    @ParameterizedTest(name = "{0} ranks")
+    @ValueSource(ints = {2, 4, 8})
+    void ranksOnOneGpuRunEveryCollectiveAndEveryAllReduceKernel(int n) {
         assumeTrue(CudaDevice.isAvailable(), "no GPU");
-        CudaDevice d = CudaDevice.get(0);
+        List<CudaDevice> ds = Collections.nCopies(n, CudaDevice.get(0));
         List<Case> cases = new ArrayList<>();
         for (Collective coll : GpuCollectivesGpuTest.ALL) {
             for (long count : GpuCollectivesGpuTest.COUNTS) {
                 boolean inPlaceOk = coll != Collective.SEND_RECV && coll != Collective.GATHER
                         && coll != Collective.SCATTER && coll != Collective.ALL_TO_ALL;
-                cases.add(new Case(coll, DataType.FLOAT32, RedOp.Kind.SUM, count, false, (int) (count % 2)));
+                cases.add(new Case(coll, DataType.FLOAT32, RedOp.Kind.SUM, count, false, (int) (count % n)));
                 if (inPlaceOk) {
-                    cases.add(new Case(coll, DataType.BFLOAT16, RedOp.Kind.MAX, count, true, (int) (count % 2)));
+                    cases.add(new Case(coll, DataType.BFLOAT16, RedOp.Kind.MAX, count, true, (int) (count % n)));
                 }
             }
         }
         GpuOptions small = GpuCollectivesGpuTest.withPull(GpuCollectivesGpuTest.smallOptions());
-        assertThat(runShared(List.of(d, d), small, cases, null)).isEmpty();
+        assertThat(runShared(ds, small, cases, null)).isEmpty();
 
-        for (AllReduceAlgorithm a : List.of(AllReduceAlgorithm.LL, AllReduceAlgorithm.LL_PACKED,
+        List<AllReduceAlgorithm> algorithms = n == 2 ? List.of(AllReduceAlgorithm.LL, AllReduceAlgorithm.LL_PACKED,
                 AllReduceAlgorithm.LL128, AllReduceAlgorithm.PUSH, AllReduceAlgorithm.ONE_SHOT,
-                AllReduceAlgorithm.TWO_SHOT, AllReduceAlgorithm.RING)) {
+                AllReduceAlgorithm.TWO_SHOT, AllReduceAlgorithm.RING)
+                : List.of(AllReduceAlgorithm.LL, AllReduceAlgorithm.PUSH, AllReduceAlgorithm.ONE_SHOT,
+                AllReduceAlgorithm.TWO_SHOT, AllReduceAlgorithm.RING);   // packed LL and LL128: 2 ranks only
+        for (AllReduceAlgorithm a : algorithms) {
             GpuOptions o = small.withAlgorithm(a).withLl128MaxBytes(1 << 20).withLl128BlocksPerSm(2);
             List<Case> forced = new ArrayList<>();
             for (long count : new long[] {1, 999, 50_001}) {
@@ -73,7 +83,7 @@ class GpuSharedDeviceGpuTest {
                     forced.add(new Case(Collective.ALL_REDUCE, DataType.INT32, RedOp.Kind.MAX, count, true, 0));
                 }
             }
-            assertThat(runShared(List.of(d, d), o, forced, comms -> assertThat(comms.getFirst()
+            assertThat(runShared(ds, o, forced, comms -> assertThat(comms.getFirst()
                     .algorithmFor(Collective.ALL_REDUCE, 1, DataType.FLOAT32, RedOp.SUM)).startsWith(a.shortName())))
                     .as("%s", a).isEmpty();
         }
