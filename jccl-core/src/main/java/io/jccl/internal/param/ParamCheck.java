@@ -32,6 +32,9 @@ public final class ParamCheck {
     public record SetValue(Param<?> param, ParamSources.Found found) {
     }
 
+    /** Settings of the CPU emulator of the CUDA driver (jccl-cuda's tests), which reads them itself. */
+    static final String EMULATOR_PREFIX = "JCCL_EMU_";
+
     private ParamCheck() {
     }
 
@@ -41,7 +44,7 @@ public final class ParamCheck {
         List<Param<?>> all = Params.all();
         try (ParamSources.Installed ignored = ParamSources.use(sources)) {
             for (String name : sources.namesStartingWith("NCCL_", "JCCL_")) {
-                if (declared(all, name)) {
+                if (declared(all, name) || name.startsWith(EMULATOR_PREFIX)) {
                     continue;
                 }
                 String near = suggestion(name, all);

@@ -124,7 +124,8 @@ class ParamsTest {
     void unknownNamesGetASuggestionAndNcclOnlyNamesAreToldApart() {
         ParamSources s = ParamSources.of(Map.of("JCCL_TIMEOUT_MSEC", "5"), Map.of("NCCL_BUFSIZE", "1M",
                 "NCCL_IB_HCA", "mlx5_0", "NCCL_ZZZ_QQQ", "1", "NCCL_NCHANNELS", "4", "NCCL_PROTO", "LL",
-                "NCCL_CROSS_NIC", "7", "OTHER", "x", "NCCL_SOCKET_IFNAM", "eth0", "NCCL_SOCKET_RETRY_CNT", "4"));
+                "NCCL_CROSS_NIC", "7", "OTHER", "x", "NCCL_SOCKET_IFNAM", "eth0", "NCCL_SOCKET_RETRY_CNT", "4",
+                "JCCL_EMU_DEVICES", "4"));   // the test emulator's own setting: not JCCL's, not unknown
         List<ParamCheck.Finding> f = ParamCheck.inspect(s);
         assertThat(f).extracting(ParamCheck.Finding::kind, ParamCheck.Finding::name).containsExactly(
                 tuple(ParamCheck.Kind.UNKNOWN, "JCCL_TIMEOUT_MSEC"),

@@ -177,13 +177,7 @@ public final class Clique {
      * rank stands for a GPU of its own at a made-up bus id (NCCL_GRAPH_FILE still names them by rank).
      */
     public int[][] rings(boolean[][] nvlinks) {
-        List<String> busIds = devices.stream().map(CudaDevice::pciBusId).toList();
-        if (busIds.stream().distinct().count() < busIds.size()) {
-            busIds = new ArrayList<>();
-            for (int r = 0; r < devices.size(); r++) {
-                busIds.add(String.format("0000:%02x:00.0", 0xe0 + r));
-            }
-        }
+        List<String> busIds = GpuRings.onePerRank(devices.stream().map(CudaDevice::pciBusId).toList());
         int[][] counts = new int[busIds.size()][];
         for (int r = 0; r < counts.length; r++) {
             boolean[] linked = nvlinks[r];

@@ -96,6 +96,21 @@ public final class GpuRings {
         }
     }
 
+    /**
+     * {@code busIds}, or when a GPU appears twice (ranks sharing a GPU, for tests) a made-up bus id per rank, so the
+     * search sees one GPU per rank (NCCL_GRAPH_FILE still names them by rank).
+     */
+    public static List<String> onePerRank(List<String> busIds) {
+        if (busIds.stream().distinct().count() == busIds.size()) {
+            return busIds;
+        }
+        List<String> made = new ArrayList<>();
+        for (int r = 0; r < busIds.size(); r++) {
+            made.add(String.format("0000:%02x:00.0", 0xe0 + r));
+        }
+        return made;
+    }
+
     /** One ring, the ranks in order. */
     public static int[][] inOrder(int n) {
         int[] ring = new int[n];

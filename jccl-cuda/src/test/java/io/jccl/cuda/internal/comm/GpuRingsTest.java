@@ -42,6 +42,16 @@ class GpuRingsTest {
     }
 
     @Test
+    void ranksSharingAGpuAreSearchedAsAGpuEach() {
+        List<String> shared = List.of(FOUR.get(0), FOUR.get(0), FOUR.get(0));
+        List<String> ids = GpuRings.onePerRank(shared);
+        assertThat(ids).doesNotHaveDuplicates().hasSize(3);
+        assertThat(GpuRings.onePerRank(FOUR)).isSameAs(FOUR);
+        int[][] rings = GpuRings.search(ids, 90, links(3, new int[][]{{0, 1}, {1, 2}, {2, 0}}), TopoEnv.empty());
+        assertThat(rings[0]).containsExactlyInAnyOrder(0, 1, 2);
+    }
+
+    @Test
     void twoLinkedGpusMakeOneRing() {
         int[][] rings = GpuRings.search(FOUR.subList(0, 2), 90, links(2, new int[][]{{0, 1}}), TopoEnv.empty());
         assertThat(rings).hasDimensions(1, 2);
