@@ -37,9 +37,23 @@ class GpuExamplesTest {
     @Test
     void oneDevicePerProcessExampleRunsUnderTheLauncher() {
         assumeTrue(CudaDevice.isAvailable(), "needs an NVIDIA GPU");
+        List<String> lines = launch(OneDevicePerProcessExample.class, List.of());
+        assertThat(lines).contains("[0] Device 0 correctly received sum: 1", "[1] Device 1 correctly received sum: 3");
+    }
+
+    @Test
+    void severalDevicesPerProcessExampleRunsUnderTheLauncher() {
+        assumeTrue(CudaDevice.isAvailable() && CudaDevice.count() >= 4,
+                "needs 4 GPUs (two processes' kernels run together; the CPU emulator has them)");
+        List<String> lines = launch(SeveralDevicesPerProcessExample.class, List.of("2"));
+        assertThat(lines).contains("[0] Device 0 correctly received sum: 6", "[0] Device 1 correctly received sum: 10",
+                "[1] Device 2 correctly received sum: 6", "[1] Device 3 correctly received sum: 10");
+    }
+
+    /** Runs {@code main} in 2 processes under the launcher; checks that it exited 0 and returns its output lines. */
+    private static List<String> launch(Class<?> main, List<String> args) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        LaunchSpec spec = LaunchSpec.of(2, OneDevicePerProcessExample.class.getName(), List.of())
-                .withTimeout(Duration.ofSeconds(120));
+        LaunchSpec spec = LaunchSpec.of(2, main.getName(), args).withTimeout(Duration.ofSeconds(120));
         // the ranks get this JVM's jccl.* properties too (surefire sets them as properties, not as JVM flags): on the
         // CPU emulator jccl.cuda.library is how they find their "GPUs"
         JvmCommandLine here = JvmCommandLine.current();
@@ -54,7 +68,7 @@ class GpuExamplesTest {
                 new PrintStream(out, true, StandardCharsets.UTF_8)).run();
         String text = out.toString(StandardCharsets.UTF_8);
         assertThat(r.exitCode()).as(text).isZero();
-        assertThat(text.lines()).contains("[0] Device 0 correctly received sum: 1", "[1] Device 1 correctly received sum: 3");
+        return text.lines().toList();
     }
 
     @Test
