@@ -8,6 +8,7 @@ import io.jccl.tools.Cli;
 import io.jccl.tools.run.CoreBinding;
 import io.jccl.tools.run.HostfileJob;
 import io.jccl.tools.run.LaunchSpec;
+import io.jccl.tools.run.JvmCommandLine;
 import io.jccl.tools.run.LocalJob;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -194,7 +195,7 @@ public final class PerfMain implements Callable<Integer> {
         if (hostfile != null) {
             return HostfileJob.create(spec, hostfile, rsh, masterAddr, List.of(), out, err).run().exitCode();
         }
-        return LocalJob.run(spec).exitCode();
+        return new LocalJob(spec, JvmCommandLine.current(), out, err).run().exitCode();
     }
 
     /** Options of the launching process only: a rank must not launch again. */

@@ -24,7 +24,7 @@ import java.util.List;
  * @param timeoutSec  a single operation running longer than this aborts the run ({@code -T}); 0 disables
  * @param processes   {@code -np}: launch this many local processes (0: not requested)
  * @param threads     {@code -t}: ranks as threads of this process
- * @param gpus        {@code -g}: GPUs driven by this process (1 on the host backend and with {@code -np})
+ * @param gpus        {@code -g}: GPUs driven by this process (1 on the host backend; with {@code -np}, per process)
  * @param graphLaunches {@code -G}: 0, or capture the {@code -n} iterations into a CUDA graph launched this many times
  * @param target      {@code --backend}: what is measured
  * @param jsonFile    where to write the JSON report, or null
@@ -54,8 +54,6 @@ public record PerfOptions(PerfCollective collective, SizeSweep sweep, int iters,
         require(graphLaunches >= 0, "-G must not be negative, got " + graphLaunches);
         require(target.gpu() || (gpus == 1 && graphLaunches == 0), "-g " + gpus + " and -G " + graphLaunches
                 + " need a GPU backend: --backend jccl, nccl or both");
-        require(!target.gpu() || processes == 0 || gpus == 1, "-np " + processes + " runs one GPU per process: use -g 1 "
-                + "with -np (or -g G without -np for one process driving G GPUs)");
         require(!target.gpu() || threads == 1, "-t: GPU runs use one thread per GPU already; drop -t");
         require(processes == 0 || threads == 1, "-np and -t cannot be combined: choose processes (-np) or threads (-t)");
         types = List.copyOf(types);

@@ -29,10 +29,19 @@ public record JvmCommandLine(String javaBinary, List<String> jvmFlags, String cl
     public static JvmCommandLine current() {
         String java = ProcessHandle.current().info().command()
                 .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        List<String> flags = ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+        List<String> flags = new ArrayList<>(ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
                 .filter(JvmCommandLine::shareable)
-                .toList();
-        return new JvmCommandLine(java, flags, System.getProperty("java.class.path", ""));
+                .toList());
+        // JCCL's own settings (jccl.* properties, and JCCL_* / NCCL_* parameters given as properties) reach the
+        // children even when they were set in this JVM, not on its command line (a test runner's properties, say: the
+        // CPU emulator is found through jccl.cuda.library)
+        for (String k : System.getProperties().stringPropertyNames().stream().sorted().toList()) {
+            boolean ours = k.startsWith("jccl.") || k.startsWith("JCCL_") || k.startsWith("NCCL_");
+            if (ours && flags.stream().noneMatch(f -> f.startsWith("-D" + k + "="))) {
+                flags.add("-D" + k + "=" + System.getProperty(k));
+            }
+        }
+        return new JvmCommandLine(java, List.copyOf(flags), System.getProperty("java.class.path", ""));
     }
 
     /** False for flags that must not be repeated in every child (a JDWP agent would fight over its port). */

@@ -111,8 +111,8 @@ class PerfOptionsTest {
         assertThatThrownBy(() -> parse("all_reduce", "-g", "2", "--backend", "host")).hasMessageContaining("GPU backend");
         assertThatThrownBy(() -> parse("all_reduce", "-G", "5", "--backend", "host")).hasMessageContaining("GPU backend");
         assertThatThrownBy(() -> parse("all_reduce", "--backend", "cuda")).hasMessageContaining("--backend");
-        assertThatThrownBy(() -> parse("all_reduce", "-np", "2", "-g", "2", "--backend", "jccl"))
-                .hasMessageContaining("one GPU per process");
+        assertThat(parse("all_reduce", "-np", "2", "-g", "2", "--backend", "jccl").gpus())
+                .as("nccl-tests' -g with several processes: GPUs per process").isEqualTo(2);
         assertThatThrownBy(() -> parse("all_reduce", "-t", "2", "--backend", "both")).hasMessageContaining("-t");
         assertThatThrownBy(() -> parse("all_reduce", "-np", "2", "-t", "2")).hasMessageContaining("cannot be combined");
         assertThatThrownBy(() -> parse("all_reduce", "-T", "-1")).hasMessageContaining("-T");

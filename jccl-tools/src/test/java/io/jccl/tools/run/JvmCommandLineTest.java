@@ -34,4 +34,17 @@ class JvmCommandLineTest {
         assertThat(j.classpath()).contains("test-classes");
         assertThat(String.join(" ", j.jvmFlags())).contains("jdk.incubator.vector");
     }
+
+    @Test
+    void jcclSettingsSetInThisJvmReachTheChildren() {
+        System.setProperty("jccl.test.forwarded", "yes");
+        System.setProperty("JCCL_TEST_FORWARDED", "3");
+        try {
+            assertThat(JvmCommandLine.current().jvmFlags()).contains("-Djccl.test.forwarded=yes",
+                    "-DJCCL_TEST_FORWARDED=3").noneMatch(f -> f.startsWith("-Duser.home"));
+        } finally {
+            System.clearProperty("jccl.test.forwarded");
+            System.clearProperty("JCCL_TEST_FORWARDED");
+        }
+    }
 }

@@ -7,7 +7,6 @@ import io.jccl.Jccl;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -60,7 +59,7 @@ final class LocalRanks {
         }
         OPEN.remove(id, this);
         if (others && !this.stopped) {
-            barriers();
+            barriers(hosts);
         }
         RuntimeException first = null;
         for (Runnable f : frees) {
@@ -80,22 +79,20 @@ final class LocalRanks {
         return first;
     }
 
-    /** Every local rank's closing barrier at once (each waits for the other processes' ranks); failures ignored. */
-    private void barriers() {
-        List<CompletableFuture<Void>> all = new ArrayList<>();
-        for (Communicator h : hosts) {
-            try {
-                all.add(h.barrierAsync());
-            } catch (RuntimeException e) {
-                // best effort while closing, as a rank of its own process does
-            }
-        }
-        for (CompletableFuture<Void> f : all) {
-            try {
-                f.join();
-            } catch (RuntimeException e) {
-                // the host communicator's deadline ended it; the communicator is going away either way
-            }
+    /**
+     * Every rank's closing barrier on {@code hosts} at once, each on a thread of its own (each waits for the other
+     * processes' ranks, at most the host communicator's timeout); failures ignored: the communicator is going away
+     * either way. Threads of their own also keep the barriers out of a group the closing thread may have open (perf
+     * closes its ranks inside one): a barrier recorded in a group would not run before that group ends.
+     */
+    static void barriers(List<Communicator> hosts) {
+        try {
+            RankThreads.run("jccl-close-barrier", hosts.size(), i -> {
+                hosts.get(i).barrier();
+                return Boolean.TRUE;
+            }, done -> { });
+        } catch (RuntimeException e) {
+            // best effort while closing, as before
         }
     }
 }

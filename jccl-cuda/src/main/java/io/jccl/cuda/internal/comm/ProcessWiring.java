@@ -263,7 +263,7 @@ public final class ProcessWiring {
             return;
         }
         if (!stopped) {
-            closeQuietly(host::barrier);
+            LocalRanks.barriers(List.of(host));
         }
         closeQuietly(peers::close);
         closeQuietly(area::close);

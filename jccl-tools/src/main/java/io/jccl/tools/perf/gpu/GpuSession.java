@@ -1,6 +1,9 @@
 package io.jccl.tools.perf.gpu;
 
+import io.jccl.Config;
 import io.jccl.DataType;
+import io.jccl.Group;
+import io.jccl.Jccl;
 import io.jccl.JcclException;
 import io.jccl.Result;
 import io.jccl.cuda.CudaDevice;
@@ -17,8 +20,8 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
 /**
  * What a GPU perf run of this process holds, shared by the JCCL and the NCCL backends so both measure on the same
- * buffers and streams: the GpuCommunicators of this process's ranks (all GPUs of the process with -g G, or the one
- * GPU of the local rank under a launcher), one stream per rank, NCCL communicators over the same GPUs when NCCL is
+ * buffers and streams: the GpuCommunicators of this process's ranks (all GPUs of the process with -g G, or the
+ * GPU(s) of the local rank under a launcher: -g G GPUs each, from GPU localRank*G), one stream per rank, NCCL communicators over the same GPUs when NCCL is
  * measured, and the device buffers (with pinned host mirrors) in allocation order. Reference-counted: released
  * when the last backend closes.
  *
@@ -60,8 +63,19 @@ final class GpuSession {
                 devs.add(CudaDevice.get(g));
             }
             comms = GpuCommunicator.initAll(devs);
-        } else {
+        } else if (gpus == 1) {
             comms = List.of(GpuCommunicator.fromEnvironment(CudaDevice.get(localIndex)));
+        } else {   // nccl-tests' -g under a launcher: local rank L drives GPUs L*G to L*G+G-1
+            if (CudaDevice.count() < (localIndex + 1) * gpus) {
+                throw new JcclException(Result.INVALID_ARGUMENT, "-g " + gpus + " on local rank " + localIndex
+                        + " needs GPUs " + localIndex * gpus + " to " + ((localIndex + 1) * gpus - 1)
+                        + " but this process sees " + CudaDevice.count() + "; check CUDA_VISIBLE_DEVICES");
+            }
+            List<CudaDevice> devs = new ArrayList<>();
+            for (int g = 0; g < gpus; g++) {
+                devs.add(CudaDevice.get(localIndex * gpus + g));
+            }
+            comms = GpuCommunicator.fromEnvironment(devs, Config.defaults());
         }
         List<CudaStream> streams = new ArrayList<>();
         for (GpuCommunicator c : comms) {
@@ -72,8 +86,7 @@ final class GpuSession {
         if (withNccl) {
             requireNoNvls();
             nccl = NcclLibrary.load();
-            ncclComms = localIndex < 0 ? nccl.commInitAll(ordinals(comms)) : new MemorySegment[] {initRank(nccl,
-                    comms.getFirst())};
+            ncclComms = localIndex < 0 ? nccl.commInitAll(ordinals(comms)) : initRanks(nccl, comms);
         }
         return new GpuSession(comms, streams, nccl, ncclComms);
     }
@@ -82,16 +95,40 @@ final class GpuSession {
         return comms.stream().mapToInt(c -> c.device().ordinal()).toArray();
     }
 
-    /** ncclCommInitRank with rank 0's unique id broadcast over the host communicator. */
-    private static MemorySegment initRank(NcclLibrary nccl, GpuCommunicator comm) {
+    /**
+     * ncclCommInitRank for each rank of this process (inside an NCCL group when there are several), with rank 0's
+     * unique id broadcast over the host communicators.
+     */
+    private static MemorySegment[] initRanks(NcclLibrary nccl, List<GpuCommunicator> comms) {
+        int k = comms.size();
+        MemorySegment[] out = new MemorySegment[k];
         try (Arena a = Arena.ofShared()) {
-            MemorySegment id = a.allocate(NcclLibrary.UNIQUE_ID_BYTES);
-            if (comm.rank() == 0) {
-                MemorySegment.copy(nccl.uniqueId(), 0, id, JAVA_BYTE, 0, NcclLibrary.UNIQUE_ID_BYTES);
+            List<MemorySegment> ids = new ArrayList<>();
+            try (Group g = Jccl.group()) {   // every local rank takes part in the broadcast, from this thread
+                for (GpuCommunicator c : comms) {
+                    MemorySegment id = a.allocate(NcclLibrary.UNIQUE_ID_BYTES);
+                    if (c.rank() == 0) {
+                        MemorySegment.copy(nccl.uniqueId(), 0, id, JAVA_BYTE, 0, NcclLibrary.UNIQUE_ID_BYTES);
+                    }
+                    c.host().broadcast(id, id, NcclLibrary.UNIQUE_ID_BYTES, DataType.UINT8, 0);
+                    ids.add(id);
+                }
             }
-            comm.host().broadcast(id, id, NcclLibrary.UNIQUE_ID_BYTES, DataType.UINT8, 0);
-            comm.device().makeCurrent();
-            return nccl.commInitRank(comm.size(), id.toArray(JAVA_BYTE), comm.rank());
+            if (k > 1) {
+                nccl.groupStart();
+            }
+            try {
+                for (int i = 0; i < k; i++) {
+                    GpuCommunicator c = comms.get(i);
+                    c.device().makeCurrent();
+                    out[i] = nccl.commInitRank(c.size(), ids.get(i).toArray(JAVA_BYTE), c.rank());
+                }
+            } finally {
+                if (k > 1) {
+                    nccl.groupEnd();
+                }
+            }
+            return out;
         }
     }
 
