@@ -10,6 +10,8 @@ import io.jccl.cuda.testing.GpuChecker;
 import io.jccl.cuda.testing.GpuChecker.Case;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -102,9 +104,16 @@ class GpuGraphsGpuTest {
         }
     }
 
-    @Test
-    void capturedCollectivesOfEveryFamilyMatchTheirEagerResults() {
-        List<GpuCommunicator> comms = GpuCommunicator.initAll(GpuCollectivesGpuTest.twoGpus(), Config.defaults(),
+    /**
+     * Every kernel family captured and replayed twice on 2 and 4 ranks (4: GPUs 0-3, or GPU 0 four times with
+     * {@code -Djccl.cuda.shareDevices=true}): the rooted LL calls of more than 2 ranks tell every peer when they are
+     * done, and replays must keep that up too.
+     */
+    @ParameterizedTest(name = "{0} ranks")
+    @ValueSource(ints = {2, 4})
+    void capturedCollectivesOfEveryFamilyMatchTheirEagerResults(int n) {
+        List<CudaDevice> devices = n == 2 ? GpuCollectivesGpuTest.twoGpus() : ranksOnGpus(n);
+        List<GpuCommunicator> comms = GpuCommunicator.initAll(devices, Config.defaults(),
                 GpuCollectivesGpuTest.smallOptions());
         try (GpuChecker c = new GpuChecker(comms, 1 << 20, TIMEOUT)) {
             for (GpuCommunicator g : comms) {
@@ -112,32 +121,49 @@ class GpuGraphsGpuTest {
             }
             List<String> wrong = new ArrayList<>();
             for (Collective coll : new Collective[] {Collective.ALL_GATHER, Collective.REDUCE_SCATTER,
-                Collective.BROADCAST, Collective.SEND_RECV, Collective.ALL_TO_ALL}) {
+                Collective.BROADCAST, Collective.REDUCE, Collective.SEND_RECV, Collective.ALL_TO_ALL}) {
                 for (long count : new long[] {100, 5000}) {
                     Case k = new Case(coll, DataType.BFLOAT16, RedOp.Kind.SUM, count, false, 1);
-                    GpuChecker.Layout[] lay = {c.layout(k, 0), c.layout(k, 1)};
+                    GpuChecker.Layout[] lay = new GpuChecker.Layout[n];
+                    for (int i = 0; i < n; i++) {
+                        lay[i] = c.layout(k, i);
+                    }
                     c.run(k);   // fills the inputs, checked eagerly
-                    c.stream(0).beginCapture();
-                    c.stream(1).beginCapture();
+                    for (int i = 0; i < n; i++) {
+                        c.stream(i).beginCapture();
+                    }
                     c.issue(k, lay);
-                    CudaGraph g0 = c.stream(0).endCapture();
-                    CudaGraph g1 = c.stream(1).endCapture();
+                    List<CudaGraph> graphs = new ArrayList<>();
+                    for (int i = 0; i < n; i++) {
+                        graphs.add(c.stream(i).endCapture());
+                    }
                     for (int rep = 0; rep < 2; rep++) {
-                        g0.launch(c.stream(0));
-                        g1.launch(c.stream(1));
+                        for (int i = 0; i < n; i++) {
+                            graphs.get(i).launch(c.stream(i));
+                        }
                     }
                     String w = c.verify(k, lay);
                     if (w != null) {
                         wrong.add("graph " + w);
                     }
-                    g0.close();
-                    g1.close();
+                    graphs.forEach(CudaGraph::close);
                 }
             }
             assertThat(wrong).isEmpty();
         } finally {
             comms.forEach(GpuCommunicator::close);
         }
+    }
+
+    /** GPUs 0 to n-1, or GPU 0 n times where the run shares devices; skipped otherwise. */
+    private static List<CudaDevice> ranksOnGpus(int n) {
+        boolean share = io.jccl.cuda.internal.comm.Clique.sharesDevices();
+        assumeTrue(CudaDevice.isAvailable() && (CudaDevice.count() >= n || share), "needs " + n + " GPUs");
+        List<CudaDevice> out = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            out.add(CudaDevice.get(CudaDevice.count() >= n ? i : 0));
+        }
+        return out;
     }
 
     @Test
