@@ -12,6 +12,7 @@ module io.jccl {
     exports io.jccl.internal.algorithm to io.jccl.cuda;
     exports io.jccl.internal.comm to io.jccl.cuda;
     exports io.jccl.internal.debug to io.jccl.cuda;
+    exports io.jccl.internal.enqueue to io.jccl.cuda;
     exports io.jccl.internal.param to io.jccl.cuda;
     exports io.jccl.internal.tuning to io.jccl.cuda;
     exports io.jccl.internal.topology to io.jccl.cuda;

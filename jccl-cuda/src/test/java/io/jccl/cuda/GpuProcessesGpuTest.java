@@ -143,6 +143,17 @@ class GpuProcessesGpuTest {
                 "rank 0's call 1, AllReduce(count 1000");
     }
 
+    /** With JCCL_CHECK_CALLS=1 a GPU call inside a host group is refused (its comparison would read old data). */
+    @Test
+    void withCheckCallsAGpuCallInsideAHostGroupIsRefused() throws Exception {
+        List<String> outs = runRanks(GpuFaultRankMain.class, Map.of("GPU_TEST_FAULT", "hostgroup",
+                "JCCL_CHECK_CALLS", "1"), 120);
+        for (int r = 0; r < 2; r++) {
+            assertThat(outs.get(r)).contains("rank " + r + " INVALID_USAGE", "called inside a host group",
+                    "rank " + r + " then ran");
+        }
+    }
+
     /**
      * Processes that cannot share the control file (each has its own JCCL_SHM_DIR, as separate containers have their
      * own /dev/shm) fall back to an abort area each and say so: the waiting rank still times out, alone.

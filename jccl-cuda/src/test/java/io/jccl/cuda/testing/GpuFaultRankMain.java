@@ -110,6 +110,19 @@ public final class GpuFaultRankMain {
                     ok = true;
                     System.out.println("rank 1 aborted");
                 }
+            } else if (fault.equals("hostgroup")) {   // JCCL_CHECK_CALLS=1: a GPU call inside a host group
+                try (io.jccl.Group hostGroup = io.jccl.Jccl.group()) {
+                    g.allReduce(b, b, 1000, DataType.FLOAT32, RedOp.SUM, s);
+                    ok = false;
+                    System.out.println("rank " + g.rank() + " no error");
+                } catch (JcclException e) {
+                    ok = e.result() == io.jccl.Result.INVALID_USAGE;
+                    System.out.println("rank " + g.rank() + " " + e.result() + " " + e.getMessage());
+                }
+                g.allReduce(b, b, 1000, DataType.FLOAT32, RedOp.SUM, s);   // outside the group: compared and run
+                s.synchronize();
+                ok &= g.asyncError() == null;
+                System.out.println("rank " + g.rank() + " then " + (g.asyncError() == null ? "ran" : g.asyncError()));
             } else if (fault.equals("mismatch")) {
                 try {
                     g.allReduce(b, b, 1000L * (g.rank() + 1), DataType.FLOAT32, RedOp.SUM, s);

@@ -5,7 +5,9 @@ import io.jccl.Communicator;
 import io.jccl.DataType;
 import io.jccl.JcclException;
 import io.jccl.RedOp;
+import io.jccl.Result;
 import io.jccl.internal.algorithm.Fingerprint;
+import io.jccl.internal.enqueue.GroupState;
 import io.jccl.internal.param.Params;
 
 import java.lang.foreign.Arena;
@@ -78,6 +80,12 @@ public final class CallCheck {
 
     /** Every rank's fingerprint of this call, by the host communicator's allGather; throws on a difference. */
     private void compareOverHost(String where, long fp) {
+        if (GroupState.inGroup()) {   // the allGather would be recorded, not run: the comparison would read old data
+            throw new JcclException(Result.INVALID_USAGE, where + ": called inside a host group (Jccl.group() or "
+                    + "Jccl.groupStart()); with JCCL_CHECK_CALLS=1 each GPU call is compared with the other ranks' "
+                    + "over the host communicator, which a host group would put off until it ends. End the host group "
+                    + "first (GPU sends and receives group with GpuCommunicator.group())");
+        }
         collectives++;
         MemorySegment mine = overHost.asSlice(0, Long.BYTES);
         MemorySegment all = overHost.asSlice(Long.BYTES);
