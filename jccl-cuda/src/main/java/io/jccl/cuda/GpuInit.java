@@ -7,7 +7,7 @@ import io.jccl.Result;
 import io.jccl.cuda.internal.comm.AreaLayout;
 import io.jccl.cuda.internal.comm.Clique;
 import io.jccl.cuda.internal.comm.ProcessWiring;
-import io.jccl.cuda.internal.comm.RankThreads;
+import io.jccl.internal.comm.RankThreads;
 import io.jccl.internal.param.Params;
 
 import java.util.ArrayList;
@@ -66,10 +66,7 @@ final class GpuInit {
     static List<GpuCommunicator> attachAll(List<Communicator> hosts, List<CudaDevice> devices, Config config) {
         GpuOptions options = GpuOptions.fromSystemProperties();
         return RankThreads.run("jccl-gpu-init", hosts.size(), i -> attach(hosts.get(i), devices.get(i), options,
-                config), g -> {
-            g.abort();   // its peers that failed will not reach close: no closing barrier
-            g.close();
-        });
+                config), GpuInit::abandon);
     }
 
     static List<GpuCommunicator> splitAll(List<GpuCommunicator> comms, int[] colors, int[] keys) {
@@ -78,10 +75,13 @@ final class GpuInit {
             throw new JcclException(Result.INVALID_ARGUMENT, "splitAll needs a color and a key per communicator: "
                     + n + " communicators, " + colors.length + " colors, " + keys.length + " keys");
         }
-        return RankThreads.run("jccl-split", n, r -> comms.get(r).split(colors[r], keys[r]), g -> {
-            g.abort();   // its peers that failed will not reach close: no closing barrier
-            g.close();
-        });
+        return RankThreads.run("jccl-split", n, r -> comms.get(r).split(colors[r], keys[r]), GpuInit::abandon);
+    }
+
+    /** A rank made while another failed: aborted first, as its failed peers will not reach close (no barrier). */
+    private static void abandon(GpuCommunicator g) {
+        g.abort();
+        g.close();
     }
 
     /** Config.timeout, else JCCL_TIMEOUT_MS: the longest one GPU wait for a peer may last. */

@@ -65,10 +65,18 @@ class GpuCollectivesGpuTest {
      * on it, each with half its multiprocessors).
      */
     static List<CudaDevice> twoGpus() {
+        return gpus(2);
+    }
+
+    /** GPUs 0 to n-1, or GPU 0 n times where the run shares devices; skipped otherwise. */
+    static List<CudaDevice> gpus(int n) {
         boolean share = io.jccl.cuda.internal.comm.Clique.sharesDevices();
-        assumeTrue(CudaDevice.isAvailable() && (CudaDevice.count() >= 2 || share), "needs 2 GPUs");
-        return CudaDevice.count() >= 2 ? List.of(CudaDevice.get(0), CudaDevice.get(1))
-                : List.of(CudaDevice.get(0), CudaDevice.get(0));
+        assumeTrue(CudaDevice.isAvailable() && (CudaDevice.count() >= n || share), "needs " + n + " GPUs");
+        List<CudaDevice> out = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            out.add(CudaDevice.get(CudaDevice.count() >= n ? i : 0));
+        }
+        return out;
     }
 
     @BeforeAll

@@ -112,7 +112,7 @@ class GpuGraphsGpuTest {
     @ParameterizedTest(name = "{0} ranks")
     @ValueSource(ints = {2, 4})
     void capturedCollectivesOfEveryFamilyMatchTheirEagerResults(int n) {
-        List<CudaDevice> devices = n == 2 ? GpuCollectivesGpuTest.twoGpus() : ranksOnGpus(n);
+        List<CudaDevice> devices = GpuCollectivesGpuTest.gpus(n);
         List<GpuCommunicator> comms = GpuCommunicator.initAll(devices, Config.defaults(),
                 GpuCollectivesGpuTest.smallOptions());
         try (GpuChecker c = new GpuChecker(comms, 1 << 20, TIMEOUT)) {
@@ -153,17 +153,6 @@ class GpuGraphsGpuTest {
         } finally {
             comms.forEach(GpuCommunicator::close);
         }
-    }
-
-    /** GPUs 0 to n-1, or GPU 0 n times where the run shares devices; skipped otherwise. */
-    private static List<CudaDevice> ranksOnGpus(int n) {
-        boolean share = io.jccl.cuda.internal.comm.Clique.sharesDevices();
-        assumeTrue(CudaDevice.isAvailable() && (CudaDevice.count() >= n || share), "needs " + n + " GPUs");
-        List<CudaDevice> out = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
-            out.add(CudaDevice.get(CudaDevice.count() >= n ? i : 0));
-        }
-        return out;
     }
 
     @Test

@@ -54,17 +54,9 @@ class GpuExamplesTest {
     private static List<String> launch(Class<?> main, List<String> args) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         LaunchSpec spec = LaunchSpec.of(2, main.getName(), args).withTimeout(Duration.ofSeconds(120));
-        // the ranks get this JVM's jccl.* properties too (surefire sets them as properties, not as JVM flags): on the
-        // CPU emulator jccl.cuda.library is how they find their "GPUs"
-        JvmCommandLine here = JvmCommandLine.current();
-        List<String> flags = new java.util.ArrayList<>(here.jvmFlags());
-        for (String k : System.getProperties().stringPropertyNames()) {
-            if (k.startsWith("jccl.")) {
-                flags.add("-D" + k + "=" + System.getProperty(k));
-            }
-        }
-        JvmCommandLine ranks = new JvmCommandLine(here.javaBinary(), flags, here.classpath());
-        LaunchResult r = new LocalJob(spec, ranks, new PrintStream(out, true, StandardCharsets.UTF_8),
+        // JvmCommandLine.current() passes this JVM's jccl.* properties on (surefire sets them as properties, not as
+        // JVM flags): on the CPU emulator jccl.cuda.library is how the ranks find their "GPUs"
+        LaunchResult r = new LocalJob(spec, JvmCommandLine.current(), new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(out, true, StandardCharsets.UTF_8)).run();
         String text = out.toString(StandardCharsets.UTF_8);
         assertThat(r.exitCode()).as(text).isZero();

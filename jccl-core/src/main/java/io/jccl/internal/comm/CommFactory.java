@@ -200,45 +200,15 @@ public final class CommFactory {
     public static List<Communicator> initRanks(UniqueId id, int nRanks, int[] ranks, Config config) {
         checkRanks(nRanks, ranks);
         int k = ranks.length;
-        Communicator[] comms = new Communicator[k];
-        JcclException[] errors = new JcclException[k];
-        Thread[] threads = new Thread[k];
-        for (int i = 0; i < k; i++) {
-            int at = i;
-            threads[i] = Thread.ofPlatform().name("jccl-init-r" + ranks[i]).start(() -> {
-                try {
-                    comms[at] = init(id, nRanks, ranks[at], config);
-                } catch (JcclException e) {
-                    errors[at] = e;
-                }
-            });
-        }
-        for (Thread t : threads) {
-            try {
-                t.join();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new JcclException(Result.SYSTEM_ERROR, "interrupted while initialising ranks "
-                        + java.util.Arrays.toString(ranks), e);
-            }
-        }
-        for (int i = 0; i < k; i++) {
-            if (errors[i] != null) {
-                for (Communicator c : comms) {
-                    if (c != null) {
-                        c.abort();
-                    }
-                }
-                throw errors[i];
-            }
-        }
+        List<Communicator> comms = RankThreads.run("jccl-init", k, i -> init(id, nRanks, ranks[i], config),
+                Communicator::abort);
         LocalCloseGroup closing = new LocalCloseGroup(nRanks, k);
         for (Communicator c : comms) {
             if (c instanceof HostCommunicator h) {
                 h.closeTogetherWith(closing);
             }
         }
-        return List.of(comms);
+        return comms;
     }
 
     /** Ranks for {@link #initRanks}: at least one, each in [0, nRanks), none twice. */

@@ -3,6 +3,7 @@ package io.jccl.cuda.internal.comm;
 import io.jccl.Communicator;
 import io.jccl.Group;
 import io.jccl.Jccl;
+import io.jccl.internal.comm.RankThreads;
 
 import java.util.ArrayList;
 import java.util.List;

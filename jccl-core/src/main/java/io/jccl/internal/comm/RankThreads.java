@@ -1,4 +1,4 @@
-package io.jccl.cuda.internal.comm;
+package io.jccl.internal.comm;
 
 import io.jccl.JcclException;
 import io.jccl.Result;
@@ -14,11 +14,13 @@ import java.util.function.Consumer;
 import java.util.function.IntFunction;
 
 /**
- * Runs one collective step for every rank of a process at once, each on a platform thread of its own (the step
- * blocks until every rank has made it, so one thread could not make them in turn): how {@code splitAll} splits every
- * rank of an {@code initAll} clique from the caller's thread.
+ * Runs one collective step for several ranks of this process at once, each on a platform thread of its own (the step
+ * blocks until every rank has made it, so one thread could not make them in turn): how {@code initAll} and
+ * {@code initRanks} initialise this process's ranks, and how the GPU side attaches, splits and closes them from the
+ * caller's thread.
  *
- * <p>Thread: the caller's, which waits for every rank's thread. Mirrors a group of ncclCommSplit calls.
+ * <p>Thread: the caller's, which waits for every rank's thread. Mirrors a group of ncclCommInitRank (or
+ * ncclCommSplit) calls.
  */
 public final class RankThreads {
     private RankThreads() {
