@@ -27,7 +27,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Several ranks on one GPU ({@code -Djccl.cuda.shareDevices=true}, for machines with a single GPU): every kernel
- * family of two, four and eight ranks, every collective of four ranks at LL sizes, and the ring kernels of four ranks on rings that do not visit them in order (0 2 1 3 and
+ * family of two, three, four and eight ranks, every collective of three and four ranks at LL sizes, and the ring kernels of four ranks on rings that do not visit them in order (0 2 1 3 and
  * 0 3 1 2 from NCCL_GRAPH_FILE), must be exact. Without the property a repeated GPU is refused. Needs one GPU (or the
  * CPU emulator).
  */
@@ -46,11 +46,12 @@ class GpuSharedDeviceGpuTest {
     }
 
     /**
-     * 2, 4 and 8 ranks (every kernel's rank loops and peer tables, not only two ranks', and 8 is the most); the
+     * 2, 3, 4 and 8 ranks (every kernel's rank loops and peer tables, not only two ranks'; 3 for partitions that do
+     * not divide evenly and rings of odd length; 8 is the most); the
      * packed LL and LL128 allReduce kernels exist for 2 ranks only.
      */
     @ParameterizedTest(name = "{0} ranks")
-    @ValueSource(ints = {2, 4, 8})
+    @ValueSource(ints = {2, 3, 4, 8})
     void ranksOnOneGpuRunEveryCollectiveAndEveryAllReduceKernel(int n) {
         assumeTrue(CudaDevice.isAvailable(), "no GPU");
         List<CudaDevice> ds = Collections.nCopies(n, CudaDevice.get(0));
@@ -90,24 +91,25 @@ class GpuSharedDeviceGpuTest {
     }
 
     /**
-     * Four ranks at LL sizes, every root of the rooted collectives between the others: two non-roots exchange nothing
+     * Three and four ranks at LL sizes, every root of the rooted collectives between the others: two non-roots exchange nothing
      * in a rooted LL call, and the next call's writes between them used to wait for evidence that never came (found
      * in session 23: any 3+ GPU communicator hung, then timed out, on e.g. a small broadcast followed by a small
      * allGather).
      */
-    @Test
-    void fourRanksOnOneGpuRunEveryCollectiveAtLlSizes() {
+    @ParameterizedTest(name = "{0} ranks")
+    @ValueSource(ints = {3, 4})
+    void ranksOnOneGpuRunEveryCollectiveAtLlSizes(int n) {
         assumeTrue(CudaDevice.isAvailable(), "no GPU");
         CudaDevice d = CudaDevice.get(0);
         List<Case> cases = new ArrayList<>();
-        for (int root = 0; root < 4; root++) {
+        for (int root = 0; root < n; root++) {
             for (Collective coll : GpuCollectivesGpuTest.ALL) {
                 for (long count : new long[] {1, 7, 200}) {
                     cases.add(new Case(coll, DataType.FLOAT32, RedOp.Kind.SUM, count, false, root));
                 }
             }
         }
-        assertThat(runShared(Collections.nCopies(4, d), GpuCollectivesGpuTest.smallOptions(), cases, comms ->
+        assertThat(runShared(Collections.nCopies(n, d), GpuCollectivesGpuTest.smallOptions(), cases, comms ->
                 assertThat(comms.getFirst().algorithmFor(Collective.BROADCAST, 200, DataType.FLOAT32, RedOp.SUM))
                         .startsWith("ll"))).isEmpty();
     }
