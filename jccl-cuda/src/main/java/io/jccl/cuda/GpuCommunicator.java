@@ -53,7 +53,10 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
  * sends and receives made inside are launched together at the end, so exchanges with a peer cannot deadlock.
  * Collectives launch at once, inside or outside a group (a launch never blocks the host), so several communicators
  * can be driven from one thread with or without groups; {@link io.jccl.Jccl#group()} (the host communicators'
- * group) has no effect on GPU calls: use {@link #group()} for GPU sends and receives.
+ * group) has no effect on GPU calls: use {@link #group()} for GPU sends and receives. With one process per GPU and
+ * {@code JCCL_CHECK_CALLS=1} (each collective compared with every rank's before it launches), collectives made inside
+ * a group launch at its end, after every call of the group was compared, so one thread driving several ranks must
+ * put each round of calls in a group, as NCCL requires.
  *
  * <p>Thread: one thread at a time issues a communicator's calls; {@link #abort()} from any thread. Errors are
  * {@link JcclException}s naming the rank, the GPU and the call.
@@ -90,7 +93,7 @@ public final class GpuCommunicator implements AutoCloseable {
         this.clique = clique;
         this.wiring = wiring;
         SharedControl control = clique != null ? clique.control() : wiring.control();
-        this.calls = new CallCheck(rank, nRanks, control, clique == null, host, arena);
+        this.calls = new CallCheck(rank, nRanks, control, clique == null, host, arena, this::dropDeferred);
         this.name = "GpuCommunicator rank " + rank + "/" + nRanks + " (GPU " + device.ordinal() + ", "
                 + device.pciBusId() + ")";
         this.stops = new GpuStops(control, rank, name);
@@ -101,7 +104,7 @@ public final class GpuCommunicator implements AutoCloseable {
         this.rings = rings;
         peers.writeTables(args, layout);
         this.enqueuer = new Enqueuer(device, rank, nRanks, args,
-                new CollPlanner(options, nRanks, residentBlocks, peerPointers, wholeLineLinks));
+                new CollPlanner(options, nRanks, residentBlocks, peerPointers, wholeLineLinks), calls.defersInGroups());
         if (host instanceof HostCommunicator h) {   // a lost peer process stops every rank's kernels at once
             h.onFailure(() -> {
                 if (!closed) {
@@ -168,7 +171,7 @@ public final class GpuCommunicator implements AutoCloseable {
      * {@code ranks[i]} runs on {@code devices.get(i)}, each joined on a thread of its own; blocks until every rank of
      * the communicator has joined. The ranks of this process reach each other by address (peer access), the others'
      * through CUDA IPC. Drive them from one thread (GPU calls return once launched; use {@link #group()} for
-     * send/recv; with {@code JCCL_CHECK_CALLS=1}, whose check waits for every rank, give each rank a thread) or one
+     * send/recv, and with {@code JCCL_CHECK_CALLS=1}, whose check waits for every rank, for collectives too) or one
      * thread each; they can be closed one after another from one thread.
      *
      * @throws JcclException {@link Result#INVALID_ARGUMENT} for a bad or repeated rank, a repeated device or lists
@@ -534,6 +537,7 @@ public final class GpuCommunicator implements AutoCloseable {
         }
         closed = true;
         try {
+            calls.discard();
             enqueuer.close();
             device.synchronize();
         } finally {
@@ -552,6 +556,11 @@ public final class GpuCommunicator implements AutoCloseable {
     @Override
     public String toString() {
         return name;
+    }
+
+    /** The other ranks' calls in this GPU group differed (JCCL_CHECK_CALLS=1): none of its collectives launches. */
+    private void dropDeferred() {
+        enqueuer.dropDeferred();
     }
 
     private String where(String call) {

@@ -4,6 +4,8 @@ import io.jccl.cuda.testing.GpuRankMain;
 import io.jccl.cuda.testing.GpuFaultRankMain;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -39,13 +41,17 @@ class GpuProcessesGpuTest {
 
     /**
      * Two processes of two GPUs each (NCCL's several devices per process): every collective over 4 ranks, the ranks
-     * of one process by address, the others' through IPC; each process drives and closes its ranks from one thread.
+     * of one process by address, the others' through IPC; each process drives and closes its ranks from one thread
+     * (each call in a GPU group over its ranks). With JCCL_CHECK_CALLS=1 too, where every call is compared over the
+     * host communicators at the group's end (before, the first rank's comparison waited for the second's call).
      */
-    @Test
-    void twoProcessesOfTwoGpusEachRunEveryCollective() throws Exception {
+    @ParameterizedTest(name = "JCCL_CHECK_CALLS={0}")
+    @ValueSource(strings = {"0", "1"})
+    void twoProcessesOfTwoGpusEachRunEveryCollective(String checkCalls) throws Exception {
         assumeTrue(CudaDevice.isAvailable() && CudaDevice.count() >= 4,
                 "needs 4 GPUs (the processes' kernels run together; the CPU emulator has them)");
-        List<String> outs = runRanks(GpuRankMain.class, Map.of("GPU_TEST_PER_PROCESS", "2", "JCCL_TIMEOUT_MS", "20000"), 300);
+        List<String> outs = runRanks(GpuRankMain.class, Map.of("GPU_TEST_PER_PROCESS", "2", "JCCL_TIMEOUT_MS", "20000",
+                "JCCL_CHECK_CALLS", checkCalls), 300);
         assertThat(outs.get(0)).contains("ranks 0-1 done, 0 failures", "closed 2 in");
         assertThat(outs.get(1)).contains("ranks 2-3 done, 0 failures", "closed 2 in");
     }
@@ -141,6 +147,28 @@ class GpuProcessesGpuTest {
                 "rank 1's call 1, AllReduce(count 2000");
         assertThat(outs.get(1)).contains("rank 1 INVALID_USAGE", "collective call 1 of this rank, AllReduce(count 2000",
                 "rank 0's call 1, AllReduce(count 1000");
+    }
+
+    /**
+     * JCCL_CHECK_CALLS=1 with two ranks per process driven from one thread in GPU groups (NCCL's several devices per
+     * thread): each group's calls are compared when it ends, so none waits for a rank the same thread has yet to
+     * call. A different count or a different number of calls is refused on all 4 ranks, and nothing of it runs.
+     */
+    @Test
+    void withCheckCallsOneThreadDrivesTwoRanksInGroups() throws Exception {
+        assumeTrue(CudaDevice.isAvailable() && CudaDevice.count() >= 4,
+                "needs 4 GPUs (the processes' kernels run together; the CPU emulator has them)");
+        List<String> outs = runRanks(io.jccl.cuda.testing.GpuGroupCheckRankMain.class, Map.of("JCCL_CHECK_CALLS", "1",
+                "JCCL_TIMEOUT_MS", "20000"), 120);
+        for (int p = 0; p < 2; p++) {
+            String out = outs.get(p);
+            assertThat(out).contains("round match sum 10.0", "round again sum 40.0",
+                    "round count INVALID_USAGE", "AllReduce(count 1000 float sum)", "rank 3's call 2, AllReduce(count 2000",
+                    "round calls INVALID_USAGE", "made 1 collective call(s) in a GPU group (calls 2 on), rank 3 made 2",
+                    "No rank launched any collective of the");
+            assertThat(out).contains("rank " + 2 * p + " after all rounds 40.0 40.0 untouched " + (2 * p + 1),
+                    "rank " + (2 * p + 1) + " after all rounds 40.0 40.0 untouched " + (2 * p + 2));
+        }
     }
 
     /** With JCCL_CHECK_CALLS=1 a GPU call inside a host group is refused (its comparison would read old data). */

@@ -127,7 +127,8 @@ public final class Params {
     public static final Param<Integer> CHECK_CALLS = add(Param.ofInt("JCCL_CHECK_CALLS", 0, INIT,
             "GPU communicators with one process per GPU: 1 compares each collective call (collective, count, type, op,"
                     + " root) with every rank's over the host communicator before launching it (an 8-byte allGather"
-                    + " per call, waiting for every rank) and refuses a difference on every rank, leaving the"
+                    + " per call, waiting for every rank; inside a GPU group, one exchange at its end before any"
+                    + " launches) and refuses a difference on every rank, leaving the"
                     + " communicator usable; 0 compares through memory the ranks share (no waiting; a difference stops"
                     + " the communicator, with both calls named), as initAll's communicators always do").range(0, 1));
     public static final Param<Integer> RAS_ENABLE = add(Param.ofInt("NCCL_RAS_ENABLE", 1, PROFILE,

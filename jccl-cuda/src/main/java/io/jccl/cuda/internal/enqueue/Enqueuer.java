@@ -13,12 +13,14 @@ import io.jccl.cuda.internal.driver.LaunchConfig;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
  * Turns one rank's calls into kernel launches on the caller's stream: plans the call, writes the per-call fields of
  * the rank's {@link KernelArgs}, looks the kernel up and launches it; records sends and receives made inside a
- * group and launches them as fused p2p kernels when the group ends. Launching allocates nothing for collectives.
+ * group and launches them as fused p2p kernels when the group ends (and, when the rank's call check waits for the
+ * other ranks, its collectives too: see {@link GpuGroups}). Launching allocates nothing for collectives.
  * Calls on a stream other than the previous call's are ordered after it (an event), so a communicator's kernels
  * always run in call order, as NCCL serialises a communicator's work.
  *
@@ -38,6 +40,14 @@ public final class Enqueuer implements GpuGroups.Pending {
     private CudaStream lastStream;
     private CudaEvent orderEvent;
     private final LaunchConfig launchConfig = new LaunchConfig(Arena.ofAuto());
+    /** Record collectives made inside a group, to launch at its end (after the group's call check). */
+    private final boolean deferInGroups;
+    private final List<Deferred> deferred = new ArrayList<>();
+
+    /** A collective recorded inside a group: {@link #collective}'s arguments, or {@link #p2pNow}'s ({@code ops}). */
+    private record Deferred(Collective coll, long in, long out, long count, DataType type, RedOp op, int root,
+                            List<P2pQueue.Op> ops, CudaStream stream) {
+    }
 
     /**
      * Launch kernels with programmatic stream serialization (programmatic dependent launch): a kernel's blocks may be
@@ -47,8 +57,14 @@ public final class Enqueuer implements GpuGroups.Pending {
     /** The same inside stream captures (the graph then holds programmatic edges); false costs a capture query. */
     static final boolean PDL_IN_CAPTURE = Boolean.parseBoolean(System.getProperty("jccl.cuda.pdlCapture", "true"));
 
-    public Enqueuer(CudaDevice device, int rank, int nRanks, KernelArgs args, CollPlanner planner) {
+    /**
+     * {@code deferInGroups}: collectives made inside a GPU group are recorded and launched at its end (after the
+     * rank's call check compared them with the other ranks'), not at once.
+     */
+    public Enqueuer(CudaDevice device, int rank, int nRanks, KernelArgs args, CollPlanner planner,
+                    boolean deferInGroups) {
         this.device = device;
+        this.deferInGroups = deferInGroups;
         this.rank = rank;
         this.nRanks = nRanks;
         this.args = args;
@@ -77,6 +93,10 @@ public final class Enqueuer implements GpuGroups.Pending {
      */
     public void collective(Collective coll, long in, long out, long count, DataType type, RedOp op, int root,
                            CudaStream stream) {
+        if (deferInGroups && GpuGroups.inGroup()) {
+            defer(new Deferred(coll, in, out, count, type, op, root, null, stream));
+            return;
+        }
         planner.plan(coll, count, type.sizeBytes(), op.kind(), plan);
         if (plan.family == KernelFamily.P2P) {
             allToAll(in, out, count * type.sizeBytes(), stream);
@@ -160,11 +180,31 @@ public final class Enqueuer implements GpuGroups.Pending {
 
     /** Several sends/receives/copies launched now as fused rounds (gather, scatter). */
     public void p2pNow(List<P2pQueue.Op> ops, CudaStream stream) {
+        if (deferInGroups && GpuGroups.inGroup()) {
+            defer(new Deferred(null, 0, 0, 0, null, null, 0, ops, stream));
+            return;
+        }
         launchRounds(P2pQueue.rounds(ops, rank, nRanks, planner), stream);
+    }
+
+    private void defer(Deferred d) {
+        deferred.add(d);
+        GpuGroups.register(this);
     }
 
     @Override
     public void flush() {
+        if (!deferred.isEmpty()) {   // the group has ended: these launch now, in call order
+            List<Deferred> todo = List.copyOf(deferred);
+            deferred.clear();
+            for (Deferred d : todo) {
+                if (d.ops() != null) {
+                    p2pNow(d.ops(), d.stream());
+                } else {
+                    collective(d.coll(), d.in(), d.out(), d.count(), d.type(), d.op(), d.root(), d.stream());
+                }
+            }
+        }
         if (p2p.isEmpty()) {
             return;
         }
@@ -173,8 +213,14 @@ public final class Enqueuer implements GpuGroups.Pending {
         launchRounds(P2pQueue.rounds(p2p.drain(), rank, nRanks, planner), s);
     }
 
+    /** Drops the collectives recorded in this group (the other ranks' calls differed: none launches them). */
+    public void dropDeferred() {
+        deferred.clear();
+    }
+
     /** Drops recorded operations (the communicator is closing). */
     public void discard() {
+        deferred.clear();
         p2p.drain();
         p2pStream = null;
         GpuGroups.forget(this);
