@@ -31,6 +31,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * <p>Thread: the rank's issuing thread. Mirrors nothing in NCCL (see {@link CallLedger}).
  */
 public final class CallCheck implements GpuGroups.GroupCheck {
+    /** Marks a group's call count among fingerprints (which are never negative). */
+    private static final long GROUP_TAG = Long.MIN_VALUE;
     private final int rank;
     private final int nRanks;
     private final SharedControl control;
@@ -40,6 +42,7 @@ public final class CallCheck implements GpuGroups.GroupCheck {
     private final MemorySegment overHost;
     /** Drops the collectives the enqueuer recorded in the current GPU group. */
     private final Runnable dropRecorded;
+    /** The collectives compared over the host that passed (the number of the next is one more). */
     private long collectives;
     /** The collectives recorded in the current GPU group (over the host only): fingerprints and wheres, in order. */
     private long[] groupCalls = new long[4];
@@ -48,8 +51,6 @@ public final class CallCheck implements GpuGroups.GroupCheck {
     /** The group's fingerprints, then every rank's (while its exchange is under way). */
     private Arena groupArena;
     private MemorySegment groupAll;
-    /** Marks a group's call count among fingerprints (which are never negative). */
-    private static final long GROUP_TAG = Long.MIN_VALUE;
 
     /**
      * {@code processes}: one process per GPU (else an initAll clique); {@code dropRecorded}: drops the collectives
@@ -148,7 +149,6 @@ public final class CallCheck implements GpuGroups.GroupCheck {
         }
         groupCalls[grouped] = fp;
         groupWheres[grouped++] = where;
-        collectives++;
         GpuGroups.registerCheck(this);
     }
 
@@ -173,9 +173,8 @@ public final class CallCheck implements GpuGroups.GroupCheck {
     @Override
     public void settle(boolean exchanged) {
         int n = grouped;
-        long first = collectives - n + 1;   // the number of the group's first call on this rank
+        long first = collectives + 1;   // the number of the group's first call (counted once they pass)
         grouped = 0;
-        collectives -= n;   // until they pass: the numbers count the calls that ran
         try {
             if (!exchanged) {
                 dropRecorded.run();
