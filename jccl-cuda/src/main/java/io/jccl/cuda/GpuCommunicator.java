@@ -11,6 +11,7 @@ import io.jccl.UniqueId;
 import io.jccl.cuda.internal.comm.AreaLayout;
 import io.jccl.cuda.internal.comm.CallCheck;
 import io.jccl.cuda.internal.comm.Clique;
+import io.jccl.cuda.internal.comm.GpuStatus;
 import io.jccl.cuda.internal.comm.GpuStops;
 import io.jccl.cuda.internal.comm.GpuRings;
 import io.jccl.cuda.internal.comm.PeerAreas;
@@ -77,6 +78,7 @@ public final class GpuCommunicator implements AutoCloseable {
     private final int[][] rings;
     private final CallCheck calls;
     private final GpuStops stops;
+    private final GpuStatus status;
     private volatile boolean aborted;
     private volatile boolean closed;
 
@@ -97,6 +99,8 @@ public final class GpuCommunicator implements AutoCloseable {
         this.name = "GpuCommunicator rank " + rank + "/" + nRanks + " (GPU " + device.ordinal() + ", "
                 + device.pciBusId() + ")";
         this.stops = new GpuStops(control, rank, name);
+        this.status = GpuStatus.register(host.id(), nRanks, "rank " + rank + " (GPU " + device.ordinal() + ")", control,
+                stops, calls.defersInGroups());
         KernelArgs args = new KernelArgs(arena.allocate(KernelArgs.LAYOUT), arena.allocate(ADDRESS));
         args.setCommunicator(rank, nRanks, abortPointer, layout.slotBytes(), layout.llSlotWords(),
                 layout.pushSlotBytes(), layout.channels());
@@ -541,6 +545,7 @@ public final class GpuCommunicator implements AutoCloseable {
             enqueuer.close();
             device.synchronize();
         } finally {
+            status.release();   // before the shared memory it reads can go
             try {
                 if (clique != null) {
                     clique.release();

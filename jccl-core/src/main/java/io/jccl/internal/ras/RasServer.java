@@ -17,7 +17,9 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.Semaphore;
+import java.util.function.Supplier;
 
 /**
  * The status port of this process (NCCL's RAS client port): started when a communicator whose rank 0 lives here is
@@ -33,6 +35,8 @@ public final class RasServer {
     static final int REQUEST_MAX_BYTES = 256;
     static final int CLIENT_TIMEOUT_MS = 2_000;
     private static final Set<PeerMonitor> COMMS = ConcurrentHashMap.newKeySet();
+    /** More of the status answer, by a key that orders them: what the GPU communicators of this process report. */
+    private static final java.util.Map<String, Supplier<String>> SECTIONS = new ConcurrentSkipListMap<>();
     private static final Semaphore CLIENTS = new Semaphore(64);
     private static volatile ServerSocket server;
 
@@ -66,6 +70,19 @@ public final class RasServer {
 
     static void unregister(PeerMonitor m) {
         COMMS.remove(m);
+    }
+
+    /**
+     * Adds {@code section} to every status answer of this process (after the communicators), until
+     * {@link #removeSection} with the same key; sections appear in key order. The supplier runs on the client's thread.
+     */
+    public static void addSection(String key, Supplier<String> section) {
+        SECTIONS.put(key, section);
+    }
+
+    /** Removes the section added with {@code key}. */
+    public static void removeSection(String key) {
+        SECTIONS.remove(key);
     }
 
     /** Where this process answers status queries, or null when it does not. */
@@ -164,7 +181,8 @@ public final class RasServer {
         }
         if (cmd == Command.HELP) {
             return "commands: status (every communicator of this process, per rank: state, last completed operation, "
-                    + "current operation and what it waits for), help\n";
+                    + "current operation and what it waits for; GPU communicators: each rank's calls and the one not"
+                    + " every rank has made), help\n";
         }
         List<PeerMonitor> ms = new ArrayList<>(COMMS);
         ms.sort(Comparator.comparing(PeerMonitor::commId).thenComparingInt(PeerMonitor::rank));
@@ -172,7 +190,17 @@ public final class RasServer {
         for (PeerMonitor m : ms) {
             comms.add(m.snapshot());
         }
-        return StatusReport.format(ProcessHandle.current().pid(), hostName(), comms);
+        StringBuilder sb = new StringBuilder(StatusReport.format(ProcessHandle.current().pid(), hostName(), comms));
+        for (Supplier<String> section : SECTIONS.values()) {
+            String text;
+            try {
+                text = section.get();
+            } catch (RuntimeException e) {
+                text = "(a section of this report failed: " + e + ")\n";
+            }
+            sb.append('\n').append(text);
+        }
+        return sb.toString();
     }
 
     private static String hostName() {

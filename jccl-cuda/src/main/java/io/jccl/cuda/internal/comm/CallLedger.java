@@ -106,6 +106,31 @@ public final class CallLedger {
         return theirs == NONE || theirs == bytes ? null : p2pMismatch(where, "receive", n + 1, from, bytes, theirs);
     }
 
+    /** The ranks of this ledger. */
+    public int nRanks() {
+        return collectives.length;
+    }
+
+    /** How many collectives {@code rank} has made. */
+    public long collectives(int rank) {
+        return collectives[rank].count();
+    }
+
+    /** {@code rank}'s collective number {@code n} (from 1) as a fingerprint, or a negative value when it is not known. */
+    public long collective(int rank, long n) {
+        return n < 1 ? NONE : collectives[rank].peek(n - 1);
+    }
+
+    /** How many sends {@code from} has made to {@code to}. */
+    public long sends(int from, int to) {
+        return sends[from][to].count();
+    }
+
+    /** How many receives {@code at} has made from {@code from}. */
+    public long recvs(int at, int from) {
+        return recvs[at][from].count();
+    }
+
     private static final String STOPPED = " The communicator is stopped (its kernels return): close it and create a"
             + " new one";
 
@@ -135,6 +160,11 @@ public final class CallLedger {
             // once at least one sees the other's (a release store may pass a later load: both would miss)
             LONG.setVolatile(memory, 0L, n + 1);
             return n;
+        }
+
+        /** How many calls were made (any thread). */
+        long count() {
+            return (long) LONG.getVolatile(memory, 0L);
         }
 
         /** The call at position {@code n}, or {@link #NONE} while it is not made yet or its slot may be reused. */
