@@ -79,6 +79,38 @@ class GpuTimeoutGpuTest {
         assertThat(error).contains("this rank's AllReduce kernel", "for rank 1");
     }
 
+    /**
+     * The WARN for a timeout comes when the kernel gives up, not when the program next looks: here it never calls,
+     * synchronises or asks for asyncError() before the line is logged.
+     */
+    @Test
+    void aTimeoutIsLoggedWhenItHappensWithoutTheProgramLooking() throws Exception {
+        java.util.concurrent.BlockingQueue<String> warns = new java.util.concurrent.LinkedBlockingQueue<>();
+        io.jccl.internal.debug.LogSink previous = io.jccl.internal.debug.Log.useSink((level, subsys, rank, message) -> {
+            if (level == io.jccl.internal.debug.Log.Level.WARN) {
+                warns.add(message);
+            }
+        });
+        List<GpuCommunicator> comms = GpuCommunicator.initAll(GpuCollectivesGpuTest.twoGpus(),
+                new Config(LIMIT, 0, 0, null), GpuCollectivesGpuTest.smallOptions());
+        try (CudaStream s = CudaStream.create(comms.get(0).device());
+             DeviceBuffer b = DeviceBuffer.allocate(comms.get(0).device(), 4096)) {
+            comms.get(0).allReduce(b, b, 1024, DataType.FLOAT32, RedOp.SUM, s);
+            long deadline = System.nanoTime() + LIMIT.plus(NOTICE).toNanos();
+            String warn = null;
+            while (warn == null && System.nanoTime() < deadline) {
+                String m = warns.poll(100, java.util.concurrent.TimeUnit.MILLISECONDS);
+                warn = m != null && m.contains("waited") ? m : null;
+            }
+            assertThat(warn).as("a WARN naming the timeout, logged without asking").isNotNull()
+                    .contains("AllReduce kernel", "for rank 1", "limit 1000 ms");
+            s.synchronize();
+        } finally {
+            io.jccl.internal.debug.Log.useSink(previous);
+            comms.forEach(GpuCommunicator::close);
+        }
+    }
+
     @Test
     void aPeerThatComesLateButWithinTheLimitIsNoTimeout() throws Exception {
         List<GpuCommunicator> comms = GpuCommunicator.initAll(GpuCollectivesGpuTest.twoGpus(),

@@ -12,12 +12,13 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
 /**
- * What a GPU communicator adds to this process's status answer ({@code ./jccl ras}, NCCL's RAS): whether it is stopped
- * and why, how many collectives each rank has launched and the last one, the collective that not every rank has
- * launched yet with the ranks that have not (the usual hang: a rank that never reached the call), and sends not yet
- * matched by receives. It reads the call ledger the ranks share ({@link SharedControl}: an {@code initAll} clique's, or
- * the file the processes of one host map), so the process answering sees every rank of its host. One section per
- * communicator, however many of its ranks live here.
+ * What a GPU communicator shows outside its own calls: its section of this process's status answer ({@code ./jccl
+ * ras}, NCCL's RAS), and, through {@link GpuWatch}, the WARN for its stop at the moment it stops. The section says
+ * whether it is stopped and why, how many collectives each rank has launched and the last one, the collective that
+ * not every rank has launched yet with the ranks that have not (the usual hang: a rank that never reached the call),
+ * and sends not yet matched by receives. It reads the call ledger the ranks share ({@link SharedControl}: an
+ * {@code initAll} clique's, or the file the processes of one host map), so the process answering sees every rank of
+ * its host. One section per communicator, however many of its ranks live here.
  *
  * <p>Thread: registered and released by the threads that create and close the ranks; {@link #report()} runs on the
  * status client's thread (what it reads is shared memory; a section whose memory was just released reports that it
@@ -52,6 +53,7 @@ public final class GpuStatus {
                     + nRanks + " ranks, seen from " + rankName, control, stops, overHost));
             if (s.users++ == 0) {
                 RasServer.addSection(s.key, s::report);
+                GpuWatch.watch(s.stops);
             }
             return s;
         }
@@ -63,6 +65,7 @@ public final class GpuStatus {
             if (--users == 0) {
                 OPEN.remove(key.substring("gpu ".length()), this);
                 RasServer.removeSection(key);
+                GpuWatch.unwatch(stops);
             }
         }
     }

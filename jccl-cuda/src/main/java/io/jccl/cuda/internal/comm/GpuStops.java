@@ -8,7 +8,8 @@ import io.jccl.internal.debug.Log;
  * What stopped a GPU communicator, as one rank reports it, and this rank's ways of stopping it for every rank: its
  * {@code abort()}, and its host communicator's failure. The order of causes: a GPU wait past the limit (nothing can
  * raise the area after it), else the note of the rank that stopped the communicator (a refused call, an abort, a host
- * failure), else the area raised with no note. The first time a rank sees a cause it logs it as a WARN (NCCL_DEBUG).
+ * failure), else the area raised with no note. The first time a rank sees a cause it logs it as a WARN (NCCL_DEBUG);
+ * {@link GpuWatch} looks every 200 ms, so the WARN comes when the communicator stops.
  *
  * <p>Thread: any (the issuing thread, a thread calling abort, the host communicator's failure listener). Mirrors what
  * NCCL's {@code ncclCommGetAsyncError} reports for a device communicator, shared by every rank here.
@@ -48,6 +49,13 @@ public final class GpuStops {
             Log.warn(rank, "%s", stop.getMessage());
         }
         return stop;
+    }
+
+    /** Logs the cause once it exists, if nothing logged it yet ({@link GpuWatch}'s poll: one volatile read). */
+    void warnIfStopped() {
+        if (!logged && stopped()) {
+            current();
+        }
     }
 
     /** Whether the kernels were stopped (by anything). */

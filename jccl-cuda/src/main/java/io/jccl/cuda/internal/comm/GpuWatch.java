@@ -1,0 +1,61 @@
+package io.jccl.cuda.internal.comm;
+
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Logs a GPU communicator's stop (a kernel that waited past the limit, an abort, a refused call, a lost peer process)
+ * as a WARN when it happens, not when the application next calls or looks at {@code asyncError()}: a program blocked
+ * elsewhere, or one that never synchronises the stream, still shows why its GPU work stopped. One daemon thread per
+ * process ({@code jccl-gpu-watch}) polls the watched communicators every {@link #PERIOD_MS} ms while any is open
+ * (a volatile read each) and ends when none is.
+ *
+ * <p>Thread: its own; {@link #watch} and {@link #unwatch} from any thread. Mirrors the watchdog PyTorch runs over its
+ * NCCL communicators (polling {@code ncclCommGetAsyncError}).
+ */
+final class GpuWatch {
+    /** How often the watched communicators are polled. */
+    static final long PERIOD_MS = 200;
+    private static final Set<GpuStops> WATCHED = ConcurrentHashMap.newKeySet();
+    private static Thread thread;   // guarded by GpuWatch.class
+
+    private GpuWatch() {
+    }
+
+    /** Watches {@code stops} until {@link #unwatch}. */
+    static synchronized void watch(GpuStops stops) {
+        WATCHED.add(stops);
+        if (thread == null) {
+            thread = Thread.ofPlatform().daemon().name("jccl-gpu-watch").start(GpuWatch::run);
+        }
+    }
+
+    /** Stops watching {@code stops} (its communicator closed). */
+    static synchronized void unwatch(GpuStops stops) {
+        WATCHED.remove(stops);
+    }
+
+    private static void run() {
+        while (true) {
+            synchronized (GpuWatch.class) {
+                if (WATCHED.isEmpty()) {
+                    thread = null;
+                    return;
+                }
+            }
+            for (GpuStops s : WATCHED) {
+                try {
+                    s.warnIfStopped();
+                } catch (RuntimeException e) {
+                    // its communicator closed while this looked: its shared memory is gone, nothing to report
+                }
+            }
+            try {
+                Thread.sleep(PERIOD_MS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+}
