@@ -18,7 +18,8 @@ public final class GpuStops {
     private final SharedControl control;
     private final int rank;
     private final String name;
-    private volatile boolean logged;
+    /** Set by whichever thread logs the cause first (the issuing thread, asyncError's caller, or GpuWatch). */
+    private final java.util.concurrent.atomic.AtomicBoolean logged = new java.util.concurrent.atomic.AtomicBoolean();
 
     /** {@code name}: the communicator, to begin the messages with. */
     public GpuStops(SharedControl control, int rank, String name) {
@@ -44,8 +45,7 @@ public final class GpuStops {
             stop = new JcclException(Result.ABORTED, name + ": the communicator's kernels were stopped (abort area"
                     + " raised); close it and create a new one");
         }
-        if (stop != null && !logged) {
-            logged = true;
+        if (!logged.get() && logged.compareAndSet(false, true)) {
             Log.warn(rank, "%s", stop.getMessage());
         }
         return stop;
@@ -53,7 +53,7 @@ public final class GpuStops {
 
     /** Logs the cause once it exists, if nothing logged it yet ({@link GpuWatch}'s poll: one volatile read). */
     void warnIfStopped() {
-        if (!logged && stopped()) {
+        if (!logged.get() && stopped()) {
             current();
         }
     }
