@@ -14,6 +14,7 @@ module io.jccl {
     exports io.jccl.internal.debug to io.jccl.cuda;
     exports io.jccl.internal.enqueue to io.jccl.cuda;
     exports io.jccl.internal.param to io.jccl.cuda;
+    exports io.jccl.internal.profile to io.jccl.cuda;
     exports io.jccl.internal.ras to io.jccl.cuda;
     exports io.jccl.internal.tuning to io.jccl.cuda;
     exports io.jccl.internal.topology to io.jccl.cuda;

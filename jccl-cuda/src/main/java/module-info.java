@@ -5,6 +5,7 @@
  */
 module io.jccl.cuda {
     requires transitive io.jccl;
+    requires jdk.jfr;
     exports io.jccl.cuda;
     exports io.jccl.cuda.nccl;
 }

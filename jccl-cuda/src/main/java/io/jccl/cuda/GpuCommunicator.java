@@ -107,7 +107,7 @@ public final class GpuCommunicator implements AutoCloseable {
         args.setRings(rings);
         this.rings = rings;
         peers.writeTables(args, layout);
-        this.enqueuer = new Enqueuer(device, rank, nRanks, args,
+        this.enqueuer = new Enqueuer(device, host.id(), rank, nRanks, args,
                 new CollPlanner(options, nRanks, residentBlocks, peerPointers, wholeLineLinks), calls.defersInGroups());
         if (host instanceof HostCommunicator h) {   // a lost peer process stops every rank's kernels at once
             h.onFailure(() -> {
@@ -347,7 +347,7 @@ public final class GpuCommunicator implements AutoCloseable {
         }
         calls.collective(w, Collective.GATHER, sendCount, type, null, root);
         if (sendCount > 0) {
-            enqueuer.p2pNow(ops, stream);
+            enqueuer.p2pNow(Collective.GATHER, sendCount, type, root, ops, stream);
         }
     }
 
@@ -368,7 +368,7 @@ public final class GpuCommunicator implements AutoCloseable {
         }
         calls.collective(w, Collective.SCATTER, recvCount, type, null, root);
         if (recvCount > 0) {
-            enqueuer.p2pNow(ops, stream);
+            enqueuer.p2pNow(Collective.SCATTER, recvCount, type, root, ops, stream);
         }
     }
 

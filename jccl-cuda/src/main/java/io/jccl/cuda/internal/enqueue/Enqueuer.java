@@ -42,6 +42,7 @@ public final class Enqueuer implements GpuGroups.Pending {
     private final LaunchConfig launchConfig = new LaunchConfig(Arena.ofAuto());
     /** Record collectives made inside a group, to launch at its end (after the group's call check). */
     private final boolean deferInGroups;
+    private final LaunchRecorder recorder;
     private final List<Deferred> deferred = new ArrayList<>();
 
     /** A collective recorded inside a group: {@link #collective}'s arguments, or {@link #p2pNow}'s ({@code ops}). */
@@ -58,12 +59,14 @@ public final class Enqueuer implements GpuGroups.Pending {
     static final boolean PDL_IN_CAPTURE = Boolean.parseBoolean(System.getProperty("jccl.cuda.pdlCapture", "true"));
 
     /**
-     * {@code deferInGroups}: collectives made inside a GPU group are recorded and launched at its end (after the
-     * rank's call check compared them with the other ranks'), not at once.
+     * {@code commId}: the host communicator's id (for the launch events); {@code deferInGroups}: collectives made
+     * inside a GPU group are recorded and launched at its end (after the rank's call check compared them with the
+     * other ranks'), not at once.
      */
-    public Enqueuer(CudaDevice device, int rank, int nRanks, KernelArgs args, CollPlanner planner,
+    public Enqueuer(CudaDevice device, String commId, int rank, int nRanks, KernelArgs args, CollPlanner planner,
                     boolean deferInGroups) {
         this.device = device;
+        this.recorder = new LaunchRecorder(commId, rank, nRanks);
         this.deferInGroups = deferInGroups;
         this.rank = rank;
         this.nRanks = nRanks;
@@ -97,9 +100,11 @@ public final class Enqueuer implements GpuGroups.Pending {
             defer(new Deferred(coll, in, out, count, type, op, root, null, stream));
             return;
         }
+        GpuLaunchEvent event = recorder.begin();
         planner.plan(coll, count, type.sizeBytes(), op.kind(), plan);
         if (plan.family == KernelFamily.P2P) {
-            allToAll(in, out, count * type.sizeBytes(), stream);
+            int blocks = allToAll(in, out, count * type.sizeBytes(), stream);
+            recorder.commit(event, coll, count, type, count * type.sizeBytes() * nRanks, -1, "p2p", blocks, 0);
             return;
         }
         int opCode;
@@ -147,16 +152,18 @@ public final class Enqueuer implements GpuGroups.Pending {
             blocks = Math.min(blocks, planner.blockLimit() * kernels.blocksPerSm(plan.family, type, sumOnly));
         }
         launch(fn, blocks, stream);
+        recorder.commit(event, coll, count, type, count * type.sizeBytes(), coll.rooted() ? root : -1,
+                plan.algorithmName(), blocks, plan.chunkBytes);
     }
 
-    /** allToAll by point-to-point: {@code bytes} to and from every rank, launched now (no group needed). */
-    public void allToAll(long in, long out, long bytes, CudaStream stream) {
+    /** allToAll by point-to-point: {@code bytes} to and from every rank, launched now; returns the blocks launched. */
+    private int allToAll(long in, long out, long bytes, CudaStream stream) {
         List<P2pQueue.Op> ops = new java.util.ArrayList<>(2 * nRanks);
         for (int p = 0; p < nRanks; p++) {
             ops.add(new P2pQueue.Op(KernelArgs.P2P_SEND, p, in + p * bytes, bytes));
             ops.add(new P2pQueue.Op(KernelArgs.P2P_RECV, p, out + p * bytes, bytes));
         }
-        launchRounds(P2pQueue.rounds(ops, rank, nRanks, planner), stream);
+        return launchRounds(P2pQueue.rounds(ops, rank, nRanks, planner), stream);
     }
 
     /**
@@ -166,7 +173,9 @@ public final class Enqueuer implements GpuGroups.Pending {
     public void p2p(short kind, int peer, long ptr, long bytes, CudaStream stream) {
         P2pQueue.Op op = new P2pQueue.Op(kind, peer, ptr, bytes);
         if (!GpuGroups.inGroup()) {
-            launchRounds(P2pQueue.rounds(List.of(op), rank, nRanks, planner), stream);
+            GpuLaunchEvent event = recorder.begin();
+            int blocks = launchRounds(P2pQueue.rounds(List.of(op), rank, nRanks, planner), stream);
+            recorder.commit(event, Collective.SEND_RECV, bytes, null, bytes, peer, "p2p", blocks, 0);
             return;
         }
         if (p2pStream != null && p2pStream != stream) {
@@ -178,13 +187,19 @@ public final class Enqueuer implements GpuGroups.Pending {
         GpuGroups.register(this);
     }
 
-    /** Several sends/receives/copies launched now as fused rounds (gather, scatter). */
-    public void p2pNow(List<P2pQueue.Op> ops, CudaStream stream) {
+    /**
+     * Several sends/receives/copies of collective {@code coll} (gather, scatter: {@code count} elements of
+     * {@code type} per rank) launched now as fused rounds.
+     */
+    public void p2pNow(Collective coll, long count, DataType type, int root, List<P2pQueue.Op> ops,
+                       CudaStream stream) {
         if (deferInGroups && GpuGroups.inGroup()) {
-            defer(new Deferred(null, 0, 0, 0, null, null, 0, ops, stream));
+            defer(new Deferred(coll, 0, 0, count, type, null, root, ops, stream));
             return;
         }
-        launchRounds(P2pQueue.rounds(ops, rank, nRanks, planner), stream);
+        GpuLaunchEvent event = recorder.begin();
+        int blocks = launchRounds(P2pQueue.rounds(ops, rank, nRanks, planner), stream);
+        recorder.commit(event, coll, count, type, count * type.sizeBytes(), root, "p2p", blocks, 0);
     }
 
     private void defer(Deferred d) {
@@ -199,7 +214,7 @@ public final class Enqueuer implements GpuGroups.Pending {
             deferred.clear();
             for (Deferred d : todo) {
                 if (d.ops() != null) {
-                    p2pNow(d.ops(), d.stream());
+                    p2pNow(d.coll(), d.count(), d.type(), d.root(), d.ops(), d.stream());
                 } else {
                     collective(d.coll(), d.in(), d.out(), d.count(), d.type(), d.op(), d.root(), d.stream());
                 }
@@ -210,7 +225,14 @@ public final class Enqueuer implements GpuGroups.Pending {
         }
         CudaStream s = p2pStream;
         p2pStream = null;
-        launchRounds(P2pQueue.rounds(p2p.drain(), rank, nRanks, planner), s);
+        GpuLaunchEvent event = recorder.begin();
+        List<P2pQueue.Op> ops = p2p.drain();
+        long bytes = 0;
+        for (P2pQueue.Op op : ops) {
+            bytes += op.bytes();
+        }
+        int blocks = launchRounds(P2pQueue.rounds(ops, rank, nRanks, planner), s);
+        recorder.commit(event, Collective.SEND_RECV, bytes, null, bytes, -1, "p2p", blocks, 0);
     }
 
     /** Drops the collectives recorded in this group (the other ranks' calls differed: none launches them). */
@@ -226,10 +248,12 @@ public final class Enqueuer implements GpuGroups.Pending {
         GpuGroups.forget(this);
     }
 
-    private void launchRounds(List<List<P2pQueue.Planned>> rounds, CudaStream stream) {
+    /** Launches {@code rounds}, one kernel each; returns the blocks launched in all. */
+    private int launchRounds(List<List<P2pQueue.Planned>> rounds, CudaStream stream) {
         if (rounds.isEmpty()) {
-            return;
+            return 0;
         }
+        int launched = 0;
         MemorySegment fn = kernels.get(KernelFamily.P2P, DataType.UINT8, true);
         for (List<P2pQueue.Planned> round : rounds) {
             args.setCall(-1, 0, 0, 0, -1, 0, 0, 1.0, 1, 0);
@@ -240,7 +264,9 @@ public final class Enqueuer implements GpuGroups.Pending {
                 blocks += p.blocks();
             }
             launch(fn, blocks, stream);
+            launched += blocks;
         }
+        return launched;
     }
 
     private void launch(MemorySegment fn, int blocks, CudaStream stream) {
