@@ -49,11 +49,7 @@ for phase in "$@"; do
     tests)
       cp="$(ls "$here"/test/*.jar | tr '\n' ':')$here/lib/*"
       timeout "${T:-240}" "$java" -Djccl.cuda.cubinDir="$cubin" ${JOPTS:-} -cp "$cp" org.junit.platform.console.ConsoleLauncher \
-        execute --select-class io.jccl.cuda.DriverGpuTest --select-class io.jccl.cuda.GpuCollectivesGpuTest \
-        --select-class io.jccl.cuda.GpuGraphsGpuTest --select-class io.jccl.cuda.GpuProcessesGpuTest \
-        --select-class io.jccl.cuda.GpuRingsGpuTest --select-class io.jccl.cuda.GpuSharedDeviceGpuTest \
-        --select-class io.jccl.cuda.GpuTimeoutGpuTest --select-class io.jccl.cuda.GpuCallCheckGpuTest \
-        --select-class io.jccl.cuda.GpuSplitGpuTest \
+        execute --scan-classpath "$here/test/jccl-cuda-tests.jar" --include-classname '.*GpuTest' \
         --include-tag gpu --details=tree --disable-banner --disable-ansi-colors > "$out/junit.txt" 2>&1
       echo "rc=$?"; grep -E "tests (successful|failed|aborted)|✘" "$out/junit.txt" | head -20 ;;
     ar) perf perf-allreduce all_reduce -g 2 -b 8 -e 2G -f 4 -c 1 --backend both ;;
