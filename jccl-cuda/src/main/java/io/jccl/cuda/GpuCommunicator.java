@@ -26,6 +26,8 @@ import io.jccl.cuda.internal.enqueue.KernelFamily;
 import io.jccl.cuda.internal.enqueue.P2pQueue;
 import io.jccl.cuda.internal.enqueue.Plan;
 import io.jccl.internal.comm.HostCommunicator;
+import io.jccl.internal.debug.Log;
+import io.jccl.internal.debug.Subsys;
 
 import java.lang.foreign.Arena;
 import java.util.ArrayList;
@@ -109,6 +111,11 @@ public final class GpuCommunicator implements AutoCloseable {
         peers.writeTables(args, layout);
         this.enqueuer = new Enqueuer(device, host.id(), rank, nRanks, args,
                 new CollPlanner(options, nRanks, residentBlocks, peerPointers, wholeLineLinks), calls.defersInGroups());
+        if (Log.enabled(Log.Level.INFO, Subsys.INIT)) {   // NCCL's "Init COMPLETE" line, with the kernels by size
+            Log.info(Subsys.INIT, rank, "%s: init COMPLETE (communicator %s; %s%s); allReduce: %s", name, host.id(),
+                    peerPointers ? "every buffer addressable" : "peers through CUDA IPC", wholeLineLinks ? ", NVLink" : "",
+                    enqueuer.planner().allReduceRanges());
+        }
         if (host instanceof HostCommunicator h) {   // a lost peer process stops every rank's kernels at once
             h.onFailure(() -> {
                 if (!closed) {

@@ -55,6 +55,37 @@ class GpuStatusGpuTest {
                 .doesNotContain("GPU communicator " + comms.get(0).host().id());
     }
 
+    /** With NCCL_DEBUG=INFO each rank logs NCCL's "Init COMPLETE" line, with the allReduce kernels by size. */
+    @Test
+    void eachRankLogsInitCompleteWithItsKernelsBySize() {
+        java.util.List<String> infos = new java.util.concurrent.CopyOnWriteArrayList<>();
+        io.jccl.internal.debug.LogSink previous = io.jccl.internal.debug.Log.useSink((level, subsys, rank, message) -> {
+            if (subsys == io.jccl.internal.debug.Subsys.INIT) {
+                infos.add(message);
+            }
+        });
+        io.jccl.internal.debug.Log.set(io.jccl.internal.debug.Log.Level.INFO, "INIT");
+        List<GpuCommunicator> comms;
+        try {
+            comms = GpuCommunicator.initAll(GpuCollectivesGpuTest.gpus(2), Config.defaults(),
+                    GpuCollectivesGpuTest.smallOptions());
+        } finally {
+            io.jccl.internal.debug.Log.useSink(previous);
+            io.jccl.internal.debug.Log.reconfigure();
+        }
+        try {
+            for (GpuCommunicator g : comms) {
+                String ranges = g.algorithmFor(io.jccl.Collective.ALL_REDUCE, 1, DataType.FLOAT32, RedOp.SUM)
+                        .split(" ")[0];
+                assertThat(infos).as("rank %d", g.rank()).anySatisfy(m -> assertThat(m)
+                        .startsWith(g.toString() + ": init COMPLETE (communicator " + g.host().id() + "; every buffer"
+                                + " addressable").contains("allReduce: " + ranges + " to "));
+            }
+        } finally {
+            comms.forEach(GpuCommunicator::close);
+        }
+    }
+
     /** This communicator's section of the status answer. */
     private static String section(String id) {
         String all = RasServer.answer(RasServer.Command.STATUS);

@@ -84,6 +84,45 @@ public final class CollPlanner {
         return blockLimit;
     }
 
+    /**
+     * The allReduce kernels by size for a sum, for the INIT log: e.g. {@code ll128 to 4 MiB, twoshot to 64 MiB, ring
+     * above}. Each boundary is found by bisection on {@link #chooseAllReduce}, so it is what calls get.
+     */
+    public String allReduceRanges() {
+        StringBuilder b = new StringBuilder();
+        long max = 1L << 40;
+        long lo = 1;
+        AllReduceAlgorithm cur = chooseAllReduce(lo, RedOp.Kind.SUM);
+        while (true) {
+            long hi = lo;
+            while (hi < max && chooseAllReduce(hi * 2, RedOp.Kind.SUM) == cur) {
+                hi *= 2;
+            }
+            if (hi >= max) {
+                return b.isEmpty() ? cur.shortName() + " at every size" : b + ", " + cur.shortName() + " above";
+            }
+            long other = hi * 2;   // bisect (hi, other]: the last size of cur
+            while (other - hi > 1) {
+                long mid = (hi + other) >>> 1;
+                if (chooseAllReduce(mid, RedOp.Kind.SUM) == cur) {
+                    hi = mid;
+                } else {
+                    other = mid;
+                }
+            }
+            b.append(b.isEmpty() ? "" : ", ").append(cur.shortName()).append(" to ").append(sizeName(hi));
+            lo = other;
+            cur = chooseAllReduce(lo, RedOp.Kind.SUM);
+        }
+    }
+
+    private static String sizeName(long bytes) {
+        if (bytes % (1L << 20) == 0) {
+            return (bytes >> 20) + " MiB";
+        }
+        return bytes % 1024 == 0 ? (bytes >> 10) + " KiB" : bytes + " B";
+    }
+
     /** The allReduce algorithm for {@code bytes} with reduction {@code op} (never AUTO). */
     public AllReduceAlgorithm chooseAllReduce(long bytes, RedOp.Kind op) {
         boolean pullOk = peerPointers && op != RedOp.Kind.PRE_MUL_SUM;

@@ -21,6 +21,16 @@ class CollPlannerTest {
     }
 
     @Test
+    void theInitLogListsTheAllReduceKernelsBySize() {
+        assertThat(new CollPlanner(D, 2, 132, true, true).allReduceRanges())
+                .isEqualTo("ll128 to 4 MiB, twoshot to 64 MiB, ring above");
+        assertThat(new CollPlanner(D.withLl128MaxBytes(0), 2, 132, true, true).allReduceRanges())
+                .isEqualTo("ll to 512 KiB, push to 4 MiB, twoshot to 64 MiB, ring above");
+        assertThat(new CollPlanner(D.withAlgorithm(AllReduceAlgorithm.RING), 2, 132, true, true).allReduceRanges())
+                .isEqualTo("ring at every size");
+    }
+
+    @Test
     void allReduceOnTwoGpusOfOneProcessFollowsTheSizeThresholds() {
         CollPlanner byDefault = new CollPlanner(D, 2, 132, true, true);
         assertThat(byDefault.chooseAllReduce(8, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.LL128);
