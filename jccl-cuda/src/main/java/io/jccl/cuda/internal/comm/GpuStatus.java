@@ -27,15 +27,15 @@ import java.util.stream.Collectors;
 public final class GpuStatus {
     private static final Map<String, GpuStatus> OPEN = new ConcurrentHashMap<>();
 
-    private final String key;
+    private final String commId;
     private final String header;
     private final SharedControl control;
     private final GpuStops stops;
     private final boolean overHost;
     private int users;
 
-    private GpuStatus(String key, String header, SharedControl control, GpuStops stops, boolean overHost) {
-        this.key = key;
+    private GpuStatus(String commId, String header, SharedControl control, GpuStops stops, boolean overHost) {
+        this.commId = commId;
         this.header = header;
         this.control = control;
         this.stops = stops;
@@ -49,10 +49,10 @@ public final class GpuStatus {
     public static GpuStatus register(String commId, int nRanks, String rankName, SharedControl control, GpuStops stops,
                                      boolean overHost) {
         synchronized (OPEN) {
-            GpuStatus s = OPEN.computeIfAbsent(commId, id -> new GpuStatus("gpu " + id, "GPU communicator " + id + ": "
+            GpuStatus s = OPEN.computeIfAbsent(commId, id -> new GpuStatus(id, "GPU communicator " + id + ": "
                     + nRanks + " ranks, seen from " + rankName, control, stops, overHost));
             if (s.users++ == 0) {
-                RasServer.addSection(s.key, s::report);
+                RasServer.addSection(s.sectionKey(), s::report);
                 GpuWatch.watch(s.stops);
             }
             return s;
@@ -63,11 +63,16 @@ public final class GpuStatus {
     public void release() {
         synchronized (OPEN) {
             if (--users == 0) {
-                OPEN.remove(key.substring("gpu ".length()), this);
-                RasServer.removeSection(key);
+                OPEN.remove(commId, this);
+                RasServer.removeSection(sectionKey());
                 GpuWatch.unwatch(stops);
             }
         }
+    }
+
+    /** Orders the GPU sections after each other, by communicator. */
+    private String sectionKey() {
+        return "gpu " + commId;
     }
 
     /** The section's text. */

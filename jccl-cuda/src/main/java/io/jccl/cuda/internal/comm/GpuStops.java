@@ -4,6 +4,8 @@ import io.jccl.JcclException;
 import io.jccl.Result;
 import io.jccl.internal.debug.Log;
 
+import java.util.concurrent.atomic.AtomicBoolean;
+
 /**
  * What stopped a GPU communicator, as one rank reports it, and this rank's ways of stopping it for every rank: its
  * {@code abort()}, and its host communicator's failure. The order of causes: a GPU wait past the limit (nothing can
@@ -19,7 +21,7 @@ public final class GpuStops {
     private final int rank;
     private final String name;
     /** Set by whichever thread logs the cause first (the issuing thread, asyncError's caller, or GpuWatch). */
-    private final java.util.concurrent.atomic.AtomicBoolean logged = new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean logged = new AtomicBoolean();
 
     /** {@code name}: the communicator, to begin the messages with. */
     public GpuStops(SharedControl control, int rank, String name) {
