@@ -4,7 +4,8 @@
 #   lib/      jccl-core, jccl-cuda, jccl-tools and the tools' dependencies (what ./jccl runs)
 #   cubin/    every PTX module assembled for sm_90 with ptxas (-Djccl.cuda.cubinDir: no JIT on first use)
 #   jccl      the launcher script (run it with JCCL_JAVA=.device/java JCCL_LIB=.device/gpu/lib)
-#   test/     jccl-cuda's test classes, JUnit's console launcher and AssertJ (the @Tag("gpu") tests)
+#   test/     jccl-cuda's test classes, JUnit's console launcher and AssertJ (the @Tag("gpu") tests), gpu-tests.txt
+#             (the *GpuTest classes that gpu-run.sh tests runs)
 #   gpu-run.sh
 #   jccl-cuda/device/bundle.sh [repo-root-that-travels]      (default: this worktree)
 # Then on the GPU machine, from that repo root:  .device/gpu/gpu-run.sh info tests perf
@@ -30,6 +31,9 @@ rm -rf "$dst" && mkdir -p "$dst/lib" "$dst/cubin" "$dst/test"
 cp "$src"/jccl-tools/target/jccl-tools-*-SNAPSHOT.jar "$dst/lib/"
 cp "$src"/jccl-tools/target/lib/*.jar "$dst/lib/"
 "$JAVA_HOME/bin/jar" cf "$dst/test/jccl-cuda-tests.jar" -C "$src/jccl-cuda/target/test-classes" .
+# the GPU test classes, listed here: the bundled runtime has no jar file system (jdk.zipfs) for JUnit to scan the jar
+(cd "$src/jccl-cuda/target/test-classes" && find . -name '*GpuTest.class' | sed 's#^\./##; s#\.class$##; s#/#.#g' | sort) \
+  > "$dst/test/gpu-tests.txt"
 for a in org.junit.platform:junit-platform-console-standalone:1.14.1 org.assertj:assertj-core:3.27.7; do
   (cd /tmp && mvn -q dependency:copy -Dartifact="$a" -DoutputDirectory="$dst/test" >/dev/null)
 done

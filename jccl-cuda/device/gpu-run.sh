@@ -49,9 +49,11 @@ for phase in "$@"; do
     tests)
       cp="$(ls "$here"/test/*.jar | tr '\n' ':')$here/lib/*"
       timeout "${T:-240}" "$java" -Djccl.cuda.cubinDir="$cubin" ${JOPTS:-} -cp "$cp" org.junit.platform.console.ConsoleLauncher \
-        execute --scan-classpath "$here/test/jccl-cuda-tests.jar" --include-classname '.*GpuTest' \
+        execute $(sed 's/^/--select-class /' "$here/test/gpu-tests.txt") \
         --include-tag gpu --details=tree --disable-banner --disable-ansi-colors > "$out/junit.txt" 2>&1
-      echo "rc=$?"; grep -E "tests (successful|failed|aborted)|✘" "$out/junit.txt" | head -20 ;;
+      echo "rc=$?"; grep -E "tests (successful|failed|aborted)|✘" "$out/junit.txt" | head -20
+      grep -qE "\[ +[1-9][0-9]* tests (successful|failed)" "$out/junit.txt" \
+        || echo "gpu-run.sh: NO TEST RAN ($(wc -l < "$here/test/gpu-tests.txt") classes listed; see $out/junit.txt)" ;;
     ar) perf perf-allreduce all_reduce -g 2 -b 8 -e 2G -f 4 -c 1 --backend both ;;
     graph) perf perf-graph all_reduce -g 2 -b 8 -e 2M -f 4 -c 1 -G 20 --backend both ;;
     others)
