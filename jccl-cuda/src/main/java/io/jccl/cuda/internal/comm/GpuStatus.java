@@ -93,21 +93,22 @@ public final class GpuStatus {
             sb.append("  collectives: compared over the host communicator (JCCL_CHECK_CALLS=1); see its status above\n");
         } else {
             sb.append(String.format(Locale.ROOT, "  %-5s %-12s %s%n", "rank", "collectives", "last collective"));
+            long[] made = new long[n];   // read once: the rows and the verdict describe the same moment
             long most = 0;
             int ahead = 0;
             for (int r = 0; r < n; r++) {
-                long made = ledger.collectives(r);
-                long last = ledger.collective(r, made);
-                sb.append(String.format(Locale.ROOT, "  %-5d %-12d %s%n", r, made,
-                        made == 0 ? "-" : last < 0 ? "?" : Fingerprint.describe(last)));
-                if (made > most) {
-                    most = made;
+                made[r] = ledger.collectives(r);
+                long last = ledger.collective(r, made[r]);
+                sb.append(String.format(Locale.ROOT, "  %-5d %-12d %s%n", r, made[r],
+                        made[r] == 0 ? "-" : last < 0 ? "?" : Fingerprint.describe(last)));
+                if (made[r] > most) {
+                    most = made[r];
                     ahead = r;
                 }
             }
             List<Integer> behind = new ArrayList<>();
             for (int r = 0; r < n; r++) {
-                if (ledger.collectives(r) < most) {
+                if (made[r] < most) {
                     behind.add(r);
                 }
             }

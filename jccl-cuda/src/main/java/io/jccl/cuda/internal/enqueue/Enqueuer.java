@@ -175,7 +175,7 @@ public final class Enqueuer implements GpuGroups.Pending {
         if (!GpuGroups.inGroup()) {
             GpuLaunchEvent event = recorder.begin();
             int blocks = launchRounds(P2pQueue.rounds(List.of(op), rank, nRanks, planner), stream);
-            recorder.commit(event, Collective.SEND_RECV, bytes, null, bytes, peer, "p2p", blocks, 0);
+            recorder.commit(event, Collective.SEND_RECV, bytes, null, bytes, -1, "p2p", blocks, 0);
             return;
         }
         if (p2pStream != null && p2pStream != stream) {
@@ -227,11 +227,8 @@ public final class Enqueuer implements GpuGroups.Pending {
         p2pStream = null;
         GpuLaunchEvent event = recorder.begin();
         List<P2pQueue.Op> ops = p2p.drain();
-        long bytes = 0;
-        for (P2pQueue.Op op : ops) {
-            bytes += op.bytes();
-        }
         int blocks = launchRounds(P2pQueue.rounds(ops, rank, nRanks, planner), s);
+        long bytes = event == null ? 0 : ops.stream().mapToLong(P2pQueue.Op::bytes).sum();   // only while recording
         recorder.commit(event, Collective.SEND_RECV, bytes, null, bytes, -1, "p2p", blocks, 0);
     }
 

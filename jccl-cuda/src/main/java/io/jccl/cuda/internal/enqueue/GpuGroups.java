@@ -79,11 +79,7 @@ public final class GpuGroups {
             try {
                 p.flush();
             } catch (RuntimeException e) {
-                if (first == null) {
-                    first = e;
-                } else {
-                    first.addSuppressed(e);
-                }
+                first = keep(first, e);
             }
         }
         if (first != null) {
@@ -116,13 +112,18 @@ public final class GpuGroups {
             try {
                 c.settle(exchanged);
             } catch (RuntimeException e) {
-                if (first == null) {
-                    first = e;
-                } else {
-                    first.addSuppressed(e);
-                }
+                first = keep(first, e);
             }
         }
+        return first;
+    }
+
+    /** The first error, with the later ones suppressed in it. */
+    private static RuntimeException keep(RuntimeException first, RuntimeException e) {
+        if (first == null) {
+            return e;
+        }
+        first.addSuppressed(e);
         return first;
     }
 

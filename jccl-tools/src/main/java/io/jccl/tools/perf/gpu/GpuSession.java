@@ -54,28 +54,12 @@ final class GpuSession {
     static GpuSession open(int gpus, int localIndex, boolean withNccl) {
         List<GpuCommunicator> comms;
         if (localIndex < 0) {
-            if (CudaDevice.count() < gpus) {
-                throw new JcclException(Result.INVALID_ARGUMENT, "-g " + gpus + " but this process sees "
-                        + CudaDevice.count() + " GPU(s); check CUDA_VISIBLE_DEVICES");
-            }
-            List<CudaDevice> devs = new ArrayList<>();
-            for (int g = 0; g < gpus; g++) {
-                devs.add(CudaDevice.get(g));
-            }
-            comms = GpuCommunicator.initAll(devs);
+            comms = GpuCommunicator.initAll(devices(0, gpus, ""));
         } else if (gpus == 1) {
             comms = List.of(GpuCommunicator.fromEnvironment(CudaDevice.get(localIndex)));
         } else {   // nccl-tests' -g under a launcher: local rank L drives GPUs L*G to L*G+G-1
-            if (CudaDevice.count() < (localIndex + 1) * gpus) {
-                throw new JcclException(Result.INVALID_ARGUMENT, "-g " + gpus + " on local rank " + localIndex
-                        + " needs GPUs " + localIndex * gpus + " to " + ((localIndex + 1) * gpus - 1)
-                        + " but this process sees " + CudaDevice.count() + "; check CUDA_VISIBLE_DEVICES");
-            }
-            List<CudaDevice> devs = new ArrayList<>();
-            for (int g = 0; g < gpus; g++) {
-                devs.add(CudaDevice.get(localIndex * gpus + g));
-            }
-            comms = GpuCommunicator.fromEnvironment(devs, Config.defaults());
+            comms = GpuCommunicator.fromEnvironment(devices(localIndex * gpus, gpus, " on local rank " + localIndex),
+                    Config.defaults());
         }
         List<CudaStream> streams = new ArrayList<>();
         for (GpuCommunicator c : comms) {
@@ -89,6 +73,20 @@ final class GpuSession {
             ncclComms = localIndex < 0 ? nccl.commInitAll(ordinals(comms)) : initRanks(nccl, comms);
         }
         return new GpuSession(comms, streams, nccl, ncclComms);
+    }
+
+    /** GPUs {@code first} to {@code first + gpus - 1}, after checking this process sees them. */
+    private static List<CudaDevice> devices(int first, int gpus, String where) {
+        if (CudaDevice.count() < first + gpus) {
+            throw new JcclException(Result.INVALID_ARGUMENT, "-g " + gpus + where + " needs GPUs " + first + " to "
+                    + (first + gpus - 1) + " but this process sees " + CudaDevice.count()
+                    + " GPU(s); check CUDA_VISIBLE_DEVICES");
+        }
+        List<CudaDevice> devs = new ArrayList<>();
+        for (int g = first; g < first + gpus; g++) {
+            devs.add(CudaDevice.get(g));
+        }
+        return devs;
     }
 
     private static int[] ordinals(List<GpuCommunicator> comms) {
