@@ -240,7 +240,9 @@ static Stream* defaultStream(int dev) {
         for (int i = 0; i < nDevices(); i++) d.push_back(new Stream(i));
     return d[dev];
 }
-Stream* streamOf(void* s) { return s != nullptr ? static_cast<Stream*>(s) : defaultStream(curDevice()); }
+// 0 and CU_STREAM_LEGACY (1) name the legacy default stream, CU_STREAM_PER_THREAD (2) the per-thread one; the
+// emulator runs both on its one default stream per device.
+Stream* streamOf(void* s) { return (uintptr_t)s > 2 ? static_cast<Stream*>(s) : defaultStream(curDevice()); }
 
 }  // namespace emu
 }  // namespace jccl
@@ -348,6 +350,10 @@ CUresult cuStreamDestroy_v2(void* s) {
         streams().erase(st);
     }
     delete st;
+    return OK;
+}
+CUresult cuStreamGetCtx(void* s, void** ctx) {
+    *ctx = (uintptr_t)s > 2 ? contexts()[static_cast<Stream*>(s)->device] : current;
     return OK;
 }
 CUresult cuStreamSynchronize(void* s) {

@@ -17,10 +17,16 @@ struct Allocation {
     int fd;
     size_t size;
     bool mapped;   // opened from another process's IPC handle
+    int device;    // the device current when it was allocated or mapped
 };
 static std::map<uint64_t, Allocation>& allocations() {
     static std::map<uint64_t, Allocation> a;
     return a;
+}
+// Pinned host memory (cuMemHostAlloc), so that pointer attributes can call it host memory: base -> size.
+static std::map<uint64_t, size_t>& hostAllocations() {
+    static std::map<uint64_t, size_t> h;
+    return h;
 }
 struct IpcHandle {
     char reserved[64];
@@ -51,7 +57,7 @@ CUresult cuMemAlloc_v2(uint64_t* p, size_t size) {
         return ERR_OUT_OF_MEMORY;
     }
     std::lock_guard<std::mutex> g(gLock);
-    allocations()[(uint64_t)m] = Allocation{fd, size, false};
+    allocations()[(uint64_t)m] = Allocation{fd, size, false, curDevice()};
     *p = (uint64_t)m;
     return OK;
 }
@@ -67,9 +73,15 @@ CUresult cuMemFree_v2(uint64_t p) {
 CUresult cuMemHostAlloc(void** p, size_t size, unsigned) {
     if (posix_memalign(p, 4096, size) != 0) return ERR_OUT_OF_MEMORY;
     memset(*p, 0, size);
+    std::lock_guard<std::mutex> g(gLock);
+    hostAllocations()[(uint64_t)*p] = size;
     return OK;
 }
 CUresult cuMemFreeHost(void* p) {
+    {
+        std::lock_guard<std::mutex> g(gLock);
+        hostAllocations().erase((uint64_t)p);
+    }
     free(p);
     return OK;
 }
@@ -132,6 +144,16 @@ CUresult cuPointerGetAttribute(void* data, int attr, uint64_t ptr) {
             if (attr == 11) *(uint64_t*)data = base;
             else if (attr == 12) *(size_t*)data = a.size;
             else if (attr == 2) *(int*)data = 2;
+            else if (attr == 9) *(int*)data = a.device;
+            else *(int*)data = 0;
+            return OK;
+        }
+    }
+    for (auto& [base, size] : hostAllocations()) {
+        if (ptr >= base && ptr < base + size) {
+            if (attr == 11) *(uint64_t*)data = base;
+            else if (attr == 12) *(size_t*)data = size;
+            else if (attr == 2) *(int*)data = 1;
             else *(int*)data = 0;
             return OK;
         }
@@ -164,7 +186,7 @@ CUresult cuIpcOpenMemHandle_v2(uint64_t* out, IpcHandle h, unsigned) {
         return ERR_OUT_OF_MEMORY;
     }
     std::lock_guard<std::mutex> g(gLock);
-    allocations()[(uint64_t)m] = Allocation{fd, p.size, true};
+    allocations()[(uint64_t)m] = Allocation{fd, p.size, true, curDevice()};
     *out = (uint64_t)m;
     return OK;
 }

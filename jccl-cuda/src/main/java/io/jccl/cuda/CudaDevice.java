@@ -101,6 +101,19 @@ public final class CudaDevice {
         return d;
     }
 
+    /** The device already in use whose primary context is {@code context}, or null. */
+    static CudaDevice withContext(MemorySegment context) {
+        CudaDevice[] all = devices;
+        if (all != null) {
+            for (CudaDevice d : all) {
+                if (d != null && d.context.address() == context.address()) {
+                    return d;
+                }
+            }
+        }
+        return null;
+    }
+
     /** Every visible device, in ordinal order. */
     public static List<CudaDevice> all() {
         int n = count();

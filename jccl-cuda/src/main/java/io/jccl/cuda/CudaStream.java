@@ -9,21 +9,27 @@ import java.lang.foreign.MemorySegment;
 import java.util.Objects;
 
 /**
- * A CUDA stream of one device, created non-blocking (no implicit synchronisation with the legacy NULL stream).
- * Work queued on a stream runs in order; JCCL's GPU collectives are stream-ordered and return before the work
- * has run. A stream can record its work into a {@link CudaGraph} ({@link #beginCapture} / {@link #endCapture}).
+ * A CUDA stream of one device: created here non-blocking (no implicit synchronisation with the legacy NULL
+ * stream), or another library's stream {@linkplain #wrap(CudaDevice, long) wrapped} (closing such a stream destroys
+ * nothing). Work queued on a stream runs in order; JCCL's GPU collectives are stream-ordered and return before the
+ * work has run. A stream can record its work into a {@link CudaGraph} ({@link #beginCapture} / {@link #endCapture}).
  *
  * <p>Thread: issue work from one thread at a time; {@link #handle()} may be passed to other libraries (NCCL,
  * cuBLAS) as their {@code cudaStream_t}. Mirrors the stream the user passes to every NCCL call.
  */
 public final class CudaStream implements AutoCloseable {
+    /** CU_STREAM_PER_THREAD; 0 and CU_STREAM_LEGACY (1) name the legacy default stream. */
+    private static final long PER_THREAD_STREAM = 2;
+
     private final CudaDevice device;
     private final MemorySegment handle;
+    private final boolean borrowed;
     private boolean closed;
 
-    private CudaStream(CudaDevice device, MemorySegment handle) {
+    private CudaStream(CudaDevice device, MemorySegment handle, boolean borrowed) {
         this.device = device;
         this.handle = handle;
+        this.borrowed = borrowed;
     }
 
     /** A new non-blocking stream on {@code device} with default priority. */
@@ -35,7 +41,44 @@ public final class CudaStream implements AutoCloseable {
     public static CudaStream create(CudaDevice device, int priority) {
         Objects.requireNonNull(device, "device");
         device.makeCurrent();
-        return new CudaStream(device, CuStreams.createStream(CuStreams.STREAM_NON_BLOCKING, priority));
+        return new CudaStream(device, CuStreams.createStream(CuStreams.STREAM_NON_BLOCKING, priority), false);
+    }
+
+    /**
+     * Another library's stream (a {@code cudaStream_t} or {@code CUstream}: cudaStreamCreate, PyTorch's current
+     * stream, a stream from JCuda or cuBLAS), so that JCCL's calls queue on it as NCCL's take the caller's stream.
+     * {@code 0} is the legacy default stream and {@code 2} ({@code cudaStreamPerThread}) the per-thread one. The
+     * stream must be live and belong to {@code device}'s primary context, the one the CUDA runtime uses (JCCL checks
+     * the context with the driver). {@link #close()} destroys nothing: the stream's owner does that.
+     *
+     * @throws JcclException {@link Result#INVALID_ARGUMENT} when the stream belongs to another context, naming it
+     */
+    public static CudaStream wrap(CudaDevice device, long handle) {
+        return wrap(device, MemorySegment.ofAddress(handle));
+    }
+
+    /** {@link #wrap(CudaDevice, long)} for a handle held as a {@link MemorySegment} (as FFM code holds pointers). */
+    public static CudaStream wrap(CudaDevice device, MemorySegment handle) {
+        Objects.requireNonNull(device, "device");
+        Objects.requireNonNull(handle, "handle");
+        device.makeCurrent();
+        if (handle.address() > PER_THREAD_STREAM) {
+            MemorySegment context = CuStreams.streamContext(handle);
+            if (context.address() != device.context().address()) {
+                CudaDevice owner = CudaDevice.withContext(context);
+                throw new JcclException(Result.INVALID_ARGUMENT, "stream 0x" + Long.toHexString(handle.address())
+                        + " belongs to " + (owner != null ? "GPU " + owner.ordinal() + "'s primary context"
+                        : "CUDA context 0x" + Long.toHexString(context.address())) + ", not to GPU " + device.ordinal()
+                        + "'s primary context, the one JCCL and the CUDA runtime use: create the stream on GPU "
+                        + device.ordinal() + " in that context");
+            }
+        }
+        return new CudaStream(device, handle, true);
+    }
+
+    /** True for a stream made by {@link #wrap}: another library owns it. */
+    public boolean isBorrowed() {
+        return borrowed;
     }
 
     public CudaDevice device() {
@@ -125,15 +168,20 @@ public final class CudaStream implements AutoCloseable {
         return CuIpcGraphs.captureStatus(handle) == CuIpcGraphs.CAPTURE_STATUS_ACTIVE;
     }
 
-    /** Destroys the stream (work already queued still completes). Idempotent. */
+    /**
+     * Destroys the stream (work already queued still completes); a {@linkplain #wrap wrapped} stream is only marked
+     * closed here. Idempotent.
+     */
     @Override
     public void close() {
         if (closed) {
             return;
         }
         closed = true;
-        device.makeCurrent();
-        CuStreams.destroyStream(handle);
+        if (!borrowed) {
+            device.makeCurrent();
+            CuStreams.destroyStream(handle);
+        }
     }
 
     private void checkOpen() {
@@ -142,8 +190,23 @@ public final class CudaStream implements AutoCloseable {
         }
     }
 
+    /**
+     * Streams are equal when they are the same CUDA stream: the same device and handle (two {@link #wrap}s of one
+     * handle are equal, so JCCL adds no ordering between them).
+     */
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof CudaStream s && s.device == device && s.handle.address() == handle.address();
+    }
+
+    @Override
+    public int hashCode() {
+        return Long.hashCode(handle.address()) * 31 + device.ordinal();
+    }
+
     @Override
     public String toString() {
-        return "CudaStream[device " + device.ordinal() + ", 0x" + Long.toHexString(handle.address()) + "]";
+        return "CudaStream[device " + device.ordinal() + ", 0x" + Long.toHexString(handle.address())
+                + (borrowed ? ", borrowed]" : "]");
     }
 }

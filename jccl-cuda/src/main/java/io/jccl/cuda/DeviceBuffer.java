@@ -12,8 +12,9 @@ import java.util.Objects;
 
 /**
  * A range of device memory on one {@link CudaDevice}: allocated here ({@link #allocate}), a view of another
- * buffer ({@link #slice}), or another process's allocation mapped through a CUDA IPC handle
- * ({@link #openIpcHandle}). {@link #close()} frees what this object owns (views own nothing). Allocations are
+ * buffer ({@link #slice}), another process's allocation mapped through a CUDA IPC handle ({@link #openIpcHandle}),
+ * or memory another library allocated in this process ({@link #wrap}: a tensor's data pointer, a cudaMalloc'd
+ * block). {@link #close()} frees what this object owns (views and wrapped memory own nothing). Allocations are
  * 256-byte aligned, which JCCL's kernels need for their 16-byte vector path (other alignments work, slower).
  *
  * <p>Copies to and from host memory accept any {@link MemorySegment}; heap segments are staged through native
@@ -23,7 +24,7 @@ import java.util.Objects;
  * (as with cudaFree). Mirrors the device buffers NCCL's users pass as sendbuff/recvbuff.
  */
 public final class DeviceBuffer implements AutoCloseable {
-    private enum Owner { ALLOCATED, IPC_MAPPED, VIEW }
+    private enum Owner { ALLOCATED, IPC_MAPPED, VIEW, BORROWED }
 
     private final CudaDevice device;
     private final long address;
@@ -70,6 +71,51 @@ public final class DeviceBuffer implements AutoCloseable {
         }
         device.makeCurrent();
         return new DeviceBuffer(device, CuIpcGraphs.ipcOpenMemHandle(handle), sizeBytes, Owner.IPC_MAPPED, null);
+    }
+
+    /**
+     * Device memory that another library allocated in this process (cudaMalloc, cuMemAlloc, a caching allocator's
+     * block, a tensor's data pointer), as NCCL takes any {@code void*} of device memory. JCCL asks the driver
+     * whether {@code [address, address + sizeBytes)} is device memory of {@code device} inside one allocation, and
+     * refuses it otherwise. The owner keeps it alive until the streams using it are done; {@link #close()} frees
+     * nothing.
+     *
+     * @throws JcclException {@link Result#INVALID_ARGUMENT} naming the address and what the driver says it is
+     */
+    public static DeviceBuffer wrap(CudaDevice device, long address, long sizeBytes) {
+        Objects.requireNonNull(device, "device");
+        String what = "0x" + Long.toHexString(address) + " (+" + sizeBytes + " bytes)";
+        if (address == 0 || sizeBytes < 0) {
+            throw new JcclException(Result.INVALID_ARGUMENT, "cannot wrap " + what + " on GPU " + device.ordinal()
+                    + ": " + (address == 0 ? "the address is null" : "the size must be >= 0"));
+        }
+        device.makeCurrent();
+        int type;
+        try {
+            type = (int) CuMemory.pointerAttribute(CuMemory.POINTER_MEMORY_TYPE, address);
+        } catch (JcclException e) {
+            throw new JcclException(Result.INVALID_ARGUMENT, "cannot wrap " + what + " on GPU " + device.ordinal()
+                    + ": the CUDA driver does not know this address (" + e.getMessage() + "); pass device memory "
+                    + "this process allocated (cudaMalloc, cuMemAlloc, a tensor's data pointer)", e);
+        }
+        if (type != CuMemory.MEMORYTYPE_DEVICE) {
+            throw new JcclException(Result.INVALID_ARGUMENT, "cannot wrap " + what + " on GPU " + device.ordinal()
+                    + ": it is " + (type == CuMemory.MEMORYTYPE_HOST ? "host memory" : "memory of type " + type)
+                    + ", not device memory; copy it into a DeviceBuffer");
+        }
+        int ordinal = (int) CuMemory.pointerAttribute(CuMemory.POINTER_DEVICE_ORDINAL, address);
+        if (ordinal != device.ordinal()) {
+            throw new JcclException(Result.INVALID_ARGUMENT, "cannot wrap " + what + " on GPU " + device.ordinal()
+                    + ": it is memory of GPU " + ordinal);
+        }
+        long start = CuMemory.pointerAttribute(CuMemory.POINTER_RANGE_START_ADDR, address);
+        long size = CuMemory.pointerAttribute(CuMemory.POINTER_RANGE_SIZE, address);
+        if (sizeBytes > start + size - address) {
+            throw new JcclException(Result.INVALID_ARGUMENT, "cannot wrap " + what + " on GPU " + device.ordinal()
+                    + ": it runs past the end of its allocation [0x" + Long.toHexString(start) + ", +" + size
+                    + " bytes) by " + (sizeBytes - (start + size - address)) + " bytes");
+        }
+        return new DeviceBuffer(device, address, sizeBytes, Owner.BORROWED, null);
     }
 
     public CudaDevice device() {
@@ -203,7 +249,7 @@ public final class DeviceBuffer implements AutoCloseable {
         return CuIpcGraphs.ipcGetMemHandle(address);
     }
 
-    /** Frees the memory (or unmaps an IPC mapping); views free nothing. Idempotent. */
+    /** Frees the memory (or unmaps an IPC mapping); views and wrapped memory free nothing. Idempotent. */
     @Override
     public void close() {
         if (closed) {
@@ -219,7 +265,7 @@ public final class DeviceBuffer implements AutoCloseable {
                 device.makeCurrent();
                 CuIpcGraphs.ipcCloseMemHandle(address);
             }
-            case VIEW -> { }
+            case VIEW, BORROWED -> { }
         }
     }
 

@@ -34,6 +34,7 @@ public final class CuStreams {
         static final MethodHandle STREAM_DESTROY = CudaLibrary.bind("cuStreamDestroy_v2", ADDRESS);
         static final MethodHandle STREAM_SYNC = CudaLibrary.bind("cuStreamSynchronize", ADDRESS);
         static final MethodHandle STREAM_QUERY = CudaLibrary.bindHot("cuStreamQuery", ADDRESS);
+        static final MethodHandle STREAM_GET_CTX = CudaLibrary.bind("cuStreamGetCtx", ADDRESS, ADDRESS);
         static final MethodHandle STREAM_WAIT_EVENT = CudaLibrary.bindHot("cuStreamWaitEvent", ADDRESS, ADDRESS, JAVA_INT);
         static final MethodHandle EVENT_CREATE = CudaLibrary.bind("cuEventCreate", ADDRESS, JAVA_INT);
         static final MethodHandle EVENT_DESTROY = CudaLibrary.bind("cuEventDestroy_v2", ADDRESS);
@@ -70,6 +71,23 @@ public final class CuStreams {
     /** True when all work queued on the stream has finished; false while some is still running. */
     public static boolean queryStream(MemorySegment stream) {
         return query(H.STREAM_QUERY, "cuStreamQuery", stream);
+    }
+
+    /**
+     * The context {@code stream} belongs to (cuStreamGetCtx); for the legacy and per-thread default streams, the
+     * calling thread's current context.
+     */
+    public static MemorySegment streamContext(MemorySegment stream) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment p = a.allocate(ADDRESS);
+            int rc = (int) H.STREAM_GET_CTX.invokeExact(stream, p);
+            if (rc != 0) {
+                throw error(rc, "cuStreamGetCtx", hex(stream), "&ctx");
+            }
+            return p.get(ADDRESS, 0);
+        } catch (Throwable t) {
+            throw NativeLibrary.rethrow(t);
+        }
     }
 
     /** Makes future work on {@code stream} wait for {@code event}. */

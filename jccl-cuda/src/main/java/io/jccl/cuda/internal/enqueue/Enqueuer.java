@@ -178,7 +178,7 @@ public final class Enqueuer implements GpuGroups.Pending {
             recorder.commit(event, Collective.SEND_RECV, bytes, null, bytes, -1, "p2p", blocks, 0);
             return;
         }
-        if (p2pStream != null && p2pStream != stream) {
+        if (p2pStream != null && !p2pStream.equals(stream)) {
             throw new JcclException(Result.INVALID_USAGE, "rank " + rank + ": the sends and receives of one group "
                     + "must use one stream per communicator (got " + stream + " after " + p2pStream + ")");
         }
@@ -278,7 +278,7 @@ public final class Enqueuer implements GpuGroups.Pending {
     private void order(CudaStream stream) {
         CudaStream last = lastStream;
         lastStream = stream;
-        if (last == null || last == stream) {
+        if (last == null || last.equals(stream)) {
             return;
         }
         try {
