@@ -411,20 +411,9 @@ public final class GpuCommunicator implements AutoCloseable {
         GpuGroups.end();
     }
 
-    /** A GPU group for try-with-resources: {@code try (var g = GpuCommunicator.group()) { send; recv; }}. */
-    public static AutoCloseable group() {
-        GpuGroups.start();
-        return new AutoCloseable() {
-            private boolean done;
-
-            @Override
-            public void close() {
-                if (!done) {
-                    done = true;
-                    GpuGroups.end();
-                }
-            }
-        };
+    /** A GPU group for try-with-resources: {@code try (GpuGroup g = GpuCommunicator.group()) { send; recv; }}. */
+    public static GpuGroup group() {
+        return new GpuGroup();
     }
 
     // ---- control -------------------------------------------------------------------------------------------

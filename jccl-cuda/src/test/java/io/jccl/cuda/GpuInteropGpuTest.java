@@ -67,11 +67,14 @@ class GpuInteropGpuTest {
                 }
             }
             for (int call = 0; call < 3; call++) {       // a new wrapper of the same stream and memory per call
-                for (int r = 0; r < 2; r++) {
-                    Foreign f = foreign.get(r);
-                    try (DeviceBuffer b = f.buffer(); CudaStream s = CudaStream.wrap(f.device(), f.stream().address())) {
-                        assertThat(s.isBorrowed()).isTrue();
-                        comms.get(r).allReduce(b, b, COUNT, DataType.FLOAT32, RedOp.SUM, s);
+                try (var g = GpuCommunicator.group()) {
+                    for (int r = 0; r < 2; r++) {
+                        Foreign f = foreign.get(r);
+                        try (DeviceBuffer b = f.buffer();
+                             CudaStream s = CudaStream.wrap(f.device(), f.stream().address())) {
+                            assertThat(s.isBorrowed()).isTrue();
+                            comms.get(r).allReduce(b, b, COUNT, DataType.FLOAT32, RedOp.SUM, s);
+                        }
                     }
                 }
             }

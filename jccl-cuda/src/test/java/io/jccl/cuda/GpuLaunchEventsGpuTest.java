@@ -42,7 +42,7 @@ class GpuLaunchEventsGpuTest {
                 for (int i = 0; i < 2; i++) {
                     comms.get(i).allReduce(bufs.get(i), bufs.get(i), 1000, DataType.FLOAT32, RedOp.SUM, streams.get(i));
                 }
-                try (AutoCloseable g = GpuCommunicator.group()) {
+                try (var g = GpuCommunicator.group()) {   // GpuGroup: close() throws no checked exception
                     for (int i = 0; i < 2; i++) {
                         comms.get(i).send(bufs.get(i), 10, DataType.FLOAT32, 1 - i, streams.get(i));
                         comms.get(i).recv(bufs.get(i).slice(4000, 40), 10, DataType.FLOAT32, 1 - i, streams.get(i));
