@@ -18,6 +18,7 @@ struct Allocation {
     size_t size;
     bool mapped;   // opened from another process's IPC handle
     int device;    // the device current when it was allocated or mapped
+    bool pooled;   // from the default memory pool (cuMemAllocAsync): only its own device has access
 };
 static std::map<uint64_t, Allocation>& allocations() {
     static std::map<uint64_t, Allocation> a;
@@ -57,9 +58,18 @@ CUresult cuMemAlloc_v2(uint64_t* p, size_t size) {
         return ERR_OUT_OF_MEMORY;
     }
     std::lock_guard<std::mutex> g(gLock);
-    allocations()[(uint64_t)m] = Allocation{fd, size, false, curDevice()};
+    allocations()[(uint64_t)m] = Allocation{fd, size, false, curDevice(), false};
     *p = (uint64_t)m;
     return OK;
+}
+// The default pool's memory: device memory like cuMemAlloc's (allocated at once, not stream-ordered), marked pooled.
+CUresult cuMemAllocAsync(uint64_t* p, size_t size, void*) {
+    CUresult rc = cuMemAlloc_v2(p, size);
+    if (rc == OK) {
+        std::lock_guard<std::mutex> g(gLock);
+        allocations()[*p].pooled = true;
+    }
+    return rc;
 }
 CUresult cuMemFree_v2(uint64_t p) {
     std::lock_guard<std::mutex> g(gLock);
@@ -68,6 +78,10 @@ CUresult cuMemFree_v2(uint64_t p) {
     munmap((void*)p, it->second.size);
     close(it->second.fd);
     allocations().erase(it);
+    return OK;
+}
+CUresult cuMemFreeAsync(uint64_t p, void* s) {
+    submit(streamOf(s), [=] { cuMemFree_v2(p); });
     return OK;
 }
 CUresult cuMemHostAlloc(void** p, size_t size, unsigned) {
@@ -145,6 +159,8 @@ CUresult cuPointerGetAttribute(void* data, int attr, uint64_t ptr) {
             else if (attr == 12) *(size_t*)data = a.size;
             else if (attr == 2) *(int*)data = 2;
             else if (attr == 9) *(int*)data = a.device;
+            else if (attr == 10) *(int*)data = a.pooled ? 0 : 1;                              // legacy IPC capable
+            else if (attr == 16) *(uint64_t*)data = !a.pooled || a.device == curDevice() ? 3 : 0;  // access flags
             else *(int*)data = 0;
             return OK;
         }
@@ -186,7 +202,7 @@ CUresult cuIpcOpenMemHandle_v2(uint64_t* out, IpcHandle h, unsigned) {
         return ERR_OUT_OF_MEMORY;
     }
     std::lock_guard<std::mutex> g(gLock);
-    allocations()[(uint64_t)m] = Allocation{fd, p.size, true, curDevice()};
+    allocations()[(uint64_t)m] = Allocation{fd, p.size, true, curDevice(), false};
     *out = (uint64_t)m;
     return OK;
 }

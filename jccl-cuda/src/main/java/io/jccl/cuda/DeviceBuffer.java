@@ -8,6 +8,7 @@ import io.jccl.cuda.internal.driver.CuStreams;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -31,14 +32,27 @@ public final class DeviceBuffer implements AutoCloseable {
     private final long sizeBytes;
     private final Owner owner;
     private final DeviceBuffer parent;
+    /**
+     * Wrapped memory that peer access does not reach (a memory pool's, cuMemCreate's): other GPUs may read and write
+     * it only where its owner granted them access.
+     */
+    private final boolean grantedAccessOnly;
+    /** Bit d: GPU d was found to have read-write access to {@link #grantedAccessOnly} memory. */
+    private long reachableFrom;
     private boolean closed;
 
     private DeviceBuffer(CudaDevice device, long address, long sizeBytes, Owner owner, DeviceBuffer parent) {
+        this(device, address, sizeBytes, owner, parent, parent != null && parent.grantedAccessOnly);
+    }
+
+    private DeviceBuffer(CudaDevice device, long address, long sizeBytes, Owner owner, DeviceBuffer parent,
+                         boolean grantedAccessOnly) {
         this.device = device;
         this.address = address;
         this.sizeBytes = sizeBytes;
         this.owner = owner;
         this.parent = parent;
+        this.grantedAccessOnly = grantedAccessOnly;
     }
 
     /**
@@ -115,7 +129,43 @@ public final class DeviceBuffer implements AutoCloseable {
                     + ": it runs past the end of its allocation [0x" + Long.toHexString(start) + ", +" + size
                     + " bytes) by " + (sizeBytes - (start + size - address)) + " bytes");
         }
-        return new DeviceBuffer(device, address, sizeBytes, Owner.BORROWED, null);
+        boolean legacy = CuMemory.pointerAttribute(CuMemory.POINTER_IS_LEGACY_CUDA_IPC_CAPABLE, address) != 0;
+        return new DeviceBuffer(device, address, sizeBytes, Owner.BORROWED, null, !legacy);
+    }
+
+    /** True for wrapped memory that peer access does not reach (a memory pool's, cuMemCreate's). */
+    boolean grantedAccessOnly() {
+        return grantedAccessOnly;
+    }
+
+    /**
+     * For {@link #grantedAccessOnly()} memory that kernels on {@code gpus} will read and write: each of them must
+     * have been granted read-write access (cudaMemPoolSetAccess, cuMemSetAccess). Asks the driver once per GPU.
+     *
+     * @throws JcclException {@link Result#INVALID_ARGUMENT} naming the GPU that has no access
+     */
+    void requireReachableFrom(List<CudaDevice> gpus, String where, String what) {
+        if (!grantedAccessOnly) {
+            return;
+        }
+        for (CudaDevice gpu : gpus) {
+            long bit = 1L << gpu.ordinal();
+            if (gpu == device || (reachableFrom & bit) != 0) {
+                continue;
+            }
+            gpu.makeCurrent();
+            long flags = CuMemory.pointerAttribute(CuMemory.POINTER_ACCESS_FLAGS, address);
+            device.makeCurrent();
+            if (flags != CuMemory.ACCESS_FLAG_READWRITE) {
+                throw new JcclException(Result.INVALID_ARGUMENT, where + ": the " + what + " buffer (0x"
+                        + Long.toHexString(address) + ", a memory pool's or cuMemCreate's memory) is not readable and "
+                        + "writable from GPU " + gpu.ordinal() + " (access flags " + flags + "), and at this size the "
+                        + "kernel reads and writes every rank's buffers from every GPU; grant the communicator's GPUs "
+                        + "read-write access (cudaMemPoolSetAccess, cuMemSetAccess) or use memory from cudaMalloc or "
+                        + "DeviceBuffer.allocate");
+            }
+            reachableFrom |= bit;
+        }
     }
 
     public CudaDevice device() {

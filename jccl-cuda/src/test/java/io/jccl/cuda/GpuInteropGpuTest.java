@@ -30,6 +30,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 class GpuInteropGpuTest {
     private static final int COUNT = 12_000;
     private static final long BYTES = 4L * COUNT;
+    /** Floats of an allReduce the pull kernels take under withPull(smallOptions()) (16 to 32 KiB). */
+    private static final int PULL_COUNT = 6000;
     /** The wrapped range starts this far into the foreign allocation, as a tensor view's data pointer may. */
     private static final long OFFSET = 4096;
 
@@ -63,6 +65,7 @@ class GpuInteropGpuTest {
             List<Foreign> foreign = List.of(f0, f1);
             for (int r = 0; r < 2; r++) {
                 try (DeviceBuffer b = foreign.get(r).buffer()) {
+                    assertThat(b.grantedAccessOnly()).as("cuMemAlloc's memory is reached by peer access").isFalse();
                     b.copyFrom(MemorySegment.ofArray(values(r)));
                 }
             }
@@ -119,6 +122,76 @@ class GpuInteropGpuTest {
             b0.copyTo(MemorySegment.ofArray(got));
             assertThat(got).containsExactly(values(1));
             assertThat(legacy).hasToString("CudaStream[device " + comms.get(0).device().ordinal() + ", 0x0, borrowed]");
+        } finally {
+            comms.forEach(GpuCommunicator::close);
+        }
+    }
+
+    /**
+     * Memory of the default pool (cudaMallocAsync's) is wrapped as memory that other GPUs reach only where granted,
+     * and carries collectives whose kernels read it from its own GPU only (here a size below the pull kernels').
+     */
+    @Test
+    void poolMemoryCarriesCollectivesThatReadItFromItsOwnGpu() {
+        List<GpuCommunicator> comms = GpuCommunicator.initAll(GpuCollectivesGpuTest.gpus(2), Config.defaults(),
+                GpuCollectivesGpuTest.smallOptions());
+        try (CudaStream s0 = CudaStream.create(comms.get(0).device());
+             CudaStream s1 = CudaStream.create(comms.get(1).device());
+             DeviceBuffer b1 = DeviceBuffer.allocate(comms.get(1).device(), 1024)) {
+            comms.get(0).device().makeCurrent();
+            long pooled = CuMemory.allocAsync(1024, s0.handle());
+            s0.synchronize();
+            try (DeviceBuffer b0 = DeviceBuffer.wrap(comms.get(0).device(), pooled, 1024)) {
+                assertThat(b0.grantedAccessOnly()).isTrue();
+                assertThat(comms.get(0).algorithmFor(io.jccl.Collective.ALL_REDUCE, 256, DataType.FLOAT32, RedOp.SUM))
+                        .doesNotContain("oneshot").doesNotContain("twoshot");
+                float[] ones = new float[256];
+                java.util.Arrays.fill(ones, 1f);
+                b0.copyFrom(MemorySegment.ofArray(ones));
+                b1.copyFrom(MemorySegment.ofArray(ones));
+                comms.get(0).allReduce(b0, b0, 256, DataType.FLOAT32, RedOp.SUM, s0);
+                comms.get(1).allReduce(b1, b1, 256, DataType.FLOAT32, RedOp.SUM, s1);
+                s0.synchronize();
+                s1.synchronize();
+                float[] got = new float[256];
+                b0.copyTo(MemorySegment.ofArray(got));
+                assertThat(got).containsOnly(2f);
+            } finally {
+                comms.get(0).device().makeCurrent();
+                CuMemory.freeAsync(pooled, s0.handle());
+                s0.synchronize();
+            }
+        } finally {
+            comms.forEach(GpuCommunicator::close);
+        }
+    }
+
+    /**
+     * Where the allReduce kernel would read and write pool memory from the other GPU, which the pool never granted
+     * access, the call is refused before launch, naming that GPU, and every rank stops with that cause (no GPU
+     * fault, no wait for the timeout).
+     */
+    @Test
+    void poolMemoryAnotherGpuCannotReachIsRefusedWhereThatGpuWouldReadIt() {
+        assumeTrue(CudaDevice.isAvailable() && CudaDevice.count() >= 2, "needs 2 GPUs");
+        List<GpuCommunicator> comms = GpuCommunicator.initAll(List.of(CudaDevice.get(0), CudaDevice.get(1)),
+                Config.defaults(), GpuCollectivesGpuTest.withPull(GpuCollectivesGpuTest.smallOptions()));
+        try (CudaStream s0 = CudaStream.create(comms.get(0).device())) {
+            assertThat(comms.get(0).algorithmFor(io.jccl.Collective.ALL_REDUCE, PULL_COUNT, DataType.FLOAT32, RedOp.SUM))
+                    .containsAnyOf("oneshot", "twoshot");
+            comms.get(0).device().makeCurrent();
+            long pooled = CuMemory.allocAsync(BYTES, s0.handle());
+            s0.synchronize();
+            try (DeviceBuffer b0 = DeviceBuffer.wrap(comms.get(0).device(), pooled, BYTES)) {
+                assertRefused(() -> comms.get(0).allReduce(b0, b0, PULL_COUNT, DataType.FLOAT32, RedOp.SUM, s0),
+                        "is not readable and writable from GPU 1");
+                assertThat(comms.get(1).asyncError()).as("rank 1 stopped with rank 0's cause").isNotNull()
+                        .hasMessageContaining("is not readable and writable from GPU 1");
+            } finally {
+                comms.get(0).device().makeCurrent();
+                CuMemory.freeAsync(pooled, s0.handle());
+                s0.synchronize();
+            }
         } finally {
             comms.forEach(GpuCommunicator::close);
         }

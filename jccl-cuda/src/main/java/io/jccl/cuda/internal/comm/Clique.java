@@ -123,6 +123,11 @@ public final class Clique {
     }
 
     /** Every rank's area base: the same addresses on every GPU (unified addressing with peer access). */
+    /** The clique's GPUs, rank by rank. */
+    public List<CudaDevice> devices() {
+        return devices;
+    }
+
     public PeerAreas peerAreas() {
         long[] bases = new long[areas.length];
         for (int r = 0; r < areas.length; r++) {

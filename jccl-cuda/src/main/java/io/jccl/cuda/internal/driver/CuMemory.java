@@ -30,8 +30,14 @@ public final class CuMemory {
     /** CUpointer_attribute values. */
     public static final int POINTER_MEMORY_TYPE = 2;
     public static final int POINTER_DEVICE_ORDINAL = 9;
+    /** True for the driver's legacy allocations (cuMemAlloc), which peer access reaches; false for pools, cuMemCreate. */
+    public static final int POINTER_IS_LEGACY_CUDA_IPC_CAPABLE = 10;
     public static final int POINTER_RANGE_START_ADDR = 11;
     public static final int POINTER_RANGE_SIZE = 12;
+    /** The access the current context's device has to the memory (ACCESS_FLAG_*). */
+    public static final int POINTER_ACCESS_FLAGS = 16;
+    /** CUpointer_attribute_access_flags: read and write. */
+    public static final int ACCESS_FLAG_READWRITE = 3;
     /** CUmemorytype values returned for POINTER_MEMORY_TYPE. */
     public static final int MEMORYTYPE_HOST = 1;
     public static final int MEMORYTYPE_DEVICE = 2;
@@ -42,6 +48,8 @@ public final class CuMemory {
     private static final class H {
         static final MethodHandle ALLOC = CudaLibrary.bind("cuMemAlloc_v2", ADDRESS, JAVA_LONG);
         static final MethodHandle FREE = CudaLibrary.bind("cuMemFree_v2", JAVA_LONG);
+        static final MethodHandle ALLOC_ASYNC = CudaLibrary.bind("cuMemAllocAsync", ADDRESS, JAVA_LONG, ADDRESS);
+        static final MethodHandle FREE_ASYNC = CudaLibrary.bind("cuMemFreeAsync", JAVA_LONG, ADDRESS);
         static final MethodHandle HOST_ALLOC = CudaLibrary.bind("cuMemHostAlloc", ADDRESS, JAVA_LONG, JAVA_INT);
         static final MethodHandle HOST_FREE = CudaLibrary.bind("cuMemFreeHost", ADDRESS);
         static final MethodHandle HOST_REGISTER = CudaLibrary.bind("cuMemHostRegister_v2", ADDRESS, JAVA_LONG, JAVA_INT);
@@ -87,6 +95,36 @@ public final class CuMemory {
         }
         if (rc != 0) {
             throw error(rc, "cuMemFree_v2", hex(dptr));
+        }
+    }
+
+    /**
+     * Allocates {@code bytes} from the current device's default memory pool, stream-ordered (cudaMallocAsync's
+     * memory: other GPUs reach it only where the pool grants them access).
+     */
+    public static long allocAsync(long bytes, MemorySegment stream) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment p = a.allocate(JAVA_LONG);
+            int rc = (int) H.ALLOC_ASYNC.invokeExact(p, bytes, stream);
+            if (rc != 0) {
+                throw error(rc, "cuMemAllocAsync", "&dptr", bytes, hex(stream));
+            }
+            return p.get(JAVA_LONG, 0);
+        } catch (Throwable t) {
+            throw NativeLibrary.rethrow(t);
+        }
+    }
+
+    /** Returns memory from {@link #allocAsync} to its pool, stream-ordered. */
+    public static void freeAsync(long dptr, MemorySegment stream) {
+        int rc;
+        try {
+            rc = (int) H.FREE_ASYNC.invokeExact(dptr, stream);
+        } catch (Throwable t) {
+            throw NativeLibrary.rethrow(t);
+        }
+        if (rc != 0) {
+            throw error(rc, "cuMemFreeAsync", hex(dptr), hex(stream));
         }
     }
 
@@ -335,7 +373,8 @@ public final class CuMemory {
 
     /**
      * A CUpointer_attribute of {@code ptr}: 4-byte attributes (MEMORY_TYPE, DEVICE_ORDINAL) come back as their int
-     * value, 8-byte ones (RANGE_START_ADDR, RANGE_SIZE) as their long value.
+     * value, the others (RANGE_START_ADDR, RANGE_SIZE; booleans and flags, read from a zeroed 8-byte value whatever
+     * their width) as a long.
      */
     public static long pointerAttribute(int attribute, long ptr) {
         try (Arena a = Arena.ofConfined()) {
