@@ -42,7 +42,8 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
  * caller synchronises the stream (or records an event) before reading results. Every call is one kernel launch
  * (one block per channel); a call allocates nothing. Calls issued while the stream is captured into a CUDA graph
  * work when the graph is replayed, any number of times, with no host work per replay: all counters, epochs and FIFO
- * steps live in device memory and are advanced by the kernels.
+ * steps live in device memory and are advanced by the kernels. Memory and streams of other libraries (a tensor's
+ * data pointer, PyTorch's current stream) take part through {@link DeviceBuffer#wrap} and {@link CudaStream#wrap}.
  *
  * <p>Two ways to build one: {@link #initAll} (one process drives several GPUs; peers' memory by plain pointers)
  * and {@link #init}/{@link #fromEnvironment} (one process per GPU; the ranks bootstrap through

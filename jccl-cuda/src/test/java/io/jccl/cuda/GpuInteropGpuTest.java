@@ -57,6 +57,23 @@ class GpuInteropGpuTest {
         }
     }
 
+    /** Memory of the device's default pool (cudaMallocAsync's), allocated and returned on {@code stream}. */
+    private record Pooled(CudaStream stream, long address) implements AutoCloseable {
+        static Pooled allocate(CudaStream stream, long bytes) {
+            stream.device().makeCurrent();
+            long address = CuMemory.allocAsync(bytes, stream.handle());
+            stream.synchronize();
+            return new Pooled(stream, address);
+        }
+
+        @Override
+        public void close() {
+            stream.device().makeCurrent();
+            CuMemory.freeAsync(address, stream.handle());
+            stream.synchronize();
+        }
+    }
+
     @Test
     void collectivesRunOnAnotherLibrarysMemoryAndStreams() {
         List<GpuCommunicator> comms = GpuCommunicator.initAll(GpuCollectivesGpuTest.gpus(2), Config.defaults(),
@@ -137,11 +154,9 @@ class GpuInteropGpuTest {
                 GpuCollectivesGpuTest.smallOptions());
         try (CudaStream s0 = CudaStream.create(comms.get(0).device());
              CudaStream s1 = CudaStream.create(comms.get(1).device());
-             DeviceBuffer b1 = DeviceBuffer.allocate(comms.get(1).device(), 1024)) {
-            comms.get(0).device().makeCurrent();
-            long pooled = CuMemory.allocAsync(1024, s0.handle());
-            s0.synchronize();
-            try (DeviceBuffer b0 = DeviceBuffer.wrap(comms.get(0).device(), pooled, 1024)) {
+             DeviceBuffer b1 = DeviceBuffer.allocate(comms.get(1).device(), 1024);
+             Pooled pooled = Pooled.allocate(s0, 1024)) {
+            try (DeviceBuffer b0 = DeviceBuffer.wrap(comms.get(0).device(), pooled.address(), 1024)) {
                 assertThat(b0.grantedAccessOnly()).isTrue();
                 assertThat(comms.get(0).algorithmFor(io.jccl.Collective.ALL_REDUCE, 256, DataType.FLOAT32, RedOp.SUM))
                         .doesNotContain("oneshot").doesNotContain("twoshot");
@@ -156,10 +171,6 @@ class GpuInteropGpuTest {
                 float[] got = new float[256];
                 b0.copyTo(MemorySegment.ofArray(got));
                 assertThat(got).containsOnly(2f);
-            } finally {
-                comms.get(0).device().makeCurrent();
-                CuMemory.freeAsync(pooled, s0.handle());
-                s0.synchronize();
             }
         } finally {
             comms.forEach(GpuCommunicator::close);
@@ -176,21 +187,14 @@ class GpuInteropGpuTest {
         assumeTrue(CudaDevice.isAvailable() && CudaDevice.count() >= 2, "needs 2 GPUs");
         List<GpuCommunicator> comms = GpuCommunicator.initAll(List.of(CudaDevice.get(0), CudaDevice.get(1)),
                 Config.defaults(), GpuCollectivesGpuTest.withPull(GpuCollectivesGpuTest.smallOptions()));
-        try (CudaStream s0 = CudaStream.create(comms.get(0).device())) {
+        try (CudaStream s0 = CudaStream.create(comms.get(0).device()); Pooled pooled = Pooled.allocate(s0, BYTES)) {
             assertThat(comms.get(0).algorithmFor(io.jccl.Collective.ALL_REDUCE, PULL_COUNT, DataType.FLOAT32, RedOp.SUM))
                     .containsAnyOf("oneshot", "twoshot");
-            comms.get(0).device().makeCurrent();
-            long pooled = CuMemory.allocAsync(BYTES, s0.handle());
-            s0.synchronize();
-            try (DeviceBuffer b0 = DeviceBuffer.wrap(comms.get(0).device(), pooled, BYTES)) {
+            try (DeviceBuffer b0 = DeviceBuffer.wrap(comms.get(0).device(), pooled.address(), BYTES)) {
                 assertRefused(() -> comms.get(0).allReduce(b0, b0, PULL_COUNT, DataType.FLOAT32, RedOp.SUM, s0),
                         "is not readable and writable from GPU 1");
                 assertThat(comms.get(1).asyncError()).as("rank 1 stopped with rank 0's cause").isNotNull()
                         .hasMessageContaining("is not readable and writable from GPU 1");
-            } finally {
-                comms.get(0).device().makeCurrent();
-                CuMemory.freeAsync(pooled, s0.handle());
-                s0.synchronize();
             }
         } finally {
             comms.forEach(GpuCommunicator::close);
