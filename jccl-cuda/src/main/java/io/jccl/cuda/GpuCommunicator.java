@@ -247,26 +247,8 @@ public final class GpuCommunicator implements AutoCloseable {
         ArgChecks.overlap(w, send.address(), bytes, recv.address(), bytes, 0);
         calls.collective(w, Collective.ALL_REDUCE, count, type, op, 0);
         if (count > 0) {
-            requireReach(w, send, recv, count, type, op);
+            PeerReach.require(clique, enqueuer, w, send, recv, count, type, op);
             enqueuer.collective(Collective.ALL_REDUCE, send.address(), recv.address(), count, type, op, 0, stream);
-        }
-    }
-
-    /**
-     * The pull allReduce reads and writes every rank's buffers from every GPU of the clique: wrapped memory that peer
-     * access does not reach must have been granted to them. A refusal stops every rank, as a refused call does.
-     */
-    private void requireReach(String w, DeviceBuffer send, DeviceBuffer recv, long count, DataType type, RedOp op) {
-        if (clique == null || !(send.grantedAccessOnly() || recv.grantedAccessOnly())
-                || enqueuer.explain(Collective.ALL_REDUCE, count, type, op).family() != KernelFamily.PULL) {
-            return;
-        }
-        try {
-            send.requireReachableFrom(clique.devices(), w, "send");
-            recv.requireReachableFrom(clique.devices(), w, "receive");
-        } catch (JcclException e) {
-            clique.control().fail(e);
-            throw e;
         }
     }
 
