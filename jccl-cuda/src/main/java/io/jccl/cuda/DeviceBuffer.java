@@ -98,39 +98,38 @@ public final class DeviceBuffer implements AutoCloseable {
      */
     public static DeviceBuffer wrap(CudaDevice device, long address, long sizeBytes) {
         Objects.requireNonNull(device, "device");
-        String what = "0x" + Long.toHexString(address) + " (+" + sizeBytes + " bytes)";
+        String what = "0x" + Long.toHexString(address) + " (+" + sizeBytes + " bytes) on GPU " + device.ordinal();
         if (address == 0 || sizeBytes < 0) {
-            throw new JcclException(Result.INVALID_ARGUMENT, "cannot wrap " + what + " on GPU " + device.ordinal()
-                    + ": " + (address == 0 ? "the address is null" : "the size must be >= 0"));
+            throw cannotWrap(what, address == 0 ? "the address is null" : "the size must be >= 0", null);
         }
         device.makeCurrent();
         int type;
         try {
             type = (int) CuMemory.pointerAttribute(CuMemory.POINTER_MEMORY_TYPE, address);
         } catch (JcclException e) {
-            throw new JcclException(Result.INVALID_ARGUMENT, "cannot wrap " + what + " on GPU " + device.ordinal()
-                    + ": the CUDA driver does not know this address (" + e.getMessage() + "); pass device memory "
-                    + "this process allocated (cudaMalloc, cuMemAlloc, a tensor's data pointer)", e);
+            throw cannotWrap(what, "the CUDA driver does not know this address (" + e.getMessage() + "); pass device "
+                    + "memory this process allocated (cudaMalloc, cuMemAlloc, a tensor's data pointer)", e);
         }
         if (type != CuMemory.MEMORYTYPE_DEVICE) {
-            throw new JcclException(Result.INVALID_ARGUMENT, "cannot wrap " + what + " on GPU " + device.ordinal()
-                    + ": it is " + (type == CuMemory.MEMORYTYPE_HOST ? "host memory" : "memory of type " + type)
-                    + ", not device memory; copy it into a DeviceBuffer");
+            throw cannotWrap(what, "it is " + (type == CuMemory.MEMORYTYPE_HOST ? "host memory" : "memory of type "
+                    + type) + ", not device memory; copy it into a DeviceBuffer", null);
         }
         int ordinal = (int) CuMemory.pointerAttribute(CuMemory.POINTER_DEVICE_ORDINAL, address);
         if (ordinal != device.ordinal()) {
-            throw new JcclException(Result.INVALID_ARGUMENT, "cannot wrap " + what + " on GPU " + device.ordinal()
-                    + ": it is memory of GPU " + ordinal);
+            throw cannotWrap(what, "it is memory of GPU " + ordinal, null);
         }
         long start = CuMemory.pointerAttribute(CuMemory.POINTER_RANGE_START_ADDR, address);
         long size = CuMemory.pointerAttribute(CuMemory.POINTER_RANGE_SIZE, address);
         if (sizeBytes > start + size - address) {
-            throw new JcclException(Result.INVALID_ARGUMENT, "cannot wrap " + what + " on GPU " + device.ordinal()
-                    + ": it runs past the end of its allocation [0x" + Long.toHexString(start) + ", +" + size
-                    + " bytes) by " + (sizeBytes - (start + size - address)) + " bytes");
+            throw cannotWrap(what, "it runs past the end of its allocation [0x" + Long.toHexString(start) + ", +" + size
+                    + " bytes) by " + (sizeBytes - (start + size - address)) + " bytes", null);
         }
         boolean legacy = CuMemory.pointerAttribute(CuMemory.POINTER_IS_LEGACY_CUDA_IPC_CAPABLE, address) != 0;
         return new DeviceBuffer(device, address, sizeBytes, Owner.BORROWED, null, !legacy);
+    }
+
+    private static JcclException cannotWrap(String what, String why, Throwable cause) {
+        return new JcclException(Result.INVALID_ARGUMENT, "cannot wrap " + what + ": " + why, cause);
     }
 
     /** True for wrapped memory that peer access does not reach (a memory pool's, cuMemCreate's). */
