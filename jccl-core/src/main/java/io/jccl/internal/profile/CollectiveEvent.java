@@ -1,14 +1,13 @@
 package io.jccl.internal.profile;
 
 import jdk.jfr.Category;
-import jdk.jfr.DataAmount;
 import jdk.jfr.Description;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
 
 /**
- * A JFR event per collective or point-to-point call, from the call until this rank's part completed; JDK Mission
+ * A JFR event per collective or point-to-point call (with {@link CallEvent}'s fields), from the call until this rank's part completed; JDK Mission
  * Control shows them under JCCL. Created only while a recording runs ({@link JfrGate}).
  *
  * <p>Owned by: the calling thread until committed (async calls commit on the completing worker thread).
@@ -18,33 +17,7 @@ import jdk.jfr.StackTrace;
 @Category("JCCL")
 @Description("One collective or point-to-point call on one rank, from the call to its completion")
 @StackTrace(false)
-public final class CollectiveEvent extends jdk.jfr.Event {
-    @Label("Communicator")
-    public String commId;
-
-    @Label("Rank")
-    public int rank;
-
-    @Label("Ranks")
-    public int nRanks;
-
-    @Label("Sequence")
-    @Description("The call's sequence number on this communicator")
-    public long seq;
-
-    @Label("Collective")
-    public String collective;
-
-    @Label("Count")
-    public long count;
-
-    @Label("Data Type")
-    public String dataType;
-
-    @Label("Payload")
-    @DataAmount(DataAmount.BYTES)
-    public long bytes;
-
+public final class CollectiveEvent extends CallEvent {
     @Label("Algorithm")
     public String algorithm;
 
@@ -53,9 +26,6 @@ public final class CollectiveEvent extends jdk.jfr.Event {
 
     @Label("Channels")
     public int nChannels;
-
-    @Label("Root")
-    public int root;
 
     @Label("Peer")
     public int peer;

@@ -1,5 +1,6 @@
 package io.jccl.cuda.internal.enqueue;
 
+import io.jccl.internal.profile.CallEvent;
 import jdk.jfr.Category;
 import jdk.jfr.DataAmount;
 import jdk.jfr.Description;
@@ -8,7 +9,7 @@ import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
 
 /**
- * A JFR event per GPU kernel launch of a GPU communicator: the call (collective, count, type, root), the kernel the
+ * A JFR event per GPU kernel launch of a GPU communicator: the call ({@link CallEvent}'s fields), the kernel the
  * planner chose (algorithm, grid, ring chunk), and, as its duration, the host's time from planning to the launch on
  * the stream (the kernel itself runs later, stream-ordered; its GPU time is not measured). JDK Mission Control shows
  * them under JCCL beside the host communicators' {@code io.jccl.Collective}. Created only while a recording runs.
@@ -21,34 +22,7 @@ import jdk.jfr.StackTrace;
 @Category("JCCL")
 @Description("One GPU collective or point-to-point kernel launch on one rank, from planning to the launch on the stream")
 @StackTrace(false)
-public final class GpuLaunchEvent extends jdk.jfr.Event {
-    @Label("Communicator")
-    @Description("The id of the GPU communicator's host communicator")
-    public String commId;
-
-    @Label("Rank")
-    public int rank;
-
-    @Label("Ranks")
-    public int nRanks;
-
-    @Label("Launch")
-    @Description("This rank's launch number on this communicator")
-    public long seq;
-
-    @Label("Collective")
-    public String collective;
-
-    @Label("Count")
-    public long count;
-
-    @Label("Data Type")
-    public String dataType;
-
-    @Label("Payload")
-    @DataAmount(DataAmount.BYTES)
-    public long bytes;
-
+public final class GpuLaunchEvent extends CallEvent {
     @Label("Algorithm")
     @Description("The kernel: ll, llpacked, ll128, push, oneshot, twoshot, ring, p2p")
     public String algorithm;
@@ -59,7 +33,4 @@ public final class GpuLaunchEvent extends jdk.jfr.Event {
     @Label("Ring Chunk")
     @DataAmount(DataAmount.BYTES)
     public long chunkBytes;
-
-    @Label("Root")
-    public int root;
 }
