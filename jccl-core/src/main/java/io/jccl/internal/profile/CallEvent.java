@@ -5,22 +5,13 @@ import jdk.jfr.Description;
 import jdk.jfr.Label;
 
 /**
- * The fields every JCCL call event shares: the communicator and rank, the call's number, the collective and its
+ * The fields every JCCL call event shares beyond {@link CommEvent}'s: the call's number, the collective and its
  * payload. Abstract: JFR records only its subclasses, the host communicators' {@link CollectiveEvent} and the GPU
  * communicators' kernel-launch event, each with these fields and its own.
  *
  * <p>Owned by: the thread that fills the event in. Mirrors the descriptor fields NCCL's profiler plugin events share.
  */
-public abstract class CallEvent extends jdk.jfr.Event {
-    @Label("Communicator")
-    public String commId;
-
-    @Label("Rank")
-    public int rank;
-
-    @Label("Ranks")
-    public int nRanks;
-
+public abstract class CallEvent extends CommEvent {
     @Label("Sequence")
     @Description("This rank's call number on this communicator (on a GPU communicator: its launch number)")
     public long seq;

@@ -324,9 +324,7 @@ public final class CommProbe {
             }
             CollectiveEvent e = event;
             if (e != null && e.shouldCommit()) {
-                e.commId = op.commId();
-                e.rank = op.rank();
-                e.nRanks = op.nRanks();
+                e.place(op.commId(), op.rank(), op.nRanks());
                 e.seq = op.seq();
                 e.collective = op.collective().ncclName();
                 e.count = op.count();

@@ -17,16 +17,7 @@ import jdk.jfr.StackTrace;
 @Category("JCCL")
 @Description("One phase of creating a communicator on one rank; phase INIT spans the whole creation")
 @StackTrace(false)
-public final class InitPhaseEvent extends jdk.jfr.Event {
-    @Label("Communicator")
-    public String commId;
-
-    @Label("Rank")
-    public int rank;
-
-    @Label("Ranks")
-    public int nRanks;
-
+public final class InitPhaseEvent extends CommEvent {
     @Label("Phase")
     public String phase;
 }

@@ -98,9 +98,7 @@ public final class InitTrace {
 
     private void commit(InitPhaseEvent e, String phase) {
         if (e != null && e.shouldCommit()) {
-            e.commId = commId;
-            e.rank = rank;
-            e.nRanks = nRanks;
+            e.place(commId, rank, nRanks);
             e.phase = phase;
             e.commit();
         }

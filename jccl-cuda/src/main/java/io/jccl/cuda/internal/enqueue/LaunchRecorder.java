@@ -43,9 +43,7 @@ final class LaunchRecorder {
             return;
         }
         e.end();
-        e.commId = commId;
-        e.rank = rank;
-        e.nRanks = nRanks;
+        e.place(commId, rank, nRanks);
         e.seq = launches;
         e.collective = coll.ncclName();
         e.count = count;
