@@ -393,7 +393,7 @@ public final class Bootstrap implements AutoCloseable {
         CommHealth h = health;
         JcclException f = h == null ? null : h.failure();
         Goodbye g = f == null ? new Goodbye(Departure.ORDERLY, "closed")
-                : new Goodbye(Departure.FAILED, "rank " + rank + " left after a failure: " + f.getMessage());
+                : new Goodbye(Departure.FAILED, h.rootCause(rank));
         links.closeAll(g, 200);
         try {
             listen.close();

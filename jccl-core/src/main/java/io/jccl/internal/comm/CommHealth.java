@@ -25,6 +25,7 @@ public final class CommHealth {
     private volatile boolean revoked;
     private volatile JcclException diagnosis;
     private boolean diagnosisPrimary;
+    private volatile String rootCause;
     private volatile Object lastWait;
     private volatile long lastWaitNs;
 
@@ -159,6 +160,35 @@ public final class CommHealth {
         return diagnosis;
     }
 
+    /**
+     * Adopts a peer's account of the failure that started it all (the reason in its goodbye), unless this rank
+     * already knows one: it leads this rank's messages and is what this rank's own goodbye passes on, so a failure
+     * that travels from rank to rank keeps naming the rank that failed first instead of the last one that left.
+     */
+    public void adoptRootCause(String text) {
+        if (rootCause == null) {
+            synchronized (this) {
+                if (rootCause == null) {
+                    rootCause = text;
+                }
+            }
+        }
+    }
+
+    /**
+     * The failure that started it all, as this rank knows it: a peer's account adopted with {@link #adoptRootCause},
+     * else this rank's failure in effect, led by {@code "rank <rank>: "}; null while the communicator is healthy.
+     */
+    public String rootCause(int rank) {
+        String r = rootCause;
+        if (r != null) {
+            return r;
+        }
+        JcclException f = failure.get();
+        return f == null ? null : f.getMessage().startsWith("rank ") ? f.getMessage()
+                : "rank " + rank + ": " + f.getMessage();
+    }
+
     /** Records {@code e} if it is the first failure and tells the listeners; returns the failure in effect. */
     public JcclException fail(JcclException e) {
         if (failure.compareAndSet(null, e)) {
@@ -190,14 +220,19 @@ public final class CommHealth {
                     + "); only shrink, split, abort and close are allowed", f);
         }
         if (f != null) {
-            throw new JcclException(f.result(), where + ": communicator is broken: " + f.getMessage(), f);
+            throw new JcclException(f.result(), f.getMessage() + " [" + where + " refused: the communicator is broken]",
+                    f);
         }
     }
 
-    /** The exception a wait throws when it notices the failure. */
+    /**
+     * The exception a wait throws when it notices the failure: the cause first (what failed, on which rank), then
+     * where this rank stood.
+     */
     public JcclException brokenError(String where) {
         JcclException f = failure.get();
         Result r = f == null ? Result.INTERNAL_ERROR : f.result();
-        return new JcclException(r, where + ": " + (f == null ? "communicator broken" : f.getMessage()), f);
+        return new JcclException(r, (f == null ? "communicator broken" : f.getMessage()) + " [this rank stopped in "
+                + where + "]", f);
     }
 }

@@ -42,6 +42,8 @@ import java.util.concurrent.locks.LockSupport;
  * Mirrors: ncclComm plus the parts of enqueue.cc / group.cc / init.cc that act on one communicator.
  */
 public final class CommRuntime {
+    /** Ends a failure a peer reported (it is not passed on again). */
+    private static final String REPORTED_BY = " (reported by rank ";
     private final int rank;
     private final int nRanks;
     private final String id;
@@ -92,8 +94,11 @@ public final class CommRuntime {
         }
         this.executor = new HostExecutor(ctx, health, "jccl-" + id.substring(0, 8) + "-r" + rank, policy.spins());
         bootstrap.listen(TAG_CLOSE, (peer, b) -> health.peerClosing(peer));
-        bootstrap.listen(TAG_ABORT, (peer, b) -> health.fail(new JcclException(Result.REMOTE_ERROR,
-                "rank " + peer + " failed: " + new String(b, java.nio.charset.StandardCharsets.UTF_8), null)));
+        bootstrap.listen(TAG_ABORT, (peer, b) -> {
+            String root = new String(b, java.nio.charset.StandardCharsets.UTF_8);
+            health.adoptRootCause(root);
+            health.fail(new JcclException(Result.REMOTE_ERROR, root + REPORTED_BY + peer + ")", null));
+        });
         health.onFailure(this::tellPeersWeFailed);
         this.planner = new Planner(rank, nRanks, shape.nChannels(), shape.stepBytes(), shape.p2pStepBytes(),
                 arena.allocate(8, 8), area, registry, new Scratch(arena), tuner)
@@ -363,10 +368,11 @@ public final class CommRuntime {
     /** Best effort, without waiting: every peer learns this rank's failure at once instead of at its timeout. */
     private void tellPeersWeFailed() {
         JcclException f = health.failure();
-        if (f == null || (f.result() == Result.REMOTE_ERROR && f.getCause() == null && f.getMessage().contains(" failed: "))) {
+        if (f == null || (f.result() == Result.REMOTE_ERROR && f.getCause() == null
+                && f.getMessage().contains(REPORTED_BY))) {
             return;
         }
-        byte[] msg = ("rank " + rank + ": " + f.getMessage()).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] msg = health.rootCause(rank).getBytes(java.nio.charset.StandardCharsets.UTF_8);
         Thread.ofVirtual().name("jccl-abort-notify-r" + rank).start(() -> {
             for (int p = 0; p < nRanks; p++) {
                 if (p != rank) {

@@ -194,7 +194,10 @@ public final class HostCommunicator implements Communicator, GroupState.Launchab
                 rt.validateOp(type, op);
             }
             s = seq.incrementAndGet();
-            res.status().issued(s, c);
+            res.status().issued(s, c, peer);
+            if (c != Collective.SEND && c != Collective.RECV) {
+                res.calls().called(c, count, type, op, root);
+            }
             probe.begin(c, s, count, type, op, root, peer, send, recv);
             if (c == Collective.ALL_REDUCE && future == null && rt.fastAllReduce(s, send, recv, count, type, op)) {
                 res.status().completedInline(s);

@@ -122,8 +122,8 @@ public final class Planner {
                 case BARRIER -> works.add(ring(new CollArgs(Collective.ALL_REDUCE, a.seq(), barrierScratch,
                         barrierScratch, 1, DataType.INT32, RedOp.SUM, 0, -1)));
                 case SEND, RECV -> {
-                    P2pOp op = new P2pOp(a.coll() == Collective.SEND, a.peer(), a.coll() == Collective.SEND ? a.send() : a.recv(),
-                            0, a.bytes(), a.describe());
+                    P2pOp op = P2pOp.of(a.coll() == Collective.SEND, a.peer(),
+                            a.coll() == Collective.SEND ? a.send() : a.recv(), 0, a);
                     if (a.peer() == rank) {
                         (op.isSend() ? selfSends : selfRecvs).add(op);
                     } else {
@@ -309,8 +309,8 @@ public final class Planner {
         for (int k = 1; k < nRanks; k++) {
             int to = (rank + k) % nRanks;
             int from = (rank - k + nRanks) % nRanks;
-            p2p.add(new P2pOp(true, to, a.send(), to * b, b, a.describe()));
-            p2p.add(new P2pOp(false, from, a.recv(), from * b, b, a.describe()));
+            p2p.add(P2pOp.of(true, to, a.send(), to * b, a));
+            p2p.add(P2pOp.of(false, from, a.recv(), from * b, a));
         }
         segs.add(new MemorySegment[] {a.send(), a.recv()});
         local.add(new long[] {rank * b, rank * b, b});
@@ -321,13 +321,13 @@ public final class Planner {
         if (rank == a.root()) {
             for (int p = 0; p < nRanks; p++) {
                 if (p != rank) {
-                    p2p.add(new P2pOp(false, p, a.recv(), p * b, b, a.describe()));
+                    p2p.add(P2pOp.of(false, p, a.recv(), p * b, a));
                 }
             }
             segs.add(new MemorySegment[] {a.send(), a.recv()});
             local.add(new long[] {0, rank * b, b});
         } else {
-            p2p.add(new P2pOp(true, a.root(), a.send(), 0, b, a.describe()));
+            p2p.add(P2pOp.of(true, a.root(), a.send(), 0, a));
         }
     }
 
@@ -336,13 +336,13 @@ public final class Planner {
         if (rank == a.root()) {
             for (int p = 0; p < nRanks; p++) {
                 if (p != rank) {
-                    p2p.add(new P2pOp(true, p, a.send(), p * b, b, a.describe()));
+                    p2p.add(P2pOp.of(true, p, a.send(), p * b, a));
                 }
             }
             segs.add(new MemorySegment[] {a.send(), a.recv()});
             local.add(new long[] {rank * b, 0, b});
         } else {
-            p2p.add(new P2pOp(false, a.root(), a.recv(), 0, b, a.describe()));
+            p2p.add(P2pOp.of(false, a.root(), a.recv(), 0, a));
         }
     }
 }
