@@ -104,7 +104,8 @@ public interface BufferCollectives {
      * @param op the reduction
      */
     default void allReduce(ByteBuffer send, ByteBuffer recv, long count, DataType type, RedOp op) {
-        allReduce(MemorySegment.ofBuffer(send), MemorySegment.ofBuffer(recv), count, type, op);
+        allReduce(Buffers.segment(this, send, type, "AllReduce", "send"),
+                Buffers.segment(this, recv, type, "AllReduce", "receive"), count, type, op);
     }
 
     /**
@@ -117,7 +118,8 @@ public interface BufferCollectives {
      * @param root the rank whose data is sent
      */
     default void broadcast(ByteBuffer send, ByteBuffer recv, long count, DataType type, int root) {
-        broadcast(MemorySegment.ofBuffer(send), MemorySegment.ofBuffer(recv), count, type, root);
+        broadcast(Buffers.segment(this, send, type, "Broadcast", "send"),
+                Buffers.segment(this, recv, type, "Broadcast", "receive"), count, type, root);
     }
 
     /**
@@ -131,7 +133,8 @@ public interface BufferCollectives {
      * @param root the rank that receives the result
      */
     default void reduce(ByteBuffer send, ByteBuffer recv, long count, DataType type, RedOp op, int root) {
-        reduce(MemorySegment.ofBuffer(send), MemorySegment.ofBuffer(recv), count, type, op, root);
+        reduce(Buffers.segment(this, send, type, "Reduce", "send"),
+                Buffers.segment(this, recv, type, "Reduce", "receive"), count, type, op, root);
     }
 
     /**
@@ -143,7 +146,8 @@ public interface BufferCollectives {
      * @param type element type
      */
     default void allGather(ByteBuffer send, ByteBuffer recv, long sendCount, DataType type) {
-        allGather(MemorySegment.ofBuffer(send), MemorySegment.ofBuffer(recv), sendCount, type);
+        allGather(Buffers.segment(this, send, type, "AllGather", "send"),
+                Buffers.segment(this, recv, type, "AllGather", "receive"), sendCount, type);
     }
 
     /**
@@ -156,7 +160,8 @@ public interface BufferCollectives {
      * @param op the reduction
      */
     default void reduceScatter(ByteBuffer send, ByteBuffer recv, long recvCount, DataType type, RedOp op) {
-        reduceScatter(MemorySegment.ofBuffer(send), MemorySegment.ofBuffer(recv), recvCount, type, op);
+        reduceScatter(Buffers.segment(this, send, type, "ReduceScatter", "send"),
+                Buffers.segment(this, recv, type, "ReduceScatter", "receive"), recvCount, type, op);
     }
 
     /**
@@ -168,7 +173,8 @@ public interface BufferCollectives {
      * @param type element type
      */
     default void allToAll(ByteBuffer send, ByteBuffer recv, long count, DataType type) {
-        allToAll(MemorySegment.ofBuffer(send), MemorySegment.ofBuffer(recv), count, type);
+        allToAll(Buffers.segment(this, send, type, "AllToAll", "send"),
+                Buffers.segment(this, recv, type, "AllToAll", "receive"), count, type);
     }
 
     /**
@@ -180,7 +186,7 @@ public interface BufferCollectives {
      * @param peer the receiving rank
      */
     default void send(ByteBuffer buf, long count, DataType type, int peer) {
-        send(MemorySegment.ofBuffer(buf), count, type, peer);
+        send(Buffers.segment(this, buf, type, "Send", "send"), count, type, peer);
     }
 
     /**
@@ -192,6 +198,6 @@ public interface BufferCollectives {
      * @param peer the sending rank
      */
     default void recv(ByteBuffer buf, long count, DataType type, int peer) {
-        recv(MemorySegment.ofBuffer(buf), count, type, peer);
+        recv(Buffers.segment(this, buf, type, "Recv", "receive"), count, type, peer);
     }
 }
