@@ -85,8 +85,9 @@ public final class Backoff {
         }
         long waited = System.nanoTime() - startNs;
         if (!health.isClosing() && health.isPeerClosing(peer) && waited > (peer >= 0 ? PEER_CLOSED_GRACE_NS : 3 * PEER_CLOSED_GRACE_NS)) {
-            throw new JcclException(Result.REMOTE_ERROR, what + ": rank " + (peer >= 0 ? peer : "(another)")
-                    + " closed the communicator while this rank still waits for it (it failed, or called fewer operations)");
+            String who = peer >= 0 ? "rank " + peer : "another rank";
+            throw new JcclException(Result.REMOTE_ERROR, who + " closed the communicator while a peer still waited "
+                    + "for it (" + who + " failed, or made fewer calls than its peers) [" + what + "]");
         }
         if (waited > timeoutNs) {
             throw new JcclException(Result.TIMEOUT, what + ": no progress for "
