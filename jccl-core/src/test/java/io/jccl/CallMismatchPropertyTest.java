@@ -4,6 +4,7 @@ import io.jccl.testing.ThreadRanks;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
+import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
@@ -165,6 +166,26 @@ class CallMismatchPropertyTest {
             assertThat((refusedNs[r] - lastCall) / 1_000_000).as("ms until rank %d of %s was refused: %s", r, c, m)
                     .isLessThan(REFUSED_WITHIN_MS);
         }
+    }
+
+    @Example
+    void aReceiveAgainstACollectiveThatWaitsForItIsNamedOnBothRanks() {
+        long t0 = System.nanoTime();
+        ThreadRanks.Outcome o = ThreadRanks.runCollect(3, CONFIG, comm -> {
+            float[] d = new float[1000];
+            comm.allReduce(d, RedOp.SUM);
+            if (comm.rank() == 0) {
+                comm.recv(d, 2);
+            } else {
+                comm.allReduce(d, RedOp.SUM);
+            }
+        }, 30);
+        for (int r = 0; r < 3; r++) {
+            assertThat(o.error(r)).as("rank %d", r).isInstanceOf(JcclException.class)
+                    .hasMessageContaining("rank 0 waits in Recv from rank ")
+                    .hasMessageContaining("waits in AllReduce(count 1000 float sum)");
+        }
+        assertThat((System.nanoTime() - t0) / 1_000_000).isLessThan(5000);
     }
 
     /**
