@@ -24,6 +24,15 @@ public final class CallLog {
     /** Entries kept (a power of two). */
     static final int DEPTH = 32;
     private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(long[].class);
+    private static final VarHandle LAST;
+
+    static {
+        try {
+            LAST = MethodHandles.lookup().findVarHandle(CallLog.class, "last", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
     private static final Collective[] COLLECTIVES = Collective.values();
     private static final DataType[] TYPES = DataType.values();
     private static final RedOp.Kind[] OPS = RedOp.Kind.values();
@@ -33,7 +42,8 @@ public final class CallLog {
     private final long[] shapes = new long[DEPTH];
     private final long[] digests = new long[DEPTH];
     private long digest;
-    private volatile long last;
+    /** Written with release stores by the calling thread, read with acquire loads (no fence on the call path). */
+    private long last;
 
     /**
      * One logged call: its number among this communicator's collective calls, what it was, and a digest of every
@@ -59,15 +69,15 @@ public final class CallLog {
         long sh = shape(c, type, op == null ? null : op.kind(), root);
         counts[i] = count;
         shapes[i] = sh;
-        digest = mix(digest ^ mix(count ^ mix(sh)));
+        digest = mix(digest + count * 0x9e3779b97f4a7c15L + sh);
         digests[i] = digest;
         SLOT.setRelease(numbers, i, n);
-        last = n;
+        LAST.setRelease(this, n);
     }
 
     /** The number of the last collective call logged (0 before the first). */
     public long last() {
-        return last;
+        return (long) LAST.getAcquire(this);
     }
 
     /** The entry of call {@code number} if it is still logged, else null. */
@@ -87,7 +97,7 @@ public final class CallLog {
 
     /** The entries still logged, oldest first. */
     public Entry[] recent() {
-        long l = last;
+        long l = last();
         java.util.ArrayList<Entry> out = new java.util.ArrayList<>(DEPTH);
         for (long n = Math.max(1, l - DEPTH + 1); n <= l; n++) {
             Entry e = find(n);
