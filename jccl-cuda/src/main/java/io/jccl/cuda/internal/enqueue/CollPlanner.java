@@ -45,7 +45,7 @@ public final class CollPlanner {
     /**
      * Kernel flags every pull allReduce carries: its in-flight depth ({@link GpuOptions#pullUnroll()}), and the two
      * experiments, -Djccl.cuda.pullGather (two-shot gathers by remote reads) and -Djccl.cuda.fencedPublish (A/B only:
-     * pointers published behind a release fence, as before stop 18).
+     * pointers published behind a release fence, the older publishing barrier).
      */
     private final int pullFlags;
     /** Experimental: bytes per step of a block's slice in the reads-only two-shot (chunkBytes of the PULL family). */
