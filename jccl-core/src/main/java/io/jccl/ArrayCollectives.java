@@ -360,7 +360,8 @@ public interface ArrayCollectives {
 
     private static void sameLength(int a, int b) {
         if (a != b) {
-            throw new JcclException(Result.INVALID_ARGUMENT, "send and receive arrays differ in length: " + a + " vs " + b);
+            throw new JcclException(Result.INVALID_ARGUMENT, "send and receive arrays differ in length: " + a + " vs "
+                    + b);
         }
     }
 }

@@ -51,7 +51,8 @@ import java.util.Objects;
  *                        blocks of 512 threads stay resident on an SM, which every LL128 grid needs; more warps keep
  *                        more lines in flight)
  */
-public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long llPackedMaxBytes, long pushMaxBytes, long pushChunkBytes,
+public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long llPackedMaxBytes, long pushMaxBytes,
+        long pushChunkBytes,
                          long pullFromBytes, long oneShotMaxBytes,
                          long twoShotMaxBytes, int maxBlocks, int ringChannels, long ringSlotBytes,
                          int ringChunkSteps, int packsPerThread, int pullUnroll,
@@ -70,7 +71,8 @@ public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long llP
         check(pullFromBytes >= 0, "pullFromBytes must be >= 0", pullFromBytes);
         check(oneShotMaxBytes >= 0, "oneShotMaxBytes must be >= 0", oneShotMaxBytes);
         check(twoShotMaxBytes >= 0, "twoShotMaxBytes must be >= 0", twoShotMaxBytes);
-        check(maxBlocks >= 1 && maxBlocks <= KERNEL_MAX_BLOCKS, "maxBlocks must be in 1.." + KERNEL_MAX_BLOCKS, maxBlocks);
+        check(maxBlocks >= 1 && maxBlocks <= KERNEL_MAX_BLOCKS, "maxBlocks must be in 1.." + KERNEL_MAX_BLOCKS,
+                maxBlocks);
         check(ringChannels >= 1 && ringChannels <= KERNEL_MAX_BLOCKS, "ringChannels must be in 1.." + KERNEL_MAX_BLOCKS,
                 ringChannels);
         check(ringSlotBytes >= 4096 && ringSlotBytes % 4096 == 0, "ringSlotBytes must be a multiple of 4096",

@@ -242,7 +242,8 @@ public final class P2pBatch extends Work {
     /** Checks a self-transfer list: every send to self needs a receive from self of the same size, in order. */
     public static void checkSelf(List<P2pOp> selfSends, List<P2pOp> selfRecvs, int rank) {
         if (selfSends.size() != selfRecvs.size()) {
-            throw new JcclException(Result.INVALID_USAGE, "rank " + rank + ": " + selfSends.size() + " send(s) to itself but "
+            throw new JcclException(Result.INVALID_USAGE, "rank " + rank + ": " + selfSends.size()
+                    + " send(s) to itself but "
                     + selfRecvs.size() + " receive(s) from itself in one group");
         }
         for (int i = 0; i < selfSends.size(); i++) {

@@ -90,7 +90,8 @@ public final class RegisteredAllReduce extends AreaAllReduce {
             long plo = Math.min(count, p * per);
             long pc = Math.max(0, Math.min(count - plo, per));
             if (pc > 0) {
-                MemorySegment.copy(registry.peer(recvAt.index(), p), recvAt.offset() + plo * esz, recv, plo * esz, pc * esz);
+                MemorySegment.copy(registry.peer(recvAt.index(), p), recvAt.offset() + plo * esz, recv, plo * esz,
+                        pc * esz);
             }
         }
         barrier(ctx, fp);

@@ -172,7 +172,8 @@ public final class Bootstrap implements AutoCloseable {
                 }
                 peers[idx] = Frames.readAddress(in);
             } catch (IOException e) {
-                throw new JcclException(Result.INTERNAL_ERROR, "bad address in bootstrap allGather from rank " + prev, e);
+                throw new JcclException(Result.INTERNAL_ERROR, "bad address in bootstrap allGather from rank " + prev,
+                        e);
             }
         }
     }
@@ -193,7 +194,8 @@ public final class Bootstrap implements AutoCloseable {
             g = departed[peer];
         }
         if (g != null) {
-            throw new JcclException(Result.REMOTE_ERROR, "rank " + rank + ": rank " + peer + " has left the communicator ("
+            throw new JcclException(Result.REMOTE_ERROR, "rank " + rank + ": rank " + peer
+                    + " has left the communicator ("
                     + (g.kind() == Departure.ORDERLY ? "it closed it" : g.reason()) + ")");
         }
         send(peer, tag, payload, null);
@@ -318,7 +320,8 @@ public final class Bootstrap implements AutoCloseable {
                 }
                 h = Handshake.openPeerHello(keys, challenge, hello.payload(), rank, nRanks);
             } catch (Handshake.Rejected e) {
-                Log.warn(rank, "bootstrap: rejected a connection from %s: %s", s.getRemoteSocketAddress(), e.getMessage());
+                Log.warn(rank, "bootstrap: rejected a connection from %s: %s", s.getRemoteSocketAddress(),
+                        e.getMessage());
                 Frames.write(out, Handshake.TAG_PEER_REJECT, e.getMessage().getBytes(StandardCharsets.UTF_8));
                 s.close();
                 return;
@@ -433,21 +436,24 @@ public final class Bootstrap implements AutoCloseable {
                 try {
                     f = Frames.read(in, Handshake.MAX_HANDSHAKE_BYTES * 8);
                 } catch (SocketTimeoutException e) {
-                    throw new JcclException(Result.TIMEOUT, "rank " + rank + " of " + nRanks + ": the bootstrap root at "
+                    throw new JcclException(Result.TIMEOUT, "rank " + rank + " of " + nRanks
+                            + ": the bootstrap root at "
                             + root + " did not answer within " + waitMs + " ms (not all ranks joined?)");
                 }
                 if (f.tag() == Handshake.TAG_ERROR) {
                     throw rootError(Handshake.reason(f.payload()));
                 }
                 if (f.tag() != Handshake.TAG_NEXT) {
-                    throw new JcclException(Result.INTERNAL_ERROR, "rank " + rank + ": unexpected answer from the bootstrap root");
+                    throw new JcclException(Result.INTERNAL_ERROR, "rank " + rank
+                            + ": unexpected answer from the bootstrap root");
                 }
                 return Handshake.openNext(keys, nonce, f.payload());
             } catch (Handshake.Rejected e) {
                 throw new JcclException(Result.INVALID_USAGE, "rank " + rank + " of " + nRanks + ": " + e.getMessage());
             } catch (IOException e) {
                 throw new JcclException(Result.REMOTE_ERROR, "rank " + rank + ": bootstrap root at " + root
-                        + " closed the connection: " + e.getMessage() + " (root process gone, or a wrong UniqueId?)", e);
+                        + " closed the connection: " + e.getMessage() + " (root process gone, or a wrong UniqueId?)",
+                                e);
             }
         }
 

@@ -161,7 +161,8 @@ public final class CommRuntime {
     /** The tuner's explanation for {@code coll} on {@code bytes} per rank, plus what runs outside the tuner. */
     String explain(io.jccl.Collective coll, long bytes) {
         StringBuilder b = new StringBuilder("comm ").append(id).append(" rank ").append(rank).append('/').append(nRanks)
-                .append(", ").append(shape.nNodes()).append(" host(s), ").append(shape.nChannels()).append(" channel(s)\n");
+                .append(", ").append(shape.nNodes()).append(" host(s), ").append(shape.nChannels())
+                        .append(" channel(s)\n");
         if (nRanks > 1) {
             b.append("channel 0: ring ").append(java.util.Arrays.toString(layout.rings()[0].userRanks()))
                     .append("; tree 0 ").append(layout.trees()[0][0]).append("; tree 1 ").append(layout.trees()[0][1])
@@ -180,7 +181,8 @@ public final class CommRuntime {
             return b.append(coll.ncclName()).append(" is point-to-point work: each message is split over up to ")
                     .append(shape.nChannels()).append(" channel(s) by size, Simple protocol.\n").toString();
         }
-        long traffic = bytes * (coll == io.jccl.Collective.ALL_GATHER || coll == io.jccl.Collective.REDUCE_SCATTER ? nRanks : 1);
+        long traffic = bytes * (coll == io.jccl.Collective.ALL_GATHER || coll == io.jccl.Collective.REDUCE_SCATTER
+                ? nRanks : 1);
         return b.append(io.jccl.internal.tuning.TuningReport.explain(tuner, coll, traffic)).toString();
     }
 
@@ -358,7 +360,8 @@ public final class CommRuntime {
                     }
                 }
             } catch (JcclException e) {
-                Log.warn(rank, "comm %s: close did not hear from every peer (%s); releasing anyway", id, e.getMessage());
+                Log.warn(rank, "comm %s: close did not hear from every peer (%s); releasing anyway", id,
+                        e.getMessage());
             }
         }
         teardown();
@@ -384,7 +387,8 @@ public final class CommRuntime {
 
     /** Immediate shutdown: every blocked wait fails with ABORTED; peers see the connections drop. */
     void abort() {
-        health.fail(new JcclException(Result.ABORTED, "communicator " + id + " rank " + rank + " was aborted by the application"));
+        health.fail(new JcclException(Result.ABORTED, "communicator " + id + " rank " + rank
+                + " was aborted by the application"));
         teardown();
     }
 

@@ -24,7 +24,8 @@ public final class InternalProperties {
         add(Param.ofInt("jccl.yields", -1, INIT,
                 "Thread.yield iterations before a waiting thread sleeps; -1: 5000, or 200 when oversubscribed"));
         add(Param.ofInt("jccl.proxySpins", -1, INIT,
-                "empty proxy polls before the proxy thread sleeps in its selector; -1: 2000, or 0 when oversubscribed"));
+                "empty proxy polls before the proxy thread sleeps in its selector; -1: 2000, or 0 when "
+                        + "oversubscribed"));
         add(Param.ofBoolean("jccl.adaptiveSpin", false, INIT,
                 "adapt each wait's spin budget to how waits ended (doubling/halving)"));
         add(Param.ofBoolean("jccl.futex.disable", false, INIT,
@@ -40,14 +41,17 @@ public final class InternalProperties {
                 "mark driver downcalls critical (no thread state transition; for measurements)"));
         add(Param.ofString("jccl.cuda.algorithm", "auto", CUDA,
                 "GpuCommunicator allReduce kernel: auto, ll, llpacked, ll128, push, oneshot, twoshot or ring"));
-        for (String f : List.of("llMaxBytes", "llPackedMaxBytes", "pushMaxBytes", "pushChunkBytes", "pullFromBytes", "oneShotMaxBytes",
-                "twoShotMaxBytes", "maxBlocks", "ringChannels", "ringSlotBytes", "ringChunkSteps", "packsPerThread", "llPackedBlockGroups", "ll128MaxBytes",
+        for (String f : List.of("llMaxBytes", "llPackedMaxBytes", "pushMaxBytes", "pushChunkBytes", "pullFromBytes",
+                "oneShotMaxBytes",
+                "twoShotMaxBytes", "maxBlocks", "ringChannels", "ringSlotBytes", "ringChunkSteps", "packsPerThread",
+                        "llPackedBlockGroups", "ll128MaxBytes",
                 "pullUnroll", "ll128BlocksPerSm")) {
             add(Param.ofString("jccl.cuda." + f, "", CUDA, "GpuCommunicator option " + f
                     + " (see GpuOptions; unset: the measured default)"));
         }
         add(Param.ofBoolean("jccl.cuda.pdl", true, CUDA,
-                "launch kernels with programmatic dependent launch (a kernel's blocks start as the previous one ends)"));
+                "launch kernels with programmatic dependent launch (a kernel's blocks start as the previous one "
+                        + "ends)"));
         add(Param.ofBoolean("jccl.cuda.pdlCapture", true, CUDA,
                 "programmatic dependent launch inside CUDA graph captures too (false: plain launches there)"));
         add(Param.ofBoolean("jccl.cuda.pullGather", false, CUDA,
@@ -59,7 +63,8 @@ public final class InternalProperties {
         add(Param.ofBoolean("jccl.cuda.shareDevices", false, CUDA,
                 "testing: let GpuCommunicator.initAll put several ranks on one GPU (each rank's kernels get an equal"
                         + " share of its multiprocessors), so ring kernels can be checked on a machine with one GPU"));
-        add(Param.ofString("jccl.cuda.cubinDir", "", CUDA, "directory of pre-assembled kernels (cubins); unset: JIT from the PTX"));
+        add(Param.ofString("jccl.cuda.cubinDir", "", CUDA,
+                "directory of pre-assembled kernels (cubins); unset: JIT from the PTX"));
         add(Param.ofString("jccl.nccl.library", "", CUDA, "path of libnccl.so.2 when JCCL_NCCL_LIBRARY is unset"));
         add(Param.ofChoice("jccl.perf.trace", "", List.of("", "host", "segments", "calls"), TOOLS,
                 "jccl perf on GPUs, stall diagnosis: per-loop host timings (host), two more events per loop (segments)"

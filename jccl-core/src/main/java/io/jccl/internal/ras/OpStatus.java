@@ -44,7 +44,8 @@ public final class OpStatus {
 
         /** "AllReduce (seq 58)" or "idle (last op seq 57)". */
         public String describe() {
-            return inFlight() ? issued.ncclName() + " (seq " + issuedSeq + ")" : "idle (last op seq " + completedSeq + ")";
+            return inFlight() ? issued.ncclName() + " (seq " + issuedSeq + ")" : "idle (last op seq " + completedSeq
+                    + ")";
         }
     }
 

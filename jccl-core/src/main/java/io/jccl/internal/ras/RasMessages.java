@@ -13,7 +13,8 @@ import java.io.UncheckedIOException;
 
 /**
  * The messages ranks exchange for failure detection, as bytes: a heartbeat carrying the sender's operation
- * status and call log, the notice that a rank was lost, and the notice that ranks made different calls. Decoders accept any input and either return a value or throw
+ * status and call log, the notice that a rank was lost, and the notice that ranks made different calls. Decoders accept
+ * any input and either return a value or throw
  * {@link JcclException} ({@link Result#REMOTE_ERROR}); they never allocate more than the input's size.
  *
  * <p>Owned by: stateless. Mirrors: RAS keep-alive and dead-peer broadcast messages (ras.cc, peers.cc).

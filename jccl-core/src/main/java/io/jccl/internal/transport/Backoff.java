@@ -84,7 +84,8 @@ public final class Backoff {
             throw health.brokenError(String.valueOf(what));
         }
         long waited = System.nanoTime() - startNs;
-        if (!health.isClosing() && health.isPeerClosing(peer) && waited > (peer >= 0 ? PEER_CLOSED_GRACE_NS : 3 * PEER_CLOSED_GRACE_NS)) {
+        if (!health.isClosing() && health.isPeerClosing(peer) && waited > (peer >= 0 ? PEER_CLOSED_GRACE_NS
+                : 3 * PEER_CLOSED_GRACE_NS)) {
             String who = peer >= 0 ? "rank " + peer : "another rank";
             throw new JcclException(Result.REMOTE_ERROR, who + " closed the communicator while a peer still waited "
                     + "for it (" + who + " failed, or made fewer calls than its peers) [" + what + "]");

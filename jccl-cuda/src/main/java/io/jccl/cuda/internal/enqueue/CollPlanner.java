@@ -173,16 +173,19 @@ public final class CollPlanner {
                 AllReduceAlgorithm a = chooseAllReduce(bytes, op);
                 switch (a) {
                     case LL -> set(plan, KernelFamily.LL, grid(ceilDiv(bytes, 8), THREADS));
-                    case LL_PACKED -> set(plan, KernelFamily.LL_PACKED, grid(ceilDiv(bytes, 48), options.llPackedBlockGroups()));
+                    case LL_PACKED -> set(plan, KernelFamily.LL_PACKED, grid(ceilDiv(bytes, 48),
+                            options.llPackedBlockGroups()));
                     case LL128 -> set(plan, KernelFamily.LL128, (int) Math.max(1, Math.min(
                             (long) blockLimit * options.ll128BlocksPerSm(), ceilDiv(ceilDiv(bytes, LL128_CHUNK_BYTES),
                                     THREADS / 32))));
                     case PUSH -> {
-                        set(plan, KernelFamily.PUSH, grid(ceilDiv(bytes, 16), (long) THREADS * options.packsPerThread()));
+                        set(plan, KernelFamily.PUSH, grid(ceilDiv(bytes, 16),
+                                (long) THREADS * options.packsPerThread()));
                         plan.chunkBytes = options.pushChunkBytes();
                     }
                     case ONE_SHOT, TWO_SHOT -> {
-                        set(plan, KernelFamily.PULL, grid(ceilDiv(bytes, 16), (long) THREADS * options.packsPerThread()));
+                        set(plan, KernelFamily.PULL, grid(ceilDiv(bytes, 16),
+                                (long) THREADS * options.packsPerThread()));
                         plan.flags = (a == AllReduceAlgorithm.TWO_SHOT ? KernelArgs.FLAG_TWO_SHOT : 0)
                                 | pullFlags;
                         plan.chunkBytes = GATHER_STEP_BYTES;

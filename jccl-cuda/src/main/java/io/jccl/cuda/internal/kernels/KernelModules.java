@@ -39,7 +39,8 @@ public final class KernelModules {
         try (InputStream in = KernelModules.class.getResourceAsStream(RESOURCE_DIR + module + ".ptx")) {
             if (in == null) {
                 throw new JcclException(Result.INTERNAL_ERROR, "PTX resource " + RESOURCE_DIR + module
-                        + ".ptx is missing from the jccl-cuda jar; rebuild it (jccl-cuda/build-ptx.sh, then mvn package)");
+                        + ".ptx is missing from the jccl-cuda jar; rebuild it (jccl-cuda/build-ptx.sh, then mvn "
+                                + "package)");
             }
             return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII);
         } catch (IOException e) {

@@ -92,7 +92,8 @@ final class LoopTrace implements AutoCloseable {
         for (int i = 0; i < iters; i++) {
             if (gpuMs[i] > 1.0 && gpuMs[i] > 20 * median) {
                 System.err.printf(Locale.ROOT, "# jccl perf trace: %s %s: call %d of %d took %.3f ms on the GPU"
-                                + " (median %.4f ms); its launch took %.3f ms on the host, %.3f ms after the loop began%n",
+                                + " (median %.4f ms); its launch took %.3f ms on the host, %.3f ms after the loop "
+                                        + "began%n",
                         who, what, i, iters, gpuMs[i], median, (hostNs[i + 1] - hostNs[i]) / 1e6,
                         (hostNs[i] - hostNs[0]) / 1e6);
             }
