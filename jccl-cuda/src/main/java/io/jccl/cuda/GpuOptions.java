@@ -97,7 +97,8 @@ public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long llP
     public static GpuOptions fromSystemProperties() {
         GpuOptions d = defaults();
         return new GpuOptions(
-                AllReduceAlgorithm.fromName(System.getProperty("jccl.cuda.algorithm", d.algorithm.shortName())),
+                AllReduceAlgorithm.fromName((io.jccl.internal.param.InternalProperties.CUDA_ALGORITHM.isSet()
+                        ? io.jccl.internal.param.InternalProperties.CUDA_ALGORITHM.get() : d.algorithm.shortName())),
                 bytes("llMaxBytes", d.llMaxBytes), bytes("llPackedMaxBytes", d.llPackedMaxBytes),
                 bytes("pushMaxBytes", d.pushMaxBytes),
                 bytes("pushChunkBytes", d.pushChunkBytes), bytes("pullFromBytes", d.pullFromBytes),
@@ -106,7 +107,7 @@ public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long llP
                 (int) bytes("ringChannels", d.ringChannels), bytes("ringSlotBytes", d.ringSlotBytes),
                 (int) bytes("ringChunkSteps", d.ringChunkSteps), (int) bytes("packsPerThread", d.packsPerThread),
                 (int) bytes("pullUnroll", d.pullUnroll), (int) bytes("llPackedBlockGroups", d.llPackedBlockGroups),
-                System.getProperty("jccl.cuda.ll128MaxBytes") == null
+                !io.jccl.internal.param.InternalProperties.cudaOption("ll128MaxBytes").isSet()
                         && !ll128AllowedBy(ExternalParams.PROTO.get()) ? 0 : bytes("ll128MaxBytes", d.ll128MaxBytes),
                 (int) bytes("ll128BlocksPerSm", d.ll128BlocksPerSm));
     }
@@ -245,8 +246,8 @@ public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long llP
     }
 
     private static long bytes(String field, long dflt) {
-        String v = System.getProperty("jccl.cuda." + field);
-        return v == null ? dflt : parseBytes(v);
+        io.jccl.internal.param.Param<String> p = io.jccl.internal.param.InternalProperties.cudaOption(field);
+        return p.isSet() ? parseBytes(p.get()) : dflt;
     }
 
     private static void check(boolean ok, String what, long value) {

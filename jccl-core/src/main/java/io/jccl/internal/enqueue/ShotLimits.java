@@ -15,7 +15,7 @@ import io.jccl.internal.param.Params;
  */
 public record ShotLimits(long oneShotMaxBytes, long twoShotMaxBytes, long areaBytes) {
     /** A two-shot chunk: each rank's area buffer holds one, a slice per rank ({@code -Djccl.twoShotChunkBytes}). */
-    static final long TWO_SHOT_CHUNK_BYTES = Long.getLong("jccl.twoShotChunkBytes", 1L << 20);
+    static final long TWO_SHOT_CHUNK_BYTES = io.jccl.internal.param.InternalProperties.TWO_SHOT_CHUNK_BYTES.get();
 
     /**
      * The limits for {@code nRanks} ranks on {@code nChannels} channels, from the environment or the defaults measured

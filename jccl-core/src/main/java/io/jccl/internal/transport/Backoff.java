@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
  */
 public final class Backoff {
     static final long MAX_PARK_NS = 1_000_000L;
-    static final boolean ADAPTIVE = Boolean.parseBoolean(System.getProperty("jccl.adaptiveSpin", "false"));
+    static final boolean ADAPTIVE = io.jccl.internal.param.InternalProperties.ADAPTIVE_SPIN.get();
 
     /** How long a wait continues after the peer it depends on announced its close (data in flight arrives sooner). */
     static final long PEER_CLOSED_GRACE_NS = 1_000_000_000L;

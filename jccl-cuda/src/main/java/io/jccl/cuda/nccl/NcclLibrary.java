@@ -101,7 +101,7 @@ public final class NcclLibrary {
         if (env != null && !env.isBlank()) {
             return env;
         }
-        String prop = System.getProperty("jccl.nccl.library");
+        String prop = io.jccl.internal.param.InternalProperties.NCCL_LIBRARY.get();
         if (prop != null && !prop.isBlank()) {
             return prop;
         }

@@ -120,7 +120,7 @@ public final class Clique {
 
     /** Whether tests asked to let several ranks share one GPU ({@code jccl.cuda.shareDevices}). */
     public static boolean sharesDevices() {
-        return Boolean.getBoolean("jccl.cuda.shareDevices");
+        return io.jccl.internal.param.InternalProperties.CUDA_SHARE_DEVICES.get();
     }
 
     /** The clique's GPUs, rank by rank. */

@@ -49,7 +49,7 @@ public final class CollPlanner {
      */
     private final int pullFlags;
     /** Experimental: bytes per step of a block's slice in the reads-only two-shot (chunkBytes of the PULL family). */
-    static final long GATHER_STEP_BYTES = Long.getLong("jccl.cuda.gatherStepBytes", 16L << 10);
+    static final long GATHER_STEP_BYTES = io.jccl.internal.param.InternalProperties.CUDA_GATHER_STEP_BYTES.get();
 
     /**
      * @param residentBlocks blocks of 512 threads that can surely run at once on every GPU of the communicator (the
@@ -70,8 +70,9 @@ public final class CollPlanner {
         this.wholeLineLinks = wholeLineLinks;
         this.pullFlags = (options.pullUnroll() == 8 ? KernelArgs.FLAG_DEEP8
                 : options.pullUnroll() == 4 ? KernelArgs.FLAG_DEEP4 : 0)
-                | (Boolean.getBoolean("jccl.cuda.pullGather") ? KernelArgs.FLAG_PULL_GATHER : 0)
-                | (Boolean.getBoolean("jccl.cuda.fencedPublish") ? KernelArgs.FLAG_FENCED_PUBLISH : 0);
+                | (io.jccl.internal.param.InternalProperties.CUDA_PULL_GATHER.get() ? KernelArgs.FLAG_PULL_GATHER : 0)
+                | (io.jccl.internal.param.InternalProperties.CUDA_FENCED_PUBLISH.get()
+                        ? KernelArgs.FLAG_FENCED_PUBLISH : 0);
     }
 
     /** The LL size of every collective but the 2-rank allReduce. */

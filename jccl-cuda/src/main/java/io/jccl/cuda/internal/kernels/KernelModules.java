@@ -63,7 +63,7 @@ public final class KernelModules {
     }
 
     private static MemorySegment load(CudaDevice device, String module) {
-        String dir = System.getProperty("jccl.cuda.cubinDir");
+        String dir = io.jccl.internal.param.InternalProperties.CUDA_CUBIN_DIR.get();
         if (dir != null && !dir.isBlank()) {
             Path cubin = Path.of(dir, module + ".cubin");
             if (Files.isRegularFile(cubin)) {

@@ -30,9 +30,9 @@ final class LoopTrace implements AutoCloseable {
     /** What {@code -Djccl.perf.trace} asks for. */
     enum Mode { NONE, HOST, SEGMENTS, CALLS }
 
-    static final Mode MODE = mode(System.getProperty("jccl.perf.trace", ""));
-    static final boolean ALIGN_LOOPS = Boolean.getBoolean("jccl.perf.alignLoops");
-    static final boolean QUERY_AFTER_LAUNCH = Boolean.getBoolean("jccl.perf.queryAfterLaunch");
+    static final Mode MODE = mode(io.jccl.internal.param.InternalProperties.PERF_TRACE.get());
+    static final boolean ALIGN_LOOPS = io.jccl.internal.param.InternalProperties.PERF_ALIGN_LOOPS.get();
+    static final boolean QUERY_AFTER_LAUNCH = io.jccl.internal.param.InternalProperties.PERF_QUERY_AFTER_LAUNCH.get();
 
     private final CudaDevice device;
     private final CudaStream stream;
