@@ -62,6 +62,7 @@ public final class Bootstrap implements AutoCloseable {
     private final Goodbye[] departed;
     private final List<DepartureListener> departureListeners = new CopyOnWriteArrayList<>();
     private volatile CommHealth health;
+    private final List<Runnable> beforeClose = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile boolean closed;
 
     private Bootstrap(int rank, int nRanks, AuthKeys keys, long timeoutNs, ServerSocket listen) {
@@ -135,6 +136,14 @@ public final class Bootstrap implements AutoCloseable {
     /** True once {@link #close()} began. */
     public boolean isClosed() {
         return closed;
+    }
+
+    /**
+     * Runs {@code r} when this bootstrap closes, before the goodbyes go out (e.g. to let notices still being sent
+     * reach the peers ahead of the goodbye that follows them on the same connection).
+     */
+    public void beforeClose(Runnable r) {
+        beforeClose.add(r);
     }
 
     /** Calls {@code l} for every peer departure, including those that already happened. */
@@ -390,6 +399,13 @@ public final class Bootstrap implements AutoCloseable {
     public void close() {
         if (closed) {
             return;
+        }
+        for (Runnable r : beforeClose) {
+            try {
+                r.run();
+            } catch (RuntimeException ignored) {
+                // closing goes on whatever a hook does
+            }
         }
         closed = true;
         mailbox.close();

@@ -25,6 +25,7 @@ public final class CommHealth {
     private volatile boolean revoked;
     private volatile JcclException diagnosis;
     private boolean diagnosisPrimary;
+    private volatile boolean rootCauseFinal;
     private volatile String rootCause;
     private volatile Object lastWait;
     private volatile long lastWaitNs;
@@ -136,7 +137,7 @@ public final class CommHealth {
             fail(rootCause);
         }
         JcclException cur = failure.get();
-        if (revoked || cur.result() == Result.ABORTED && cur != rootCause) {
+        if (revoked || rootCauseFinal || cur.result() == Result.ABORTED && cur != rootCause) {
             return;
         }
         if (diagnosis != null && (diagnosisPrimary || !primary)) {
@@ -148,6 +149,36 @@ public final class CommHealth {
         }
         diagnosis = rootCause;
         diagnosisPrimary = primary;
+    }
+
+    /**
+     * Records {@code rootCause} (ranks that made different calls) as the failure in effect: it outranks every other
+     * diagnosis, a lost peer's included (the peer left because of it), but not a local abort, a revocation or an
+     * earlier root cause. Returns whether it took effect.
+     */
+    public synchronized boolean supersede(JcclException rootCause) {
+        if (rootCauseFinal || revoked) {
+            return false;
+        }
+        JcclException cur = failure.get();
+        if (cur != null && cur.result() == Result.ABORTED) {
+            return false;
+        }
+        if (cur == null) {
+            fail(rootCause);
+        } else {
+            rootCause.addSuppressed(cur);
+            failure.set(rootCause);
+        }
+        diagnosis = rootCause;
+        diagnosisPrimary = true;
+        rootCauseFinal = true;
+        return true;
+    }
+
+    /** True once {@link #supersede} recorded the root cause: nothing replaces it. */
+    public boolean isRootCauseFinal() {
+        return rootCauseFinal;
     }
 
     /** True when the diagnosis in effect comes from this rank's own observation (or a notice of one). */

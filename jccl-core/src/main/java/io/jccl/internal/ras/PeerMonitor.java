@@ -71,6 +71,7 @@ public final class PeerMonitor {
     private long seenIssuedSeq;
     private long tickSeenSeq;
     private long stallBeatSeq;
+    private final java.util.Queue<Thread> senders = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
     private PeerMonitor(String commId, String commName, Bootstrap bootstrap, CommHealth health, OpStatus status,
                         CallLog calls, long periodMs, long silenceLimitMs) {
@@ -112,6 +113,7 @@ public final class PeerMonitor {
         bootstrap.consume(TAG_HEARTBEAT, m::heard);
         bootstrap.consume(TAG_LOST, m::notice);
         bootstrap.consume(TAG_MISMATCH, m::mismatchNotice);
+        bootstrap.beforeClose(m::flushNotices);
         bootstrap.onDeparture(m::departed);
         if (m.nRanks > 1 && periodMs > 0) {
             // A failure seen on the data path (a step of another call, a lost connection) may be the echo of calls
@@ -267,7 +269,7 @@ public final class PeerMonitor {
             return;
         }
         latest.set(peer, st);
-        if (!health.isDiagnosisPrimary()) {
+        if (!health.isRootCauseFinal()) {
             String finding = CallMatch.compare(rank, calls, ownStatus(System.nanoTime()), peer, st, CROSSED_WAIT_MS);
             if (finding != null) {
                 mismatch(finding + " (found by rank " + rank + " of communicator " + commId
@@ -289,12 +291,11 @@ public final class PeerMonitor {
      * other rank so that all fail at once with the same text.
      */
     private void mismatch(String text, boolean tellOthers) {
-        if (health.isClosing() || health.isDiagnosisPrimary() || health.isRevoked()) {
+        if (health.isClosing() || health.isRevoked()) {
             return;
         }
         JcclException e = new JcclException(Result.INVALID_USAGE, text);
-        health.diagnose(e, true);
-        if (health.failure() != e) {
+        if (!health.supersede(e)) {
             return;
         }
         Log.warn(rank, "comm %s: %s", commId, text);
@@ -383,15 +384,33 @@ public final class PeerMonitor {
         }
     }
 
+    /** Waits (up to a second) for notices still being sent, so they reach the peers before this rank's goodbye. */
+    private void flushNotices() {
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+        for (Thread t : senders) {
+            long left = until - System.nanoTime();
+            if (left <= 0) {
+                return;
+            }
+            try {
+                t.join(java.time.Duration.ofNanos(left));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
     /** Sends {@code msg} to every rank but this one, {@code except} and the lost, from a thread of its own. */
     private void tellAll(int tag, byte[] msg, int except) {
-        Thread.ofVirtual().name("jccl-notice-r" + rank).start(() -> {
+        senders.removeIf(t -> !t.isAlive());
+        senders.add(Thread.ofVirtual().name("jccl-notice-r" + rank).start(() -> {
             for (int p = 0; p < nRanks; p++) {
                 if (p != rank && p != except && !health.isLost(p)) {
                     bootstrap.trySend(p, tag, msg, 1000);
                 }
             }
-        });
+        }));
     }
 
     /** "rank 2 (pid 1234 on host h)". */
