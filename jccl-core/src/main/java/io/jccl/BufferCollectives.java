@@ -6,8 +6,22 @@ import java.nio.ByteBuffer;
 /**
  * Overloads of the collectives on {@link ByteBuffer}s (heap or direct). Data is read and written from each buffer's
  * position to its limit; positions and limits are not changed. Counts are in elements of the given type.
+ *
+ * <p>Elements are read and written in the platform's byte order, so a buffer holding elements wider than one byte
+ * must have {@code order(ByteOrder.nativeOrder())} (a new {@code ByteBuffer} is big-endian): any other order is
+ * refused with {@link Result#INVALID_ARGUMENT}, as are read-only receive buffers and buffers smaller than the count.
+ * Set the order before filling the buffer: it decides how {@code putFloat} and friends lay out the bytes. A null
+ * buffer is allowed where this rank does not use it (a non-root's send buffer of broadcast). See
+ * {@code docs/buffers.md} for everything JCCL checks about buffers.
  */
 public interface BufferCollectives {
+
+    /**
+     * This rank, implemented by {@link Communicator} (named in the error messages of the overloads below).
+     *
+     * @return this rank
+     */
+    int rank();
 
     /**
      * Segment form of allReduce, implemented by {@link Communicator}.
@@ -104,7 +118,8 @@ public interface BufferCollectives {
      * @param op the reduction
      */
     default void allReduce(ByteBuffer send, ByteBuffer recv, long count, DataType type, RedOp op) {
-        allReduce(MemorySegment.ofBuffer(send), MemorySegment.ofBuffer(recv), count, type, op);
+        allReduce(BufferViews.of(send, type, "send", Collective.ALL_REDUCE, rank()),
+                BufferViews.of(recv, type, "receive", Collective.ALL_REDUCE, rank()), count, type, op);
     }
 
     /**
@@ -117,7 +132,8 @@ public interface BufferCollectives {
      * @param root the rank whose data is sent
      */
     default void broadcast(ByteBuffer send, ByteBuffer recv, long count, DataType type, int root) {
-        broadcast(MemorySegment.ofBuffer(send), MemorySegment.ofBuffer(recv), count, type, root);
+        broadcast(BufferViews.of(send, type, "send", Collective.BROADCAST, rank()),
+                BufferViews.of(recv, type, "receive", Collective.BROADCAST, rank()), count, type, root);
     }
 
     /**
@@ -131,7 +147,8 @@ public interface BufferCollectives {
      * @param root the rank that receives the result
      */
     default void reduce(ByteBuffer send, ByteBuffer recv, long count, DataType type, RedOp op, int root) {
-        reduce(MemorySegment.ofBuffer(send), MemorySegment.ofBuffer(recv), count, type, op, root);
+        reduce(BufferViews.of(send, type, "send", Collective.REDUCE, rank()),
+                BufferViews.of(recv, type, "receive", Collective.REDUCE, rank()), count, type, op, root);
     }
 
     /**
@@ -143,7 +160,8 @@ public interface BufferCollectives {
      * @param type element type
      */
     default void allGather(ByteBuffer send, ByteBuffer recv, long sendCount, DataType type) {
-        allGather(MemorySegment.ofBuffer(send), MemorySegment.ofBuffer(recv), sendCount, type);
+        allGather(BufferViews.of(send, type, "send", Collective.ALL_GATHER, rank()),
+                BufferViews.of(recv, type, "receive", Collective.ALL_GATHER, rank()), sendCount, type);
     }
 
     /**
@@ -156,7 +174,8 @@ public interface BufferCollectives {
      * @param op the reduction
      */
     default void reduceScatter(ByteBuffer send, ByteBuffer recv, long recvCount, DataType type, RedOp op) {
-        reduceScatter(MemorySegment.ofBuffer(send), MemorySegment.ofBuffer(recv), recvCount, type, op);
+        reduceScatter(BufferViews.of(send, type, "send", Collective.REDUCE_SCATTER, rank()),
+                BufferViews.of(recv, type, "receive", Collective.REDUCE_SCATTER, rank()), recvCount, type, op);
     }
 
     /**
@@ -168,7 +187,8 @@ public interface BufferCollectives {
      * @param type element type
      */
     default void allToAll(ByteBuffer send, ByteBuffer recv, long count, DataType type) {
-        allToAll(MemorySegment.ofBuffer(send), MemorySegment.ofBuffer(recv), count, type);
+        allToAll(BufferViews.of(send, type, "send", Collective.ALL_TO_ALL, rank()),
+                BufferViews.of(recv, type, "receive", Collective.ALL_TO_ALL, rank()), count, type);
     }
 
     /**
@@ -180,7 +200,7 @@ public interface BufferCollectives {
      * @param peer the receiving rank
      */
     default void send(ByteBuffer buf, long count, DataType type, int peer) {
-        send(MemorySegment.ofBuffer(buf), count, type, peer);
+        send(BufferViews.of(buf, type, "send", Collective.SEND, rank()), count, type, peer);
     }
 
     /**
@@ -192,6 +212,6 @@ public interface BufferCollectives {
      * @param peer the sending rank
      */
     default void recv(ByteBuffer buf, long count, DataType type, int peer) {
-        recv(MemorySegment.ofBuffer(buf), count, type, peer);
+        recv(BufferViews.of(buf, type, "receive", Collective.RECV, rank()), count, type, peer);
     }
 }
