@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Measures issue 3's oversubscription target: allReduce time per byte with N ranks on this machine's cores against
+# Measures the oversubscription target: allReduce time per byte with N ranks on this machine's cores against
 # the 2-rank time, JCCL and (with --ompi) Open MPI, in one run.
 #   scripts/oversubscribe-ratio.sh [-np N] [-b MIN] [-e MAX] [-f FACTOR] [-n ITERS] [-w WARMUP] [--rounds K] [--ompi]
 #                                  [--keep FILE]

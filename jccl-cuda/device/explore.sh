@@ -168,7 +168,7 @@ case "${1:-pdl}" in
   gather8)
     # 8 MiB: two-shot gathering by remote reads (no NVLink writes to drain before the end barrier) against the default,
     # both with the fence-free publishing barrier; steps of 16 KiB (default), 8 KiB and 64 KiB per block slice;
-    # fenced / nofence: the publishing barrier as before stop 18 against the new one, 8 B-16 MiB
+    # fenced / nofence: the older fenced publishing barrier against the fence-free one, 8 B-16 MiB
     for i in 1 2 3; do
       run "base-both-$i" "" -b 2M -e 16M -f 2 $S --backend both
       run "fenced-$i" "-Djccl.cuda.fencedPublish=true" -b 8 -e 16M -f 8 $S --backend jccl

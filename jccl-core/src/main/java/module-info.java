@@ -3,6 +3,7 @@
  * flight-recorder events and {@code java.management} for its MXBeans; profiler plugins are services of
  * {@link io.jccl.Profiler}.
  */
+@SuppressWarnings("module") // the qualified exports name io.jccl.cuda, which is not built yet when this is
 module io.jccl {
     requires jdk.incubator.vector;
     requires jdk.jfr;

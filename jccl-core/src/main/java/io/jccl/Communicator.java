@@ -169,22 +169,33 @@ public interface Communicator extends AutoCloseable, ArrayCollectives, BufferCol
 
     // ---- collectives on memory segments ------------------------------------------------------------------
 
-    /** Every rank receives the reduction of all ranks' {@code send} ({@code count} elements) in {@code recv}. In place when they are the same segment. */
+    /**
+     * Every rank receives the reduction of all ranks' {@code send} ({@code count} elements) in {@code recv}. In place
+     * when they are the same segment.
+     */
     void allReduce(MemorySegment send, MemorySegment recv, long count, DataType type, RedOp op);
 
     /** Every rank receives {@code root}'s {@code send} in {@code recv}; {@code send} is read on the root only. */
     void broadcast(MemorySegment send, MemorySegment recv, long count, DataType type, int root);
 
-    /** {@code root} receives the reduction of all ranks' {@code send} in {@code recv}; {@code recv} is written on the root only. */
+    /**
+     * {@code root} receives the reduction of all ranks' {@code send} in {@code recv}; {@code recv} is written on the
+     * root only.
+     */
     void reduce(MemorySegment send, MemorySegment recv, long count, DataType type, RedOp op, int root);
 
     /** Rank r's {@code sendCount} elements land at offset {@code r * sendCount} of every rank's {@code recv}. */
     void allGather(MemorySegment send, MemorySegment recv, long sendCount, DataType type);
 
-    /** {@code send} holds {@code size() * recvCount} elements; rank r receives the reduction of block r in {@code recv}. */
+    /**
+     * {@code send} holds {@code size() * recvCount} elements; rank r receives the reduction of block r in {@code recv}.
+     */
     void reduceScatter(MemorySegment send, MemorySegment recv, long recvCount, DataType type, RedOp op);
 
-    /** Block p ({@code count} elements at {@code p * count}) of {@code send} goes to rank p, which stores it as block {@code rank()} of {@code recv}. */
+    /**
+     * Block p ({@code count} elements at {@code p * count}) of {@code send} goes to rank p, which stores it as block
+     * {@code rank()} of {@code recv}.
+     */
     void allToAll(MemorySegment send, MemorySegment recv, long count, DataType type);
 
     /**
@@ -255,7 +266,8 @@ public interface Communicator extends AutoCloseable, ArrayCollectives, BufferCol
      * @param root the rank that receives the result
      * @return completes when this rank's part is done, exceptionally with a {@link JcclException} on failure
      */
-    CompletableFuture<Void> reduceAsync(MemorySegment send, MemorySegment recv, long count, DataType type, RedOp op, int root);
+    CompletableFuture<Void> reduceAsync(MemorySegment send, MemorySegment recv, long count, DataType type, RedOp op,
+            int root);
 
     /**
      * Asynchronous {@link #allGather}: returns at once; the buffers must not be touched until the future completes.
@@ -278,7 +290,8 @@ public interface Communicator extends AutoCloseable, ArrayCollectives, BufferCol
      * @param op the reduction
      * @return completes when this rank's part is done, exceptionally with a {@link JcclException} on failure
      */
-    CompletableFuture<Void> reduceScatterAsync(MemorySegment send, MemorySegment recv, long recvCount, DataType type, RedOp op);
+    CompletableFuture<Void> reduceScatterAsync(MemorySegment send, MemorySegment recv, long recvCount, DataType type,
+            RedOp op);
 
     /**
      * Asynchronous {@link #allToAll}: returns at once; the buffers must not be touched until the future completes.
@@ -301,7 +314,8 @@ public interface Communicator extends AutoCloseable, ArrayCollectives, BufferCol
      * @param root the rank that receives
      * @return completes when this rank's part is done, exceptionally with a {@link JcclException} on failure
      */
-    CompletableFuture<Void> gatherAsync(MemorySegment send, MemorySegment recv, long sendCount, DataType type, int root);
+    CompletableFuture<Void> gatherAsync(MemorySegment send, MemorySegment recv, long sendCount, DataType type,
+            int root);
 
     /**
      * Asynchronous {@link #scatter}: returns at once; the buffers must not be touched until the future completes.
@@ -313,7 +327,8 @@ public interface Communicator extends AutoCloseable, ArrayCollectives, BufferCol
      * @param root the rank that sends
      * @return completes when this rank's part is done, exceptionally with a {@link JcclException} on failure
      */
-    CompletableFuture<Void> scatterAsync(MemorySegment send, MemorySegment recv, long recvCount, DataType type, int root);
+    CompletableFuture<Void> scatterAsync(MemorySegment send, MemorySegment recv, long recvCount, DataType type,
+            int root);
 
     /**
      * Asynchronous {@link #send}: returns at once; the buffers must not be touched until the future completes.

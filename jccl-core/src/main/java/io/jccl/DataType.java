@@ -107,7 +107,8 @@ public enum DataType {
     }
 
     /**
-     * Writes element {@code index} from a double (integers truncate toward zero and wrap; floats round to nearest even).
+     * Writes element {@code index} from a double (integers truncate toward zero and wrap; floats round to nearest
+     * even).
      *
      * @param seg   the memory
      * @param index the element index
@@ -167,7 +168,8 @@ public enum DataType {
             case "float8e4m3", "fp8e4m3", "e4m3" -> FLOAT8_E4M3;
             case "float8e5m2", "fp8e5m2", "e5m2" -> FLOAT8_E5M2;
             default -> throw new JcclException(Result.INVALID_ARGUMENT, "unknown data type '" + name
-                    + "'; expected one of int8 uint8 int32 uint32 int64 uint64 half float double bfloat16 f8e4m3 f8e5m2");
+                    + "'; expected one of int8 uint8 int32 uint32 int64 uint64 half float double bfloat16 f8e4m3 "
+                            + "f8e5m2");
         };
     }
 }

@@ -44,7 +44,8 @@ public final class RedOp {
         }
 
         /**
-         * nccl-tests' name of the operation ({@code sum}, {@code prod}, {@code max}, {@code min}, {@code avg}, {@code mulsum}).
+         * nccl-tests' name of the operation ({@code sum}, {@code prod}, {@code max}, {@code min}, {@code avg}, {@code
+         * mulsum}).
          *
          * @return the name
          */
@@ -86,7 +87,8 @@ public final class RedOp {
     }
 
     /**
-     * The operation for one of nccl-tests' names: sum, prod, max, min, avg (mulsum needs a scalar: use {@link #preMulSum}).
+     * The operation for one of nccl-tests' names: sum, prod, max, min, avg (mulsum needs a scalar: use {@link
+     * #preMulSum}).
      *
      * @param name the name
      * @return the operation

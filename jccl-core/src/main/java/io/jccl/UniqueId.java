@@ -51,7 +51,8 @@ public final class UniqueId {
      */
     public static UniqueId create(InetSocketAddress root, long magic, byte[] secret) {
         if (root.isUnresolved()) {
-            throw new JcclException(Result.INVALID_ARGUMENT, "cannot resolve bootstrap root host " + root.getHostString());
+            throw new JcclException(Result.INVALID_ARGUMENT, "cannot resolve bootstrap root host "
+                    + root.getHostString());
         }
         if (secret.length != 32) {
             throw new JcclException(Result.INVALID_ARGUMENT, "secret must be 32 bytes, got " + secret.length);
@@ -81,7 +82,8 @@ public final class UniqueId {
         }
         int len = bytes[10];
         if (len != 4 && len != 16) {
-            throw new JcclException(Result.INVALID_ARGUMENT, "corrupt UniqueId: address length " + len + " (expected 4 or 16)");
+            throw new JcclException(Result.INVALID_ARGUMENT, "corrupt UniqueId: address length " + len
+                    + " (expected 4 or 16)");
         }
         return new UniqueId(bytes.clone());
     }

@@ -24,7 +24,9 @@ public enum AllReduceAlgorithm {
      * on NVLink delivering a warp's 128-byte line stores whole.
      */
     LL128("ll128"),
-    /** Every GPU writes its input into every peer's push area, one barrier, then reduces locally (up to pushMaxBytes). */
+    /**
+     * Every GPU writes its input into every peer's push area, one barrier, then reduces locally (up to pushMaxBytes).
+     */
     PUSH("push"),
     /**
      * Every GPU reads every peer's input over NVLink; barriers before and after. Needs every buffer addressable from

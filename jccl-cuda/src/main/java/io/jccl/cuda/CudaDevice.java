@@ -85,7 +85,8 @@ public final class CudaDevice {
             }
         }
         if (ordinal < 0 || ordinal >= all.length) {
-            throw new JcclException(Result.INVALID_ARGUMENT, "CUDA device " + ordinal + " does not exist: this process sees "
+            throw new JcclException(Result.INVALID_ARGUMENT, "CUDA device " + ordinal
+                    + " does not exist: this process sees "
                     + all.length + " device(s); check CUDA_VISIBLE_DEVICES");
         }
         CudaDevice d = all[ordinal];

@@ -114,7 +114,8 @@ public final class GpuCommunicator implements AutoCloseable {
                 new CollPlanner(options, nRanks, residentBlocks, peerPointers, wholeLineLinks), calls.defersInGroups());
         if (Log.enabled(Log.Level.INFO, Subsys.INIT)) {   // NCCL's "Init COMPLETE" line, with the kernels by size
             Log.info(Subsys.INIT, rank, "%s: init COMPLETE (communicator %s; %s%s); allReduce: %s", name, host.id(),
-                    peerPointers ? "every buffer addressable" : "peers through CUDA IPC", wholeLineLinks ? ", NVLink" : "",
+                    peerPointers ? "every buffer addressable" : "peers through CUDA IPC", wholeLineLinks ? ", NVLink"
+                            : "",
                     enqueuer.planner().allReduceRanges());
         }
         if (host instanceof HostCommunicator h) {   // a lost peer process stops every rank's kernels at once
@@ -160,7 +161,8 @@ public final class GpuCommunicator implements AutoCloseable {
     /** As {@link #init(UniqueId, int, int, CudaDevice)} with a host communicator configuration. */
     public static GpuCommunicator init(UniqueId id, int nRanks, int rank, CudaDevice device, Config config) {
         Objects.requireNonNull(device, "device");
-        return GpuInit.attach(Communicator.init(id, nRanks, rank, config), device, GpuOptions.fromSystemProperties(), config);
+        return GpuInit.attach(Communicator.init(id, nRanks, rank, config), device, GpuOptions.fromSystemProperties(),
+                config);
     }
 
     /**
@@ -239,7 +241,8 @@ public final class GpuCommunicator implements AutoCloseable {
     // ---- collectives ---------------------------------------------------------------------------------------
 
     /** recv = op over all ranks of send ({@code count} elements); in place when send and recv are the same. */
-    public void allReduce(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, RedOp op, CudaStream stream) {
+    public void allReduce(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, RedOp op,
+            CudaStream stream) {
         String w = where("allReduce");
         long bytes = ArgChecks.bytes(w, count, type, 1);
         ArgChecks.call(w, device, stream, send, recv, bytes, bytes);
@@ -253,7 +256,8 @@ public final class GpuCommunicator implements AutoCloseable {
     }
 
     /** Every rank's recv = root's send; {@code send} is read on the root only (may be null elsewhere). */
-    public void broadcast(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, int root, CudaStream stream) {
+    public void broadcast(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, int root,
+            CudaStream stream) {
         String w = where("broadcast");
         long bytes = ArgChecks.bytes(w, count, type, 1);
         ArgChecks.rank(w, "root", root, nRanks);
@@ -337,7 +341,8 @@ public final class GpuCommunicator implements AutoCloseable {
     }
 
     /** root's recv block r = rank r's send ({@code sendCount} elements); recv may be null off the root. */
-    public void gather(DeviceBuffer send, DeviceBuffer recv, long sendCount, DataType type, int root, CudaStream stream) {
+    public void gather(DeviceBuffer send, DeviceBuffer recv, long sendCount, DataType type, int root,
+            CudaStream stream) {
         String w = where("gather");
         long bytes = ArgChecks.bytes(w, sendCount, type, 1);
         ArgChecks.rank(w, "root", root, nRanks);
@@ -361,7 +366,8 @@ public final class GpuCommunicator implements AutoCloseable {
     }
 
     /** Rank r's recv = block r ({@code recvCount} elements) of root's send; send may be null off the root. */
-    public void scatter(DeviceBuffer send, DeviceBuffer recv, long recvCount, DataType type, int root, CudaStream stream) {
+    public void scatter(DeviceBuffer send, DeviceBuffer recv, long recvCount, DataType type, int root,
+            CudaStream stream) {
         String w = where("scatter");
         long bytes = ArgChecks.bytes(w, recvCount, type, 1);
         ArgChecks.rank(w, "root", root, nRanks);
@@ -496,7 +502,8 @@ public final class GpuCommunicator implements AutoCloseable {
     }
 
     /**
-     * {@link #split} of every rank of an {@link #initAll} clique from one thread (as NCCL's users split inside a group):
+     * {@link #split} of every rank of an {@link #initAll} clique from one thread (as NCCL's users split inside a
+     * group):
      * {@code comms.get(i)} splits with {@code colors[i]} and {@code keys[i]}, each on a thread of its own; the result
      * has each rank's new communicator, or {@code null} where the color was {@link Communicator#SPLIT_NOCOLOR}.
      *
@@ -574,7 +581,8 @@ public final class GpuCommunicator implements AutoCloseable {
             throw new JcclException(Result.INVALID_USAGE, name + ": " + call + " on a closed communicator");
         }
         if (aborted) {
-            throw new JcclException(Result.ABORTED, name + ": " + call + " after abort(); close it and create a new one");
+            throw new JcclException(Result.ABORTED, name + ": " + call
+                    + " after abort(); close it and create a new one");
         }
         JcclException stop = stops.current();
         if (stop != null) {

@@ -51,7 +51,8 @@ import java.util.Objects;
  *                        blocks of 512 threads stay resident on an SM, which every LL128 grid needs; more warps keep
  *                        more lines in flight)
  */
-public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long llPackedMaxBytes, long pushMaxBytes, long pushChunkBytes,
+public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long llPackedMaxBytes, long pushMaxBytes,
+        long pushChunkBytes,
                          long pullFromBytes, long oneShotMaxBytes,
                          long twoShotMaxBytes, int maxBlocks, int ringChannels, long ringSlotBytes,
                          int ringChunkSteps, int packsPerThread, int pullUnroll,
@@ -70,7 +71,8 @@ public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long llP
         check(pullFromBytes >= 0, "pullFromBytes must be >= 0", pullFromBytes);
         check(oneShotMaxBytes >= 0, "oneShotMaxBytes must be >= 0", oneShotMaxBytes);
         check(twoShotMaxBytes >= 0, "twoShotMaxBytes must be >= 0", twoShotMaxBytes);
-        check(maxBlocks >= 1 && maxBlocks <= KERNEL_MAX_BLOCKS, "maxBlocks must be in 1.." + KERNEL_MAX_BLOCKS, maxBlocks);
+        check(maxBlocks >= 1 && maxBlocks <= KERNEL_MAX_BLOCKS, "maxBlocks must be in 1.." + KERNEL_MAX_BLOCKS,
+                maxBlocks);
         check(ringChannels >= 1 && ringChannels <= KERNEL_MAX_BLOCKS, "ringChannels must be in 1.." + KERNEL_MAX_BLOCKS,
                 ringChannels);
         check(ringSlotBytes >= 4096 && ringSlotBytes % 4096 == 0, "ringSlotBytes must be a multiple of 4096",
@@ -95,7 +97,8 @@ public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long llP
     public static GpuOptions fromSystemProperties() {
         GpuOptions d = defaults();
         return new GpuOptions(
-                AllReduceAlgorithm.fromName(System.getProperty("jccl.cuda.algorithm", d.algorithm.shortName())),
+                AllReduceAlgorithm.fromName((io.jccl.internal.param.InternalProperties.CUDA_ALGORITHM.isSet()
+                        ? io.jccl.internal.param.InternalProperties.CUDA_ALGORITHM.get() : d.algorithm.shortName())),
                 bytes("llMaxBytes", d.llMaxBytes), bytes("llPackedMaxBytes", d.llPackedMaxBytes),
                 bytes("pushMaxBytes", d.pushMaxBytes),
                 bytes("pushChunkBytes", d.pushChunkBytes), bytes("pullFromBytes", d.pullFromBytes),
@@ -104,7 +107,7 @@ public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long llP
                 (int) bytes("ringChannels", d.ringChannels), bytes("ringSlotBytes", d.ringSlotBytes),
                 (int) bytes("ringChunkSteps", d.ringChunkSteps), (int) bytes("packsPerThread", d.packsPerThread),
                 (int) bytes("pullUnroll", d.pullUnroll), (int) bytes("llPackedBlockGroups", d.llPackedBlockGroups),
-                System.getProperty("jccl.cuda.ll128MaxBytes") == null
+                !io.jccl.internal.param.InternalProperties.cudaOption("ll128MaxBytes").isSet()
                         && !ll128AllowedBy(ExternalParams.PROTO.get()) ? 0 : bytes("ll128MaxBytes", d.ll128MaxBytes),
                 (int) bytes("ll128BlocksPerSm", d.ll128BlocksPerSm));
     }
@@ -243,8 +246,8 @@ public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long llP
     }
 
     private static long bytes(String field, long dflt) {
-        String v = System.getProperty("jccl.cuda." + field);
-        return v == null ? dflt : parseBytes(v);
+        io.jccl.internal.param.Param<String> p = io.jccl.internal.param.InternalProperties.cudaOption(field);
+        return p.isSet() ? parseBytes(p.get()) : dflt;
     }
 
     private static void check(boolean ok, String what, long value) {

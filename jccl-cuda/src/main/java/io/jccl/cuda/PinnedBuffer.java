@@ -68,7 +68,8 @@ public final class PinnedBuffer implements AutoCloseable {
 
     private void checkOpen() {
         if (closed) {
-            throw new JcclException(Result.INVALID_USAGE, "pinned buffer of " + segment.byteSize() + " bytes is closed");
+            throw new JcclException(Result.INVALID_USAGE, "pinned buffer of " + segment.byteSize()
+                    + " bytes is closed");
         }
     }
 }

@@ -92,9 +92,8 @@ class GpuSharedDeviceGpuTest {
 
     /**
      * Three and four ranks at LL sizes, every root of the rooted collectives between the others: two non-roots exchange nothing
-     * in a rooted LL call, and the next call's writes between them used to wait for evidence that never came (found
-     * in session 23: any 3+ GPU communicator hung, then timed out, on e.g. a small broadcast followed by a small
-     * allGather).
+     * in a rooted LL call, and the next call's writes between them used to wait for evidence that never came (any
+     * 3+ GPU communicator hung, then timed out, on e.g. a small broadcast followed by a small allGather).
      */
     @ParameterizedTest(name = "{0} ranks")
     @ValueSource(ints = {3, 4})

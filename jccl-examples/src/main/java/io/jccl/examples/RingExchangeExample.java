@@ -28,6 +28,7 @@ public final class RingExchangeExample {
     }
 
     /** The example on {@code comm}; returns true when every step delivered the expected rank's data. */
+    @SuppressWarnings("try") // the resource is held for the scope, not used
     public static boolean run(Communicator comm, PrintStream out, int count) {
         int rank = comm.rank();
         int size = comm.size();

@@ -77,12 +77,13 @@ abstract sealed class AreaAllReduce extends Work permits OneShotAllReduce, TwoSh
 
     /**
      * Publishes {@code seq} with {@code fingerprint} and waits for every rank's; a rank whose fingerprint differs
-     * (another call, or what {@code mismatchHint} adds) fails the call.
+     * (another call, or the same call through another algorithm) fails the call, naming both.
      */
-    final void publishAndAwaitAll(ChannelContext ctx, long seq, long fingerprint, String mismatchHint) {
+    final void publishAndAwaitAll(ChannelContext ctx, long seq, long fingerprint) {
         int bad = area.publishAndAwaitAll(seq, fingerprint, this);
         if (bad >= 0) {
-            throw Fingerprint.mismatch(ctx.rank(), description() + mismatchHint, bad, area.fingerprint(bad, seq));
+            throw Fingerprint.mismatch(ctx.rank(), description(), fingerprint, bad,
+                    area.fingerprint(bad, seq));
         }
     }
 }

@@ -20,6 +20,15 @@ public final class Fingerprint {
                 | ((long) (op == null ? 7 : op.ordinal()) << 5) | (coll.ordinal() & 0x1f);
     }
 
+    /**
+     * The fingerprint of a call that a rank runs with algorithm variant {@code variant} (1, 2, ...), for paths where
+     * ranks running different algorithms for one call would mix data: the variant goes where a collective without a
+     * root keeps its root, so {@link #describe} still shows the call as the user wrote it.
+     */
+    public static long variant(long fp, int variant) {
+        return (fp & ~(0xfffL << 12)) | ((long) ((0xfff - variant) & 0xfff) << 12);
+    }
+
     /** Human-readable form of a fingerprint. */
     public static String describe(long fp) {
         Collective c = Collective.values()[(int) (fp & 0x1f)];
@@ -38,7 +47,21 @@ public final class Fingerprint {
     }
 
     public static JcclException mismatch(int rank, String mine, int peer, long theirs) {
-        return new JcclException(Result.INVALID_USAGE, "rank " + rank + " called " + mine + " but rank " + peer
-                + " called " + describe(theirs) + " at the same point; every rank must make the same calls in the same order");
+        return new JcclException(Result.INVALID_USAGE, "rank " + peer + " called " + describe(theirs) + " where rank "
+                + rank + " called " + mine + "; every rank must make the same calls in the same order");
+    }
+
+    /**
+     * As {@link #mismatch(int, String, int, long)} for two fingerprints of one call: when only the algorithm variant
+     * differs, says that the ranks chose different algorithms for the same call.
+     */
+    public static JcclException mismatch(int rank, String mine, long myFp, int peer, long theirs) {
+        Collective c = Collective.values()[(int) (myFp & 0x1f)];
+        if (!c.rooted() && (myFp & ~(0xfffL << 12)) == (theirs & ~(0xfffL << 12))) {
+            return new JcclException(Result.INVALID_USAGE, "rank " + peer + " and rank " + rank + " both called "
+                    + describe(myFp) + " but chose different algorithms for it (" + mine + " here): their JCCL_* and "
+                    + "NCCL_* settings differ");
+        }
+        return mismatch(rank, mine, peer, theirs);
     }
 }

@@ -27,7 +27,7 @@ public final class OneShotAllReduce extends AreaAllReduce {
         int n = area.nRanks();
         int c = (int) count;
         red.prepare(send, 0, area.mine(s), 0, c, false);
-        publishAndAwaitAll(ctx, s, Fingerprint.of(Collective.ALL_REDUCE, count, type, op.kind(), -1), "");
+        publishAndAwaitAll(ctx, s, Fingerprint.of(Collective.ALL_REDUCE, count, type, op.kind(), -1));
         for (int r = 0; r < n; r++) {
             reduce.source(r, area.data(r, s), 0);
         }

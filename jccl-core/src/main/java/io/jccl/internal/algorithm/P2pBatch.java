@@ -160,7 +160,7 @@ public final class P2pBatch extends Work {
             SendConn s = ctx.connections().send(ctx.channel(), f.op.peer());
             while (f != null && s.ready()) {
                 int n = (int) Math.min(s.stepBytes(), f.end - f.pos);
-                ctx.prims().begin(this, messageTag(f.op));
+                ctx.prims().begin(this, f.op.tag());
                 ctx.prims().send(s, f.op.seg(), f.pos, n);
                 f.pos += n;
                 moved = true;
@@ -182,8 +182,8 @@ public final class P2pBatch extends Work {
                 MemorySegment slot = r.await();
                 int size = r.size();
                 long tag = r.tag();
-                if (tag != 0 && tag != messageTag(f.op)) {
-                    throw Fingerprint.mismatch(ctx.rank(), f.op.what() + " (" + f.op.bytes() + " bytes)", f.op.peer(), tag);
+                if (tag != 0 && tag != f.op.tag()) {
+                    throw mismatch(ctx.rank(), f.op, tag);
                 }
                 if (size > f.end - f.pos || size == 0) {
                     throw ctx.prims().mismatch(f.op.peer(), f.end - f.pos, size);
@@ -233,9 +233,15 @@ public final class P2pBatch extends Work {
         return f.guard.pos - f.guard.end + f.end < f.pos + r.size();
     }
 
-    /** The tag of every step of one message: its size, so a send and a receive of different sizes are named. */
-    private static long messageTag(P2pOp op) {
-        return Fingerprint.of(io.jccl.Collective.SEND_RECV, op.bytes(), io.jccl.DataType.INT8, null, 0);
+    /** A receive met a step of another call: names both, the sender's as a send to this rank. */
+    private static JcclException mismatch(int rank, P2pOp mine, long theirs) {
+        String sent = Fingerprint.describe(theirs);
+        if ((theirs & 0x1f) == io.jccl.Collective.SEND_RECV.ordinal()) {
+            sent = "Send" + sent.substring(sent.indexOf('('), sent.length() - 1) + " to " + rank + ")";
+        }
+        return new JcclException(Result.INVALID_USAGE, "rank " + mine.peer() + " called " + sent + " where rank "
+                + rank + " called " + mine.what() + "; a send and its receive must have the same count and type, and "
+                + "every rank must make the same collective calls in the same order");
     }
 
     private static boolean anyReady(ChannelContext ctx, List<ArrayDeque<Flow>> sq, List<ArrayDeque<Flow>> rq) {
@@ -275,7 +281,8 @@ public final class P2pBatch extends Work {
     /** Checks a self-transfer list: every send to self needs a receive from self of the same size, in order. */
     public static void checkSelf(List<P2pOp> selfSends, List<P2pOp> selfRecvs, int rank) {
         if (selfSends.size() != selfRecvs.size()) {
-            throw new JcclException(Result.INVALID_USAGE, "rank " + rank + ": " + selfSends.size() + " send(s) to itself but "
+            throw new JcclException(Result.INVALID_USAGE, "rank " + rank + ": " + selfSends.size()
+                    + " send(s) to itself but "
                     + selfRecvs.size() + " receive(s) from itself in one group");
         }
         for (int i = 0; i < selfSends.size(); i++) {

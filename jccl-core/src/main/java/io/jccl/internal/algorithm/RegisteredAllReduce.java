@@ -8,6 +8,7 @@ import io.jccl.internal.transport.shm.ShmPeerArea;
 import io.jccl.internal.transport.shm.ShmRegistry;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 /**
  * Single-copy allReduce on registered buffers of a single-host communicator: after an entry barrier every rank reduces
@@ -57,10 +58,15 @@ public final class RegisteredAllReduce extends AreaAllReduce {
         long lo = Math.min(count, rank * per);
         int mine = (int) Math.max(0, Math.min(count - lo, per));
         boolean inPlace = Segments.same(send, 0, recv, 0);
-        long fp = Fingerprint.of(Collective.ALL_REDUCE, count, type, op.kind(), -1)
-                ^ (((long) sendAt.index() * 31 + recvAt.index()) << 56) ^ (sendAt.offset() * 0x9E3779B97F4A7C15L)
-                ^ recvAt.offset();
-        barrier(ctx, fp);
+        long fp = Fingerprint.variant(Fingerprint.of(Collective.ALL_REDUCE, count, type, op.kind(), -1), 2);
+        long s = nextSeq();
+        MemorySegment where = area.mine(s);
+        where.set(ValueLayout.JAVA_LONG, 0, sendAt.index());
+        where.set(ValueLayout.JAVA_LONG, 8, sendAt.offset());
+        where.set(ValueLayout.JAVA_LONG, 16, recvAt.index());
+        where.set(ValueLayout.JAVA_LONG, 24, recvAt.offset());
+        publishAndAwaitAll(ctx, s, fp);
+        checkSameBuffers(ctx, s, where);
         MemorySegment out = inPlace ? scratch.get(mine * (long) esz) : recv;
         long outOff = inPlace ? 0 : lo * esz;
         if (mine > 0) {
@@ -84,13 +90,36 @@ public final class RegisteredAllReduce extends AreaAllReduce {
             long plo = Math.min(count, p * per);
             long pc = Math.max(0, Math.min(count - plo, per));
             if (pc > 0) {
-                MemorySegment.copy(registry.peer(recvAt.index(), p), recvAt.offset() + plo * esz, recv, plo * esz, pc * esz);
+                MemorySegment.copy(registry.peer(recvAt.index(), p), recvAt.offset() + plo * esz, recv, plo * esz,
+                        pc * esz);
             }
         }
         barrier(ctx, fp);
     }
 
     private void barrier(ChannelContext ctx, long fp) {
-        publishAndAwaitAll(ctx, nextSeq(), fp, " (or its buffer/offset)");
+        publishAndAwaitAll(ctx, nextSeq(), fp);
+    }
+
+    /**
+     * Every rank must pass the buffers registered at the same point (the same registration, at the same offset): a
+     * rank reads its peers' buffers at its own locations. Each rank published its four location words.
+     */
+    private void checkSameBuffers(ChannelContext ctx, long s, MemorySegment mine) {
+        for (int p = 0; p < nRanks; p++) {
+            MemorySegment theirs = area.data(p, s);
+            if (MemorySegment.mismatch(mine, 0, 32, theirs, 0, 32) >= 0) {
+                throw new io.jccl.JcclException(io.jccl.Result.INVALID_USAGE, "rank " + p + " called "
+                        + description() + " on registered buffers at " + locations(theirs) + " where rank " + rank
+                        + " passed " + locations(mine) + "; every rank must pass the buffers it registered at the "
+                        + "same point of its registration list, at the same offsets");
+            }
+        }
+    }
+
+    private static String locations(MemorySegment w) {
+        return "send registration #" + w.get(ValueLayout.JAVA_LONG, 0) + " offset " + w.get(ValueLayout.JAVA_LONG, 8)
+                + ", receive registration #" + w.get(ValueLayout.JAVA_LONG, 16) + " offset "
+                + w.get(ValueLayout.JAVA_LONG, 24);
     }
 }

@@ -78,7 +78,8 @@ public final class RingCollective extends Work {
 
     @Override
     public String description() {
-        return CollArgs.describe(coll, seq, count, type, op, root, -1) + " [ring/" + (format == null ? "Simple" : format) + "]";
+        return CollArgs.describe(coll, seq, count, type, op, root, -1) + " [ring/" + (format == null ? "Simple"
+                : format) + "]";
     }
 
     @Override

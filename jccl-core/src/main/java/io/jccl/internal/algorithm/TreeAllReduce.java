@@ -44,7 +44,8 @@ public final class TreeAllReduce extends Work {
     private int esz;
 
     /**
-     * @param trees     trees[c] = the trees of channel c (tree 0 and tree 1), the same objects the channels' contexts hold
+     * @param trees     trees[c] = the trees of channel c (tree 0 and tree 1), the same objects the channels' contexts
+     * hold
      * @param stepBytes     slot size of the tree connectors this work creates
      * @param maxChunkBytes largest step: no more than the smallest slot any connector it may reuse has (a connector a
      *                      point-to-point call made first has the point-to-point slot size), the same on every rank

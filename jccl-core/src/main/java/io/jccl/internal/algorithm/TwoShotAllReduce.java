@@ -47,7 +47,7 @@ public final class TwoShotAllReduce extends AreaAllReduce {
         long perSlice = sliceElements(area.maxBytes(), nRanks, esz);
         long sliceBytes = perSlice * esz;
         long perChunk = perSlice * nRanks;
-        long fp = Fingerprint.of(Collective.ALL_REDUCE, count, type, op.kind(), -1) ^ 0x2500_0000_0000_0000L;
+        long fp = Fingerprint.variant(Fingerprint.of(Collective.ALL_REDUCE, count, type, op.kind(), -1), 1);
         boolean pre = red.hasPreOp();
         for (long lo = 0; lo < count; lo += perChunk) {
             // this chunk's slices: slice p covers [lo + p*per, lo + p*per + len(p)), per = ceil(chunk / n)
@@ -61,7 +61,7 @@ public final class TwoShotAllReduce extends AreaAllReduce {
                     red.prepare(send, (lo + p * per) * esz, in, p * sliceBytes, len, false);
                 }
             }
-            publishAndAwaitAll(ctx, s1, fp, "");
+            publishAndAwaitAll(ctx, s1, fp);
             long s2 = nextSeq();
             MemorySegment out = area.mine(s2);
             long mine = sliceLen(chunk, per, rank);
@@ -74,7 +74,7 @@ public final class TwoShotAllReduce extends AreaAllReduce {
                 }
                 reduce.run(red, nRanks, out, outOff, mine, true);
             }
-            publishAndAwaitAll(ctx, s2, fp, "");
+            publishAndAwaitAll(ctx, s2, fp);
             for (int k = 0; k < nRanks; k++) {
                 int p = (rank + k) % nRanks;
                 long len = sliceLen(chunk, per, p);

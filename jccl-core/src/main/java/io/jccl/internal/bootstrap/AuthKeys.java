@@ -123,7 +123,8 @@ public final class AuthKeys {
             }
             return m.doFinal();
         } catch (GeneralSecurityException e) {
-            throw new JcclException(Result.SYSTEM_ERROR, "HMAC-SHA256 is not available in this JDK: " + e.getMessage(), e);
+            throw new JcclException(Result.SYSTEM_ERROR, "HMAC-SHA256 is not available in this JDK: " + e.getMessage(),
+                    e);
         }
     }
 

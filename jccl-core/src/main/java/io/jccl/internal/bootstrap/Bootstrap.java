@@ -62,6 +62,7 @@ public final class Bootstrap implements AutoCloseable {
     private final Goodbye[] departed;
     private final List<DepartureListener> departureListeners = new CopyOnWriteArrayList<>();
     private volatile CommHealth health;
+    private final List<Runnable> beforeClose = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile boolean closed;
 
     private Bootstrap(int rank, int nRanks, AuthKeys keys, long timeoutNs, ServerSocket listen) {
@@ -137,6 +138,14 @@ public final class Bootstrap implements AutoCloseable {
         return closed;
     }
 
+    /**
+     * Runs {@code r} when this bootstrap closes, before the goodbyes go out (e.g. to let notices still being sent
+     * reach the peers ahead of the goodbye that follows them on the same connection).
+     */
+    public void beforeClose(Runnable r) {
+        beforeClose.add(r);
+    }
+
     /** Calls {@code l} for every peer departure, including those that already happened. */
     public void onDeparture(DepartureListener l) {
         departureListeners.add(l);
@@ -172,7 +181,8 @@ public final class Bootstrap implements AutoCloseable {
                 }
                 peers[idx] = Frames.readAddress(in);
             } catch (IOException e) {
-                throw new JcclException(Result.INTERNAL_ERROR, "bad address in bootstrap allGather from rank " + prev, e);
+                throw new JcclException(Result.INTERNAL_ERROR, "bad address in bootstrap allGather from rank " + prev,
+                        e);
             }
         }
     }
@@ -193,7 +203,8 @@ public final class Bootstrap implements AutoCloseable {
             g = departed[peer];
         }
         if (g != null) {
-            throw new JcclException(Result.REMOTE_ERROR, "rank " + rank + ": rank " + peer + " has left the communicator ("
+            throw new JcclException(Result.REMOTE_ERROR, "rank " + rank + ": rank " + peer
+                    + " has left the communicator ("
                     + (g.kind() == Departure.ORDERLY ? "it closed it" : g.reason()) + ")");
         }
         send(peer, tag, payload, null);
@@ -318,7 +329,8 @@ public final class Bootstrap implements AutoCloseable {
                 }
                 h = Handshake.openPeerHello(keys, challenge, hello.payload(), rank, nRanks);
             } catch (Handshake.Rejected e) {
-                Log.warn(rank, "bootstrap: rejected a connection from %s: %s", s.getRemoteSocketAddress(), e.getMessage());
+                Log.warn(rank, "bootstrap: rejected a connection from %s: %s", s.getRemoteSocketAddress(),
+                        e.getMessage());
                 Frames.write(out, Handshake.TAG_PEER_REJECT, e.getMessage().getBytes(StandardCharsets.UTF_8));
                 s.close();
                 return;
@@ -388,12 +400,19 @@ public final class Bootstrap implements AutoCloseable {
         if (closed) {
             return;
         }
+        for (Runnable r : beforeClose) {
+            try {
+                r.run();
+            } catch (RuntimeException ignored) {
+                // closing goes on whatever a hook does
+            }
+        }
         closed = true;
         mailbox.close();
         CommHealth h = health;
         JcclException f = h == null ? null : h.failure();
         Goodbye g = f == null ? new Goodbye(Departure.ORDERLY, "closed")
-                : new Goodbye(Departure.FAILED, "rank " + rank + " left after a failure: " + f.getMessage());
+                : new Goodbye(Departure.FAILED, h.rootCause(rank));
         links.closeAll(g, 200);
         try {
             listen.close();
@@ -433,21 +452,24 @@ public final class Bootstrap implements AutoCloseable {
                 try {
                     f = Frames.read(in, Handshake.MAX_HANDSHAKE_BYTES * 8);
                 } catch (SocketTimeoutException e) {
-                    throw new JcclException(Result.TIMEOUT, "rank " + rank + " of " + nRanks + ": the bootstrap root at "
+                    throw new JcclException(Result.TIMEOUT, "rank " + rank + " of " + nRanks
+                            + ": the bootstrap root at "
                             + root + " did not answer within " + waitMs + " ms (not all ranks joined?)");
                 }
                 if (f.tag() == Handshake.TAG_ERROR) {
                     throw rootError(Handshake.reason(f.payload()));
                 }
                 if (f.tag() != Handshake.TAG_NEXT) {
-                    throw new JcclException(Result.INTERNAL_ERROR, "rank " + rank + ": unexpected answer from the bootstrap root");
+                    throw new JcclException(Result.INTERNAL_ERROR, "rank " + rank
+                            + ": unexpected answer from the bootstrap root");
                 }
                 return Handshake.openNext(keys, nonce, f.payload());
             } catch (Handshake.Rejected e) {
                 throw new JcclException(Result.INVALID_USAGE, "rank " + rank + " of " + nRanks + ": " + e.getMessage());
             } catch (IOException e) {
                 throw new JcclException(Result.REMOTE_ERROR, "rank " + rank + ": bootstrap root at " + root
-                        + " closed the connection: " + e.getMessage() + " (root process gone, or a wrong UniqueId?)", e);
+                        + " closed the connection: " + e.getMessage() + " (root process gone, or a wrong UniqueId?)",
+                                e);
             }
         }
 

@@ -98,8 +98,10 @@ public final class BootstrapRoot implements Runnable {
             ss.bind(bind, 1024);
             return ss;
         } catch (IOException e) {
-            throw new JcclException(Result.SYSTEM_ERROR, "bootstrap root cannot listen on " + bind + ": " + e.getMessage()
-                    + (bind.getPort() != 0 ? " (is the port in use? choose another MASTER_PORT / JCCL_COMM_ID)" : ""), e);
+            throw new JcclException(Result.SYSTEM_ERROR, "bootstrap root cannot listen on " + bind + ": "
+                    + e.getMessage()
+                    + (bind.getPort() != 0 ? " (is the port in use? choose another MASTER_PORT / JCCL_COMM_ID)" : ""),
+                            e);
         }
     }
 
@@ -198,7 +200,8 @@ public final class BootstrapRoot implements Runnable {
         }
         String problem = h.nRanks() != nRanks ? "rank " + h.rank() + " says the communicator has " + h.nRanks()
                 + " ranks but rank " + arrived.getFirst().hello().rank() + " said " + nRanks
-                : byRank[h.rank()] != null ? "rank " + h.rank() + " joined twice (two processes started with the same rank?)"
+                : byRank[h.rank()] != null ? "rank " + h.rank()
+                        + " joined twice (two processes started with the same rank?)"
                 : null;
         arrived.add(a);
         if (problem != null) {
@@ -215,7 +218,8 @@ public final class BootstrapRoot implements Runnable {
             Arrival me = byRank[r];
             Arrival next = byRank[(r + 1) % nRanks];
             try {
-                Frames.write(me.out(), Handshake.TAG_NEXT, Handshake.signNext(keys, me.hello().nonce(), next.hello().listen()));
+                Frames.write(me.out(), Handshake.TAG_NEXT, Handshake.signNext(keys, me.hello().nonce(),
+                        next.hello().listen()));
             } catch (IOException e) {
                 Log.warn(-1, "bootstrap root: rank %d left before its answer: %s", r, e.getMessage());
             }

@@ -13,7 +13,8 @@ import java.net.UnknownHostException;
 
 /**
  * Length-prefixed frames on a bootstrap socket: {@code [int tag][int length][bytes]}, with a size limit so garbage
- * cannot make a reader allocate gigabytes (a small one during handshakes, 16 MiB once the peer is authenticated). Owned by: the thread doing the I/O. Mirrors: bootstrap.cc's socket framing.
+ * cannot make a reader allocate gigabytes (a small one during handshakes, 16 MiB once the peer is authenticated). Owned
+ * by: the thread doing the I/O. Mirrors: bootstrap.cc's socket framing.
  */
 final class Frames {
     /** Largest bootstrap payload accepted (16 MiB). */

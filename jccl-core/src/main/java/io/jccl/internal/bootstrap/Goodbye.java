@@ -51,7 +51,8 @@ public record Goodbye(Departure kind, String reason) {
             if (k > Departure.FAILED.ordinal()) {
                 return new Goodbye(Departure.FAILED, "sent an unknown goodbye kind " + k);
             }
-            return new Goodbye(Departure.values()[k], Handshake.reason(reason.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+            return new Goodbye(Departure.values()[k],
+                    Handshake.reason(reason.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
         } catch (IOException e) {
             return new Goodbye(Departure.FAILED, "sent a malformed goodbye");
         }

@@ -52,6 +52,8 @@ public final class Handshake {
 
     /** A handshake message that was malformed or failed its checks; {@code getMessage()} says which. */
     public static final class Rejected extends IOException {
+        private static final long serialVersionUID = 1L;
+
         Rejected(String message) {
             super(message);
         }
@@ -143,7 +145,8 @@ public final class Handshake {
         byte[] body = Arrays.copyOf(payload, payload.length - AuthKeys.MAC_BYTES);
         byte[] mac = Arrays.copyOfRange(payload, body.length, payload.length);
         if (!keys.verify(Purpose.ROOT, mac, tag("next"), rankNonce, body)) {
-            throw new Rejected("the bootstrap root's answer is not signed with this UniqueId's secret: the root at that "
+            throw new Rejected("the bootstrap root's answer is not signed with this UniqueId's secret: the root at "
+                    + "that "
                     + "address belongs to another communicator");
         }
         try {

@@ -24,7 +24,8 @@ final class Mailbox {
     private final String[] peerCloseReason;
     private final int rank;
     private boolean closed;
-    private final Map<Integer, java.util.function.BiConsumer<Integer, byte[]>> listeners = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<Integer, java.util.function.BiConsumer<Integer,
+            byte[]>> listeners = new java.util.concurrent.ConcurrentHashMap<>();
     private final java.util.Set<Integer> consumed = new java.util.HashSet<>();
 
     Mailbox(int rank, int nRanks) {

@@ -167,7 +167,8 @@ final class PeerLinks {
             }
         }
         if (closed) {
-            throw new JcclException(Result.ABORTED, "rank " + rank + ": communicator closed while connecting to " + who);
+            throw new JcclException(Result.ABORTED, "rank " + rank + ": communicator closed while connecting to "
+                    + who);
         }
         throw new JcclException(Result.TIMEOUT, "rank " + rank + ": could not connect to " + who + " at " + to
                 + " before the deadline: " + (last == null ? "timeout" : last.getMessage()));

@@ -103,7 +103,8 @@ final class ChildComms {
             int[] theirs = readInts(all[m], -1, m);
             if (!Arrays.equals(theirs, excluded)) {
                 throw new JcclException(Result.INVALID_USAGE, "rank " + rank + ": shrink #" + gen + ": rank " + m
-                        + " excludes " + Arrays.toString(theirs) + " but this rank excludes " + Arrays.toString(excluded)
+                        + " excludes " + Arrays.toString(theirs) + " but this rank excludes "
+                                + Arrays.toString(excluded)
                         + "; every survivor must pass the same ranks (see Communicator.lostRanks())");
             }
         }

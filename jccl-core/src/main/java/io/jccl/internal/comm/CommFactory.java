@@ -53,8 +53,10 @@ public final class CommFactory {
             throw new JcclException(Result.INVALID_ARGUMENT, "rank " + rank + " is not in [0, " + nRanks + ")");
         }
         Config cfg = config == null ? Config.defaults() : config;
-        long timeoutNs = cfg.timeout() != null ? cfg.timeout().toNanos() : TimeUnit.MILLISECONDS.toNanos(Params.TIMEOUT_MS.get());
-        String commId = HexFormat.of().toHexDigits(PeerInfo.hash(Long.toHexString(id.magic()) + "/" + id.rootAddress()));
+        long timeoutNs = cfg.timeout() != null ? cfg.timeout().toNanos()
+                : TimeUnit.MILLISECONDS.toNanos(Params.TIMEOUT_MS.get());
+        String commId = HexFormat.of().toHexDigits(PeerInfo.hash(Long.toHexString(id.magic()) + "/"
+                + id.rootAddress()));
         long t0 = System.nanoTime();
         InitTrace trace = InitTrace.begin(commId, rank, nRanks);
         Bootstrap bootstrap = Bootstrap.init(id, rank, nRanks, timeoutNs);
@@ -123,12 +125,14 @@ public final class CommFactory {
             }
             conns.connect(needs);
             trace.phase(InitPhase.CONNECT);
-            ShotLimits shots = shmOk && shape.nNodes() == 1 && nRanks >= 2 && nRanks <= 512 ? ShotLimits.of(nRanks, shape.nChannels())
+            ShotLimits shots = shmOk && shape.nNodes() == 1 && nRanks >= 2 && nRanks <= 512 ? ShotLimits.of(nRanks,
+                    shape.nChannels())
                     : ShotLimits.NONE;
             ShmPeerArea area = shots.areaBytes() > 0
                     ? ShmPeerArea.create(bootstrap, commId, shots.areaBytes(), health, timeoutNs, policy, arena) : null;
             trace.phase(InitPhase.SHARED_MEMORY);
-            Config resolved = new Config(Duration.ofNanos(timeoutNs), shape.nChannels(), shape.nChannels(), cfg.commName());
+            Config resolved = new Config(Duration.ofNanos(timeoutNs), shape.nChannels(), shape.nChannels(),
+                    cfg.commName());
             CommRuntime rt = new CommRuntime(rank, nRanks, commId, resolved, timeoutNs, health, bootstrap, arena, proxy,
                     conns, layout, shape, policy, shm, area, shots,
                     HostTuning.create(nRanks, shape.nNodes(), layout.plan().minLocalRanks(),
@@ -142,7 +146,8 @@ public final class CommFactory {
                             java.util.Arrays.toString(tr.down()), rank, tr.up(), t, shape.nNodes());
                 }
             }
-            Log.info(Subsys.INIT, rank, "comm %s rank %d nRanks %d nNodes %d localRanks %d nChannels %d - Init COMPLETE "
+            Log.info(Subsys.INIT, rank,
+                    "comm %s rank %d nRanks %d nNodes %d localRanks %d nChannels %d - Init COMPLETE "
                     + "(%.1f ms)", commId, rank, nRanks, shape.nNodes(), shape.localRanks(), shape.nChannels(),
                     (System.nanoTime() - t0) / 1e6);
             return new HostCommunicator(rt, resilience.ready(peers));

@@ -25,6 +25,8 @@ public final class CommHealth {
     private volatile boolean revoked;
     private volatile JcclException diagnosis;
     private boolean diagnosisPrimary;
+    private volatile boolean rootCauseFinal;
+    private volatile String rootCause;
     private volatile Object lastWait;
     private volatile long lastWaitNs;
 
@@ -135,7 +137,7 @@ public final class CommHealth {
             fail(rootCause);
         }
         JcclException cur = failure.get();
-        if (revoked || cur.result() == Result.ABORTED && cur != rootCause) {
+        if (revoked || rootCauseFinal || cur.result() == Result.ABORTED && cur != rootCause) {
             return;
         }
         if (diagnosis != null && (diagnosisPrimary || !primary)) {
@@ -149,6 +151,36 @@ public final class CommHealth {
         diagnosisPrimary = primary;
     }
 
+    /**
+     * Records {@code rootCause} (ranks that made different calls) as the failure in effect: it outranks every other
+     * diagnosis, a lost peer's included (the peer left because of it), but not a local abort, a revocation or an
+     * earlier root cause. Returns whether it took effect.
+     */
+    public synchronized boolean supersede(JcclException rootCause) {
+        if (rootCauseFinal || revoked) {
+            return false;
+        }
+        JcclException cur = failure.get();
+        if (cur != null && cur.result() == Result.ABORTED) {
+            return false;
+        }
+        if (cur == null) {
+            fail(rootCause);
+        } else {
+            rootCause.addSuppressed(cur);
+            failure.set(rootCause);
+        }
+        diagnosis = rootCause;
+        diagnosisPrimary = true;
+        rootCauseFinal = true;
+        return true;
+    }
+
+    /** True once {@link #supersede} recorded the root cause: nothing replaces it. */
+    public boolean isRootCauseFinal() {
+        return rootCauseFinal;
+    }
+
     /** True when the diagnosis in effect comes from this rank's own observation (or a notice of one). */
     public synchronized boolean isDiagnosisPrimary() {
         return diagnosis != null && diagnosisPrimary;
@@ -157,6 +189,35 @@ public final class CommHealth {
     /** The diagnosis of a lost peer, or null. */
     public JcclException diagnosis() {
         return diagnosis;
+    }
+
+    /**
+     * Adopts a peer's account of the failure that started it all (the reason in its goodbye), unless this rank
+     * already knows one: it leads this rank's messages and is what this rank's own goodbye passes on, so a failure
+     * that travels from rank to rank keeps naming the rank that failed first instead of the last one that left.
+     */
+    public void adoptRootCause(String text) {
+        if (rootCause == null) {
+            synchronized (this) {
+                if (rootCause == null) {
+                    rootCause = text;
+                }
+            }
+        }
+    }
+
+    /**
+     * The failure that started it all, as this rank knows it: a peer's account adopted with {@link #adoptRootCause},
+     * else this rank's failure in effect, led by {@code "rank <rank>: "}; null while the communicator is healthy.
+     */
+    public String rootCause(int rank) {
+        String r = rootCause;
+        if (r != null) {
+            return r;
+        }
+        JcclException f = failure.get();
+        return f == null ? null : f.getMessage().startsWith("rank ") ? f.getMessage()
+                : "rank " + rank + ": " + f.getMessage();
     }
 
     /** Records {@code e} if it is the first failure and tells the listeners; returns the failure in effect. */
@@ -190,14 +251,19 @@ public final class CommHealth {
                     + "); only shrink, split, abort and close are allowed", f);
         }
         if (f != null) {
-            throw new JcclException(f.result(), where + ": communicator is broken: " + f.getMessage(), f);
+            throw new JcclException(f.result(), f.getMessage() + " [" + where + " refused: the communicator is broken]",
+                    f);
         }
     }
 
-    /** The exception a wait throws when it notices the failure. */
+    /**
+     * The exception a wait throws when it notices the failure: the cause first (what failed, on which rank), then
+     * where this rank stood.
+     */
     public JcclException brokenError(String where) {
         JcclException f = failure.get();
         Result r = f == null ? Result.INTERNAL_ERROR : f.result();
-        return new JcclException(r, where + ": " + (f == null ? "communicator broken" : f.getMessage()), f);
+        return new JcclException(r, (f == null ? "communicator broken" : f.getMessage()) + " [this rank stopped in "
+                + where + "]", f);
     }
 }

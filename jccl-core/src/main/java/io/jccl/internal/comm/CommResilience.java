@@ -7,6 +7,7 @@ import io.jccl.JcclException;
 import io.jccl.Result;
 import io.jccl.internal.bootstrap.Bootstrap;
 import io.jccl.internal.param.Params;
+import io.jccl.internal.ras.CallLog;
 import io.jccl.internal.ras.OpStatus;
 import io.jccl.internal.ras.PeerMonitor;
 
@@ -27,6 +28,7 @@ final class CommResilience {
     static final long DIAGNOSIS_WAIT_MS = 1000;
     private final CommHealth health;
     private final OpStatus status;
+    private final CallLog calls = new CallLog();
     private final PeerMonitor monitor;
     private final Bootstrap bootstrap;
     private final Config config;
@@ -43,7 +45,7 @@ final class CommResilience {
         this.health = health;
         this.rank = bootstrap.rank();
         this.status = new OpStatus();
-        this.monitor = PeerMonitor.start(commId, config.commName(), bootstrap, health, status,
+        this.monitor = PeerMonitor.start(commId, config.commName(), bootstrap, health, status, calls,
                 Params.HEARTBEAT_MS.get(), Params.HEARTBEAT_TIMEOUT_MS.get());
     }
 
@@ -71,6 +73,10 @@ final class CommResilience {
         return status;
     }
 
+    CallLog calls() {
+        return calls;
+    }
+
     Communicator split(int color, int key) {
         return children.split(color, key);
     }
@@ -86,8 +92,9 @@ final class CommResilience {
 
     /**
      * The error operation {@code seq} throws: when {@code e} is the symptom of a lost peer (a dropped connection, a
-     * peer's forwarded error), waits up to {@link #DIAGNOSIS_WAIT_MS} for the monitor's diagnosis and reports that,
-     * naming the lost rank and the operation, with {@code e} as the cause. Only runs on failures.
+     * peer's forwarded error) or of calls that differed (a step of another call on the data path), waits up to
+     * {@link #DIAGNOSIS_WAIT_MS} for the monitor's diagnosis (the lost rank; the two calls, from the ranks' call
+     * logs) and reports that first, then the operation, with {@code e} as the cause. Only runs on failures.
      */
     JcclException explain(JcclException e, Collective c, long seq) {
         return seq <= 0 ? e : explain(e, c.ncclName() + " (seq " + seq + ")", "(seq " + seq + ")");
@@ -95,7 +102,8 @@ final class CommResilience {
 
     /** As above for an operation without a sequence number ({@code op} names it, e.g. "allocate"). */
     JcclException explain(JcclException e, String op, String marker) {
-        if ((e.result() != Result.REMOTE_ERROR && e.result() != Result.TIMEOUT) || !health.isBroken()) {
+        if ((e.result() != Result.REMOTE_ERROR && e.result() != Result.TIMEOUT
+                && e.result() != Result.INVALID_USAGE) || !health.isBroken()) {
             return e;
         }
         long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(DIAGNOSIS_WAIT_MS);
@@ -107,7 +115,7 @@ final class CommResilience {
             return e;
         }
         String m = marker != null && d.getMessage().contains(marker) ? d.getMessage()
-                : "rank " + rank + ": " + op + " failed: " + d.getMessage();
+                : d.getMessage() + " [rank " + rank + ": " + op + " failed]";
         return new JcclException(d.result(), m, e);
     }
 

@@ -42,6 +42,8 @@ import java.util.concurrent.locks.LockSupport;
  * Mirrors: ncclComm plus the parts of enqueue.cc / group.cc / init.cc that act on one communicator.
  */
 public final class CommRuntime {
+    /** Ends a failure a peer reported (it is not passed on again). */
+    private static final String REPORTED_BY = " (reported by rank ";
     private final int rank;
     private final int nRanks;
     private final String id;
@@ -92,8 +94,11 @@ public final class CommRuntime {
         }
         this.executor = new HostExecutor(ctx, health, "jccl-" + id.substring(0, 8) + "-r" + rank, policy.spins());
         bootstrap.listen(TAG_CLOSE, (peer, b) -> health.peerClosing(peer));
-        bootstrap.listen(TAG_ABORT, (peer, b) -> health.fail(new JcclException(Result.REMOTE_ERROR,
-                "rank " + peer + " failed: " + new String(b, java.nio.charset.StandardCharsets.UTF_8), null)));
+        bootstrap.listen(TAG_ABORT, (peer, b) -> {
+            String root = new String(b, java.nio.charset.StandardCharsets.UTF_8);
+            health.adoptRootCause(root);
+            health.fail(new JcclException(Result.REMOTE_ERROR, root + REPORTED_BY + peer + ")", null));
+        });
         health.onFailure(this::tellPeersWeFailed);
         this.planner = new Planner(rank, nRanks, shape.nChannels(), shape.stepBytes(), shape.p2pStepBytes(),
                 arena.allocate(8, 8), area, registry, new Scratch(arena), tuner)
@@ -163,7 +168,8 @@ public final class CommRuntime {
     /** The tuner's explanation for {@code coll} on {@code bytes} per rank, plus what runs outside the tuner. */
     String explain(io.jccl.Collective coll, long bytes) {
         StringBuilder b = new StringBuilder("comm ").append(id).append(" rank ").append(rank).append('/').append(nRanks)
-                .append(", ").append(shape.nNodes()).append(" host(s), ").append(shape.nChannels()).append(" channel(s)\n");
+                .append(", ").append(shape.nNodes()).append(" host(s), ").append(shape.nChannels())
+                        .append(" channel(s)\n");
         if (nRanks > 1) {
             b.append("channel 0: ring ").append(java.util.Arrays.toString(layout.rings()[0].userRanks()))
                     .append("; tree 0 ").append(layout.trees()[0][0]).append("; tree 1 ").append(layout.trees()[0][1])
@@ -182,7 +188,8 @@ public final class CommRuntime {
             return b.append(coll.ncclName()).append(" is point-to-point work: each message is split over up to ")
                     .append(shape.nChannels()).append(" channel(s) by size, Simple protocol.\n").toString();
         }
-        long traffic = bytes * (coll == io.jccl.Collective.ALL_GATHER || coll == io.jccl.Collective.REDUCE_SCATTER ? nRanks : 1);
+        long traffic = bytes * (coll == io.jccl.Collective.ALL_GATHER || coll == io.jccl.Collective.REDUCE_SCATTER
+                ? nRanks : 1);
         return b.append(io.jccl.internal.tuning.TuningReport.explain(tuner, coll, traffic)).toString();
     }
 
@@ -360,7 +367,8 @@ public final class CommRuntime {
                     }
                 }
             } catch (JcclException e) {
-                Log.warn(rank, "comm %s: close did not hear from every peer (%s); releasing anyway", id, e.getMessage());
+                Log.warn(rank, "comm %s: close did not hear from every peer (%s); releasing anyway", id,
+                        e.getMessage());
             }
         }
         teardown();
@@ -370,10 +378,11 @@ public final class CommRuntime {
     /** Best effort, without waiting: every peer learns this rank's failure at once instead of at its timeout. */
     private void tellPeersWeFailed() {
         JcclException f = health.failure();
-        if (f == null || (f.result() == Result.REMOTE_ERROR && f.getCause() == null && f.getMessage().contains(" failed: "))) {
+        if (f == null || (f.result() == Result.REMOTE_ERROR && f.getCause() == null
+                && f.getMessage().contains(REPORTED_BY))) {
             return;
         }
-        byte[] msg = ("rank " + rank + ": " + f.getMessage()).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] msg = health.rootCause(rank).getBytes(java.nio.charset.StandardCharsets.UTF_8);
         Thread.ofVirtual().name("jccl-abort-notify-r" + rank).start(() -> {
             for (int p = 0; p < nRanks; p++) {
                 if (p != rank) {
@@ -385,7 +394,8 @@ public final class CommRuntime {
 
     /** Immediate shutdown: every blocked wait fails with ABORTED; peers see the connections drop. */
     void abort() {
-        health.fail(new JcclException(Result.ABORTED, "communicator " + id + " rank " + rank + " was aborted by the application"));
+        health.fail(new JcclException(Result.ABORTED, "communicator " + id + " rank " + rank
+                + " was aborted by the application"));
         teardown();
     }
 

@@ -60,11 +60,13 @@ final class EnvLaunch {
             ranks[i] = p.rank() * perProcess + i;
         }
         if (perProcess == 1) {
-            Log.info(Subsys.BOOTSTRAP, p.rank(), "environment launch (%s): rank %d of %d, root %s", p.source(), p.rank(),
+            Log.info(Subsys.BOOTSTRAP, p.rank(), "environment launch (%s): rank %d of %d, root %s", p.source(),
+                    p.rank(),
                     p.size(), p.rootHostPort());
         } else {
             Log.info(Subsys.BOOTSTRAP, ranks[0], "environment launch (%s): process %d of %d holds ranks %d-%d of %d, "
-                    + "root %s", p.source(), p.rank(), p.size(), ranks[0], ranks[perProcess - 1], nRanks, p.rootHostPort());
+                    + "root %s", p.source(), p.rank(), p.size(), ranks[0], ranks[perProcess - 1], nRanks,
+                            p.rootHostPort());
         }
         if (p.rank() == 0) {
             BootstrapRoot.startAt(new InetSocketAddress(root.getPort()), id);
@@ -88,7 +90,8 @@ final class EnvLaunch {
                 int rank = parseInt(r, s[0]);
                 int size = parseInt(n, s[1]);
                 if (rank < 0 || rank >= size) {
-                    throw new JcclException(Result.INVALID_ARGUMENT, s[0] + "=" + r + " is not in [0, " + s[1] + "=" + n + ")");
+                    throw new JcclException(Result.INVALID_ARGUMENT, s[0] + "=" + r + " is not in [0, " + s[1] + "="
+                            + n + ")");
                 }
                 return new Placement(rank, size, rootAddress(env, s[2]), s[2]);
             }

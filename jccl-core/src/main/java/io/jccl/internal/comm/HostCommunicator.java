@@ -116,27 +116,32 @@ public final class HostCommunicator implements Communicator, GroupState.Launchab
     }
 
     @Override
-    public CompletableFuture<Void> allReduceAsync(MemorySegment send, MemorySegment recv, long count, DataType type, RedOp op) {
+    public CompletableFuture<Void> allReduceAsync(MemorySegment send, MemorySegment recv, long count, DataType type,
+            RedOp op) {
         return async(Collective.ALL_REDUCE, send, recv, count, type, op, -1, -1);
     }
 
     @Override
-    public CompletableFuture<Void> broadcastAsync(MemorySegment send, MemorySegment recv, long count, DataType type, int root) {
+    public CompletableFuture<Void> broadcastAsync(MemorySegment send, MemorySegment recv, long count, DataType type,
+            int root) {
         return async(Collective.BROADCAST, send, recv, count, type, null, root, -1);
     }
 
     @Override
-    public CompletableFuture<Void> reduceAsync(MemorySegment send, MemorySegment recv, long count, DataType type, RedOp op, int root) {
+    public CompletableFuture<Void> reduceAsync(MemorySegment send, MemorySegment recv, long count, DataType type,
+            RedOp op, int root) {
         return async(Collective.REDUCE, send, recv, count, type, op, root, -1);
     }
 
     @Override
-    public CompletableFuture<Void> allGatherAsync(MemorySegment send, MemorySegment recv, long sendCount, DataType type) {
+    public CompletableFuture<Void> allGatherAsync(MemorySegment send, MemorySegment recv, long sendCount,
+            DataType type) {
         return async(Collective.ALL_GATHER, send, recv, sendCount, type, null, -1, -1);
     }
 
     @Override
-    public CompletableFuture<Void> reduceScatterAsync(MemorySegment send, MemorySegment recv, long recvCount, DataType type, RedOp op) {
+    public CompletableFuture<Void> reduceScatterAsync(MemorySegment send, MemorySegment recv, long recvCount,
+            DataType type, RedOp op) {
         return async(Collective.REDUCE_SCATTER, send, recv, recvCount, type, op, -1, -1);
     }
 
@@ -146,12 +151,14 @@ public final class HostCommunicator implements Communicator, GroupState.Launchab
     }
 
     @Override
-    public CompletableFuture<Void> gatherAsync(MemorySegment send, MemorySegment recv, long sendCount, DataType type, int root) {
+    public CompletableFuture<Void> gatherAsync(MemorySegment send, MemorySegment recv, long sendCount, DataType type,
+            int root) {
         return async(Collective.GATHER, send, recv, sendCount, type, null, root, -1);
     }
 
     @Override
-    public CompletableFuture<Void> scatterAsync(MemorySegment send, MemorySegment recv, long recvCount, DataType type, int root) {
+    public CompletableFuture<Void> scatterAsync(MemorySegment send, MemorySegment recv, long recvCount, DataType type,
+            int root) {
         return async(Collective.SCATTER, send, recv, recvCount, type, null, root, -1);
     }
 
@@ -170,7 +177,8 @@ public final class HostCommunicator implements Communicator, GroupState.Launchab
         return async(Collective.BARRIER, null, null, 1, DataType.INT32, RedOp.SUM, -1, -1);
     }
 
-    private CompletableFuture<Void> async(Collective c, MemorySegment send, MemorySegment recv, long count, DataType type,
+    private CompletableFuture<Void> async(Collective c, MemorySegment send, MemorySegment recv, long count,
+            DataType type,
                                           RedOp op, int root, int peer) {
         CompletableFuture<Void> f = new CompletableFuture<>();
         call(c, send, recv, count, type, op, root, peer, f);
@@ -194,7 +202,10 @@ public final class HostCommunicator implements Communicator, GroupState.Launchab
                 rt.validateOp(c, type, op);
             }
             s = seq.incrementAndGet();
-            res.status().issued(s, c);
+            res.status().issued(s, c, peer);
+            if (c != Collective.SEND && c != Collective.RECV) {
+                res.calls().called(c, count, type, op, root);
+            }
             probe.begin(c, s, count, type, op, root, peer, send, recv);
             if (c == Collective.ALL_REDUCE && future == null && rt.fastAllReduce(s, send, recv, count, type, op)) {
                 res.status().completedInline(s);
@@ -291,7 +302,8 @@ public final class HostCommunicator implements Communicator, GroupState.Launchab
         Thread me = Thread.currentThread();
         Thread prev = user.compareAndExchange(null, me);
         if (prev != null && prev != me) {
-            throw new JcclException(Result.INVALID_USAGE, "rank " + rank() + ": " + c.ncclName() + " called from thread "
+            throw new JcclException(Result.INVALID_USAGE, "rank " + rank() + ": " + c.ncclName()
+                    + " called from thread "
                     + me.getName() + " while thread " + prev.getName() + " is using communicator " + id()
                     + "; a communicator must be driven by one thread at a time");
         }
@@ -360,7 +372,8 @@ public final class HostCommunicator implements Communicator, GroupState.Launchab
 
     private void checkOpen(String what) {
         if (closed) {
-            throw new JcclException(Result.INVALID_USAGE, "rank " + rank() + ": " + what + " on a closed communicator " + id());
+            throw new JcclException(Result.INVALID_USAGE, "rank " + rank() + ": " + what
+                    + " on a closed communicator " + id());
         }
     }
 

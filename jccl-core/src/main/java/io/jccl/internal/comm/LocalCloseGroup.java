@@ -6,7 +6,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The communicators {@code initAll} (or {@code initRanks}) created in one process, released together. Closing one of them tells its peers
+ * The communicators {@code initAll} (or {@code initRanks}) created in one process, released together. Closing one of
+ * them tells its peers
  * at once (the first half of an orderly close) and returns; the last member to arrive finishes every member's close:
  * each then hears from all of its peers without waiting, and is released. So the communicators can be closed one
  * after another from a single thread, as nccl-tests destroys ncclCommInitAll's communicators; without this the first

@@ -28,7 +28,8 @@ import java.util.List;
 
 /**
  * Turns the calls of one launch (a call, or a group's calls on one communicator) into works: each collective becomes
- * a ring work (an allReduce a tree work when the tuner picks Tree) with a channel count chosen from its size; all point-to-point traffic (send, recv, and allToAll,
+ * a ring work (an allReduce a tree work when the tuner picks Tree) with a channel count chosen from its size; all
+ * point-to-point traffic (send, recv, and allToAll,
  * gather, scatter lowered to sends and receives, as NCCL does) becomes one batch that runs last. Every rank derives
  * the same plan from the same calls.
  *
@@ -117,13 +118,14 @@ public final class Planner {
                 continue;
             }
             switch (a.coll()) {
-                case ALL_REDUCE -> works.add(allReduce(a.seq(), a.send(), a.recv(), a.count(), a.type(), a.op(), false));
+                case ALL_REDUCE -> works.add(allReduce(a.seq(), a.send(), a.recv(), a.count(), a.type(), a.op(),
+                        false));
                 case ALL_GATHER, REDUCE_SCATTER, BROADCAST, REDUCE -> works.add(ring(a));
                 case BARRIER -> works.add(ring(new CollArgs(Collective.ALL_REDUCE, a.seq(), barrierScratch,
                         barrierScratch, 1, DataType.INT32, RedOp.SUM, 0, -1)));
                 case SEND, RECV -> {
-                    P2pOp op = new P2pOp(a.coll() == Collective.SEND, a.peer(), a.coll() == Collective.SEND ? a.send() : a.recv(),
-                            0, a.bytes(), a.describe());
+                    P2pOp op = P2pOp.of(a.coll() == Collective.SEND, a.peer(),
+                            a.coll() == Collective.SEND ? a.send() : a.recv(), 0, a);
                     if (a.peer() == rank) {
                         (op.isSend() ? selfSends : selfRecvs).add(op);
                     } else {
@@ -147,14 +149,16 @@ public final class Planner {
             local.add(new long[] {s.offset(), r.offset(), s.bytes()});
         }
         if (!p2p.isEmpty() || !local.isEmpty()) {
-            works.add(new P2pBatch(p2pName == null ? "SendRecv" : p2pName, p2p, localSegs, local, nChannels, p2pStepBytes));
+            works.add(new P2pBatch(p2pName == null ? "SendRecv" : p2pName, p2p, localSegs, local, nChannels,
+                    p2pStepBytes));
         }
         return works;
     }
 
     private RingCollective ring(CollArgs a) {
         Reducer red = a.coll().reduces() ? reducer(a.type(), a.op()) : null;
-        return tune(new RingCollective(stepBytes).set(a.coll(), a.seq(), a.send(), a.recv(), a.count(), a.type(), a.op(),
+        return tune(new RingCollective(stepBytes).set(a.coll(), a.seq(), a.send(), a.recv(), a.count(), a.type(),
+                a.op(),
                 a.root(), red, 1), a.coll(), a.bytes());
     }
 
@@ -200,7 +204,8 @@ public final class Planner {
     /**
      * The algorithm for an allReduce, chosen only from what every rank knows alike (size, type, op, buffer
      * registration, communicator shape): one-shot for small messages on one host, the single-copy registered
-     * algorithm when both buffers are registered, else the tree or the ring as the tuner picks. With {@code reuse}, returns this planner's reusable
+     * algorithm when both buffers are registered, else the tree or the ring as the tuner picks. With {@code reuse},
+     * returns this planner's reusable
      * instances (the allocation-free path runs them at once, before planning anything else).
      */
     public Work allReduce(long seq, MemorySegment send, MemorySegment recv, long count, DataType type, RedOp op,
@@ -282,7 +287,9 @@ public final class Planner {
         return bytes > REGISTERED_FIRST_BYTES / Math.max(1, nRanks - 1);
     }
 
-    /** Registered buffers take the registered algorithm from this size / (ranks - 1) up, even under one-shot's limit. */
+    /**
+     * Registered buffers take the registered algorithm from this size / (ranks - 1) up, even under one-shot's limit.
+     */
     static final long REGISTERED_FIRST_BYTES = 256L << 10;
 
     /** A new one-shot work sharing this communicator's sequence counter. */
@@ -309,8 +316,8 @@ public final class Planner {
         for (int k = 1; k < nRanks; k++) {
             int to = (rank + k) % nRanks;
             int from = (rank - k + nRanks) % nRanks;
-            p2p.add(new P2pOp(true, to, a.send(), to * b, b, a.describe()));
-            p2p.add(new P2pOp(false, from, a.recv(), from * b, b, a.describe()));
+            p2p.add(P2pOp.of(true, to, a.send(), to * b, a));
+            p2p.add(P2pOp.of(false, from, a.recv(), from * b, a));
         }
         segs.add(new MemorySegment[] {a.send(), a.recv()});
         local.add(new long[] {rank * b, rank * b, b});
@@ -321,13 +328,13 @@ public final class Planner {
         if (rank == a.root()) {
             for (int p = 0; p < nRanks; p++) {
                 if (p != rank) {
-                    p2p.add(new P2pOp(false, p, a.recv(), p * b, b, a.describe()));
+                    p2p.add(P2pOp.of(false, p, a.recv(), p * b, a));
                 }
             }
             segs.add(new MemorySegment[] {a.send(), a.recv()});
             local.add(new long[] {0, rank * b, b});
         } else {
-            p2p.add(new P2pOp(true, a.root(), a.send(), 0, b, a.describe()));
+            p2p.add(P2pOp.of(true, a.root(), a.send(), 0, a));
         }
     }
 
@@ -336,13 +343,13 @@ public final class Planner {
         if (rank == a.root()) {
             for (int p = 0; p < nRanks; p++) {
                 if (p != rank) {
-                    p2p.add(new P2pOp(true, p, a.send(), p * b, b, a.describe()));
+                    p2p.add(P2pOp.of(true, p, a.send(), p * b, a));
                 }
             }
             segs.add(new MemorySegment[] {a.send(), a.recv()});
             local.add(new long[] {rank * b, 0, b});
         } else {
-            p2p.add(new P2pOp(false, a.root(), a.recv(), 0, b, a.describe()));
+            p2p.add(P2pOp.of(false, a.root(), a.recv(), 0, a));
         }
     }
 }

@@ -15,7 +15,7 @@ import io.jccl.internal.param.Params;
  */
 public record ShotLimits(long oneShotMaxBytes, long twoShotMaxBytes, long areaBytes) {
     /** A two-shot chunk: each rank's area buffer holds one, a slice per rank ({@code -Djccl.twoShotChunkBytes}). */
-    static final long TWO_SHOT_CHUNK_BYTES = Long.getLong("jccl.twoShotChunkBytes", 1L << 20);
+    static final long TWO_SHOT_CHUNK_BYTES = io.jccl.internal.param.InternalProperties.TWO_SHOT_CHUNK_BYTES.get();
 
     /**
      * The limits for {@code nRanks} ranks on {@code nChannels} channels, from the environment or the defaults measured
@@ -26,7 +26,8 @@ public record ShotLimits(long oneShotMaxBytes, long twoShotMaxBytes, long areaBy
      *       against one-shot's 38.3 / 35.7; 512 KiB: 104 / 92 against 145 / 133), the ring above (equal at 1-32 MiB,
      *       faster at 64-128 MiB: 18.4 against 22-25 ms);</li>
      *   <li>more ranks on one channel: one-shot up to 64 KiB / (ranks - 1) (4 ranks, 3 rounds at 16 / 32 / 64 KiB:
-     *       one-shot 15-22 / 20-38 / 38-69 against two-shot 15-26 / 24-37 / 34-46), two-shot above at every size (4 ranks:
+     *       one-shot 15-22 / 20-38 / 38-69 against two-shot 15-26 / 24-37 / 34-46), two-shot above at every size (4
+     * ranks:
      *       1 MiB 624 / 570 against 752 / 696; 32 MiB 24.4 / 27.3 ms against 27.4 / 68.9; 128 MiB 108 / 91 ms against
      *       140 / 114); with several channels the ring's channel threads share the work, so two-shot stays off.</li>
      * </ul>

@@ -76,7 +76,8 @@ final class ChannelWorker implements Runnable {
             health.fail(e);
             throw e;
         } catch (RuntimeException | Error e) {
-            JcclException j = new JcclException(Result.INTERNAL_ERROR, "rank " + ctx.rank() + " channel " + ctx.channel()
+            JcclException j = new JcclException(Result.INTERNAL_ERROR, "rank " + ctx.rank() + " channel "
+                    + ctx.channel()
                     + ": " + work.description() + " failed: " + e, e);
             health.fail(j);
             throw j;
@@ -105,7 +106,8 @@ final class ChannelWorker implements Runnable {
             finished.incrementAndGet();
         }
         for (Item it; (it = queue.poll()) != null; ) {
-            it.completion().itemDone(health.brokenError("communicator closed before " + it.work().description() + " ran"));
+            it.completion().itemDone(health.brokenError("communicator closed before " + it.work().description()
+                    + " ran"));
             finished.incrementAndGet();
         }
     }
@@ -122,7 +124,8 @@ final class ChannelWorker implements Runnable {
             health.fail(e);
             completion.itemDone(e);
         } catch (RuntimeException | Error e) {
-            JcclException j = new JcclException(Result.INTERNAL_ERROR, "rank " + ctx.rank() + " channel " + ctx.channel()
+            JcclException j = new JcclException(Result.INTERNAL_ERROR, "rank " + ctx.rank() + " channel "
+                    + ctx.channel()
                     + ": " + work.description() + " failed: " + e, e);
             health.fail(j);
             completion.itemDone(j);

@@ -19,7 +19,8 @@ public final class HostExecutor {
     private final ChannelWorker[] workers;
     private final CommHealth health;
     private final long inlineMaxBytes;
-    private final java.util.concurrent.atomic.AtomicInteger inlineRunning = new java.util.concurrent.atomic.AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicInteger inlineRunning =
+            new java.util.concurrent.atomic.AtomicInteger();
 
     public HostExecutor(ChannelContext[] contexts, CommHealth health, String threadPrefix, int spins) {
         this.health = health;

@@ -60,7 +60,8 @@ public final class ExternalParams {
     public static final Param<Integer> LL128_C2C = add(Param.ofInt("NCCL_LL128_C2C", 1, TUNING,
             "allow LL128 over PXN/C2C paths on Hopper and newer").range(0, 1));
     public static final Param<String> THREAD_THRESHOLDS = add(Param.ofString("NCCL_THREAD_THRESHOLDS", "", TUNING,
-            "6 numbers: bytes per thread below which fewer threads are used (Tree LL/LL128/Simple, Ring LL/LL128/Simple)"));
+            "6 numbers: bytes per thread below which fewer threads are used (Tree LL/LL128/Simple, Ring "
+                    + "LL/LL128/Simple)"));
     public static final Param<Integer> NTHREADS = add(Param.ofInt("NCCL_NTHREADS", 0, TUNING,
             "threads per GPU block for LL and Simple (multiple of 32, 64..512; 0: 512)").range(0, 512));
     public static final Param<Integer> LL128_NTHREADS = add(Param.ofInt("NCCL_LL128_NTHREADS", 0, TUNING,
@@ -95,7 +96,8 @@ public final class ExternalParams {
             "jccl perf: calls per warm-up size (up to 1 MiB) before measuring, so the JIT has compiled the call path")
             .range(0, Integer.MAX_VALUE));
     public static final Param<Double> TESTS_MIN_BW = add(Param.ofDouble("NCCL_TESTS_MIN_BW", -1, TOOLS,
-            "jccl perf: fail (exit 1) when the average bus bandwidth is below 90% of this many GB/s; negative: no check"));
+            "jccl perf: fail (exit 1) when the average bus bandwidth is below 90% of this many GB/s; negative: no "
+                    + "check"));
     public static final Param<Boolean> TRACE = add(Param.ofBoolean("JCCL_TRACE", false, TOOLS,
             "tools print the stack trace of a failure, not only its message"));
     public static final Param<String> JAVA_OPTS = add(Param.ofString("JCCL_JAVA_OPTS", "", TOOLS,

@@ -69,7 +69,8 @@ public final class Param<T> {
     }
 
     public static Param<Long> ofLong(String name, long def, ParamCategory category, String doc) {
-        return new Param<>(name, ParamType.LONG, def, doc, category, Kind.VARIABLE, ParamType::parseLong, v -> null, "");
+        return new Param<>(name, ParamType.LONG, def, doc, category, Kind.VARIABLE, ParamType::parseLong, v -> null,
+                "");
     }
 
     public static Param<Double> ofDouble(String name, double def, ParamCategory category, String doc) {

@@ -39,6 +39,7 @@ public final class ParamCheck {
     }
 
     /** Every finding for what {@code sources} holds, sorted by name within each kind. */
+    @SuppressWarnings("try") // the resource is held for the scope, not used
     public static List<Finding> inspect(ParamSources sources) {
         List<Finding> out = new ArrayList<>();
         List<Param<?>> all = Params.all();
@@ -62,7 +63,8 @@ public final class ParamCheck {
                 ParamSources.Found f = p.found();
                 String problem = f == null ? null : p.problemWith(f.value());
                 if (problem != null) {
-                    out.add(new Finding(Kind.INVALID, p.name(), p.name() + "=" + p.shown(f.value()) + " (" + f.describe() + ") "
+                    out.add(new Finding(Kind.INVALID, p.name(), p.name() + "=" + p.shown(f.value()) + " ("
+                            + f.describe() + ") "
                             + problem));
                 }
             }
@@ -75,6 +77,7 @@ public final class ParamCheck {
     }
 
     /** Every declared parameter that is set in {@code sources}, in declaration order. */
+    @SuppressWarnings("try") // the resource is held for the scope, not used
     public static List<SetValue> setValues(ParamSources sources) {
         List<SetValue> out = new ArrayList<>();
         try (ParamSources.Installed ignored = ParamSources.use(sources)) {

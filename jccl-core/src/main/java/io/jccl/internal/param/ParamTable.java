@@ -22,6 +22,7 @@ public final class ParamTable {
     }
 
     /** Rows for every parameter in {@code sources}; internal {@code jccl.*} properties only when asked. */
+    @SuppressWarnings("try") // the resource is held for the scope, not used
     public static List<Row> rows(ParamSources sources, boolean withProperties) {
         List<Row> rows = new ArrayList<>();
         try (ParamSources.Installed ignored = ParamSources.use(sources)) {

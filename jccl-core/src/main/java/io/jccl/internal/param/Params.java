@@ -36,19 +36,22 @@ public final class Params {
             "write log lines to this file instead of stderr; %h is replaced by the host name, %p by the process id"));
     public static final Param<String> DEBUG_SINK = add(Param.ofChoice("JCCL_DEBUG_SINK", "AUTO",
             List.of("AUTO", "STDERR", "SYSTEM"), DEBUG,
-            "where log lines go: STDERR (NCCL's line format), SYSTEM (java.lang.System.Logger, named io.jccl.<subsys>), "
+            "where log lines go: STDERR (NCCL's line format), SYSTEM (java.lang.System.Logger, named "
+                    + "io.jccl.<subsys>), "
                     + "AUTO (System.Logger when the application installed a logging bridge, else stderr)"));
     public static final Param<String> CONF_FILE = add(Param.ofString("NCCL_CONF_FILE", "", INIT,
             "config file of NAME=value lines read after the environment (default ~/.nccl.conf, then /etc/nccl.conf)"));
 
     // ---- communicator --------------------------------------------------------------------------------------
     public static final Param<Long> TIMEOUT_MS = add(Param.ofLong("JCCL_TIMEOUT_MS", 120_000L, INIT,
-            "deadline of any single wait (peer data, credits, bootstrap; a GPU kernel's wait for a peer) in milliseconds").range(1, Long.MAX_VALUE));
+            "deadline of any single wait (peer data, credits, bootstrap; a GPU kernel's wait for a peer) in "
+                    + "milliseconds").range(1, Long.MAX_VALUE));
     public static final Param<Long> BUFFSIZE = add(Param.ofLong("NCCL_BUFFSIZE", 4L << 20, INIT,
             "bytes of each ring connector's FIFO (8 slots); default: 1 MiB when every rank is on one host (the slots "
                     + "stay in cache), 4 MiB across hosts (NCCL's)").range(8 * 4096, 8L << 30));
     public static final Param<Long> P2P_BUFFSIZE = add(Param.ofLong("JCCL_P2P_BUFFSIZE", 1L << 20, INIT,
-            "bytes of each point-to-point connector's FIFO when it is not shared with a ring").range(8 * 4096, 8L << 30));
+            "bytes of each point-to-point connector's FIFO when it is not shared with a ring").range(8 * 4096,
+                    8L << 30));
     public static final Param<Integer> MIN_NCHANNELS = add(Param.ofInt("NCCL_MIN_NCHANNELS", 0, INIT,
             "minimum number of channels (0: automatic)").range(0, 64));
     public static final Param<Integer> MAX_NCHANNELS = add(Param.ofInt("NCCL_MAX_NCHANNELS", 0, INIT,
@@ -61,10 +64,12 @@ public final class Params {
             .range(-1, 1L << 40));
     public static final Param<Long> ONESHOT_MAX_BYTES = add(Param.ofLong("JCCL_ONESHOT_MAX_BYTES", -1L, INIT,
             "largest allReduce (bytes per rank) done one-shot through shared memory on a single-host communicator; "
-                    + "0 disables; -1: 64 KiB with 2 ranks (512 KiB when two-shot is off), else 64 KiB / (ranks - 1), at "
+                    + "0 disables; -1: 64 KiB with 2 ranks (512 KiB when two-shot is off), else 64 KiB / (ranks - 1), "
+                            + "at "
                     + "least 4 KiB (each rank reads every peer's data)")
             .range(-1, 1L << 30));
-    public static final Param<Integer> INLINE_MAX_BYTES = add(Param.ofInt("JCCL_INLINE_MAX_BYTES", Integer.MAX_VALUE, INIT,
+    public static final Param<Integer> INLINE_MAX_BYTES = add(Param.ofInt("JCCL_INLINE_MAX_BYTES", Integer.MAX_VALUE,
+            INIT,
             "largest operation the caller's thread runs itself when the communicator is idle and the work fits one "
                     + "channel; default: any size (handing it to the channel thread costs two thread wake-ups, "
                     + "measured 30-40% of a 2-4 MiB allReduce on 2 cores)").range(0, Integer.MAX_VALUE));
@@ -123,7 +128,8 @@ public final class Params {
             "period of the heartbeats ranks send each other over the bootstrap connections (0: no heartbeats)")
             .range(0, Long.MAX_VALUE));
     public static final Param<Long> HEARTBEAT_TIMEOUT_MS = add(Param.ofLong("JCCL_HEARTBEAT_TIMEOUT_MS", 20_000L, INIT,
-            "a peer silent this long is declared lost (stopped, hung or unreachable); 0: never").range(0, Long.MAX_VALUE));
+            "a peer silent this long is declared lost (stopped, hung or unreachable); 0: never").range(0,
+                    Long.MAX_VALUE));
     public static final Param<Integer> CHECK_CALLS = add(Param.ofInt("JCCL_CHECK_CALLS", 0, INIT,
             "GPU communicators with one process per GPU: 1 compares each collective call (collective, count, type, op,"
                     + " root) with every rank's over the host communicator before launching it (an 8-byte allGather"

@@ -205,7 +205,8 @@ public final class Prims {
     public JcclException mismatch(int peer, long expected, long got) {
         return new JcclException(Result.INVALID_USAGE, "rank " + rank + " channel " + channel + " in " + op
                 + ": received " + got + " bytes from rank " + peer + " where it expected " + expected
-                + "; the ranks called different operations, counts or types (every rank must make the same calls in the same order)");
+                + "; the ranks called different operations, counts or types (every rank must make the same calls in "
+                        + "the same order)");
     }
 
     public int rank() {

@@ -11,7 +11,8 @@ import java.lang.foreign.MemorySegment;
 /**
  * Names the algorithm and channel count the {@link Planner} gives a call, without planning it: the same rules in the
  * same order (allReduce: one-shot when small enough on one host, registered when both buffers come from
- * {@code allocate}, else the tree or the ring as the tuner picks; ring for the other collectives; point-to-point for send/recv and what is lowered to
+ * {@code allocate}, else the tree or the ring as the tuner picks; ring for the other collectives; point-to-point for
+ * send/recv and what is lowered to
  * them). Allocation-free for everything the fast path runs; a test checks it against the works the planner builds.
  *
  * <p>Owned by: the communicator's launching thread (stateless apart from the references it holds).
@@ -44,7 +45,9 @@ public record AlgoResolver(Planner planner, ShmRegistry registry, int nChannels)
         };
     }
 
-    /** The protocol the work of {@code algo} uses (the shared-memory algorithms move data without a protocol: SIMPLE). */
+    /**
+     * The protocol the work of {@code algo} uses (the shared-memory algorithms move data without a protocol: SIMPLE).
+     */
     public io.jccl.internal.tuning.Protocol protocol(Collective c, AlgoKind algo, long bytes) {
         return algo == AlgoKind.RING && c != Collective.BARRIER ? planner.protocol(c, bytes)
                 : io.jccl.internal.tuning.Protocol.SIMPLE;

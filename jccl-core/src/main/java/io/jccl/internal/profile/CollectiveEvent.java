@@ -7,7 +7,8 @@ import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
 
 /**
- * A JFR event per collective or point-to-point call (with {@link CallEvent}'s fields), from the call until this rank's part completed; JDK Mission
+ * A JFR event per collective or point-to-point call (with {@link CallEvent}'s fields), from the call until this rank's
+ * part completed; JDK Mission
  * Control shows them under JCCL. Created only while a recording runs ({@link JfrGate}).
  *
  * <p>Owned by: the calling thread until committed (async calls commit on the completing worker thread).

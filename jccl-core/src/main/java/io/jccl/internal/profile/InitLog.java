@@ -62,7 +62,8 @@ final class InitLog {
             for (long size : SIZES) {
                 AlgoKind k = r.resolve(Collective.ALL_REDUCE, size / 4, size, MemorySegment.NULL, MemorySegment.NULL,
                         RedOp.SUM);
-                b.append(b.isEmpty() ? "" : ", ").append(size >= 1 << 20 ? (size >> 20) + " MiB" : (size >> 10) + " KiB")
+                b.append(b.isEmpty() ? "" : ", ").append(size >= 1 << 20 ? (size >> 20) + " MiB" : (size >> 10)
+                        + " KiB")
                         .append(' ').append(k).append('/').append(r.channels(Collective.ALL_REDUCE, k, size));
             }
             Log.info(Subsys.TUNING, rank, "AllReduce algorithm/channels by size (%s, sum): %s",

@@ -94,7 +94,8 @@ public final class Profilers {
             }
         }
         for (String w : wanted) {
-            if (out.stream().noneMatch(p -> p.getClass().getName().equals(w) || p.getClass().getSimpleName().equals(w))) {
+            if (out.stream().noneMatch(p -> p.getClass().getName().equals(w)
+                    || p.getClass().getSimpleName().equals(w))) {
                 Log.warn(-1, "JCCL_PROFILER names %s but no such io.jccl.Profiler service was found (found: %s)", w,
                         seen.isEmpty() ? "none" : String.join(", ", seen));
             }

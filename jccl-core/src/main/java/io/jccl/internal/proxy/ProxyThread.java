@@ -46,7 +46,8 @@ public final class ProxyThread implements Runnable {
         try {
             this.selector = Selector.open();
         } catch (IOException e) {
-            throw new JcclException(Result.SYSTEM_ERROR, "cannot open a selector for the proxy thread: " + e.getMessage(), e);
+            throw new JcclException(Result.SYSTEM_ERROR, "cannot open a selector for the proxy thread: "
+                    + e.getMessage(), e);
         }
         this.thread = new Thread(this, name);
         this.thread.setDaemon(true);
@@ -172,7 +173,8 @@ public final class ProxyThread implements Runnable {
                 keys[keys.length - 1] = k;
                 Log.trace(Subsys.PROXY, rank, "proxy: now progressing %d connectors", conns.length);
             } catch (ClosedChannelException | java.nio.channels.IllegalBlockingModeException e) {
-                health.fail(new JcclException(Result.REMOTE_ERROR, "rank " + rank + ": a data connection closed before use"));
+                health.fail(new JcclException(Result.REMOTE_ERROR, "rank " + rank
+                        + ": a data connection closed before use"));
             }
         }
     }

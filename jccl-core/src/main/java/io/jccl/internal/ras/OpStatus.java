@@ -16,12 +16,14 @@ public final class OpStatus {
     private static final Collective[] COLLECTIVES = Collective.values();
     private static final java.lang.invoke.VarHandle ISSUED_SEQ;
     private static final java.lang.invoke.VarHandle ISSUED_COLL;
+    private static final java.lang.invoke.VarHandle ISSUED_PEER;
 
     static {
         try {
             java.lang.invoke.MethodHandles.Lookup l = java.lang.invoke.MethodHandles.lookup();
             ISSUED_SEQ = l.findVarHandle(OpStatus.class, "issuedSeq", long.class);
             ISSUED_COLL = l.findVarHandle(OpStatus.class, "issuedColl", int.class);
+            ISSUED_PEER = l.findVarHandle(OpStatus.class, "issuedPeer", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -30,10 +32,11 @@ public final class OpStatus {
     // written with release stores by the issuing thread, read with volatile (acquire) loads by status queries
     private volatile long issuedSeq;
     private volatile int issuedColl = -1;
+    private volatile int issuedPeer = -1;
     private final AtomicLong completedSeq = new AtomicLong();
 
     /** A consistent-enough view: the issued op is complete when {@code completedSeq >= issuedSeq}. */
-    public record Snapshot(long issuedSeq, Collective issued, long completedSeq) {
+    public record Snapshot(long issuedSeq, Collective issued, int peer, long completedSeq) {
         /** True while the last issued operation has not completed. */
         public boolean inFlight() {
             return issuedSeq > completedSeq && issued != null;
@@ -41,13 +44,15 @@ public final class OpStatus {
 
         /** "AllReduce (seq 58)" or "idle (last op seq 57)". */
         public String describe() {
-            return inFlight() ? issued.ncclName() + " (seq " + issuedSeq + ")" : "idle (last op seq " + completedSeq + ")";
+            return inFlight() ? issued.ncclName() + " (seq " + issuedSeq + ")" : "idle (last op seq " + completedSeq
+                    + ")";
         }
     }
 
-    /** Operation {@code seq} of kind {@code c} was issued by this rank. */
-    public void issued(long seq, Collective c) {
+    /** Operation {@code seq} of kind {@code c} (with {@code peer} for a send or receive, else -1) was issued. */
+    public void issued(long seq, Collective c, int peer) {
         ISSUED_COLL.setRelease(this, c.ordinal());
+        ISSUED_PEER.setRelease(this, peer);
         ISSUED_SEQ.setRelease(this, seq);
     }
 
@@ -72,6 +77,6 @@ public final class OpStatus {
     public Snapshot snapshot() {
         long seq = issuedSeq;
         int coll = issuedColl;
-        return new Snapshot(seq, coll < 0 ? null : COLLECTIVES[coll], completedSeq.get());
+        return new Snapshot(seq, coll < 0 ? null : COLLECTIVES[coll], issuedPeer, completedSeq.get());
     }
 }

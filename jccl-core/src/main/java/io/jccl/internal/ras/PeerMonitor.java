@@ -34,6 +34,14 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 public final class PeerMonitor {
     static final int TAG_HEARTBEAT = 0x4a43_4501;
     static final int TAG_LOST = 0x4a43_4502;
+    static final int TAG_MISMATCH = 0x4a43_4503;
+    /**
+     * How often the heartbeat thread looks for a stalled operation: one still in flight at two looks in a row gets
+     * an extra heartbeat at once, so peers compare call logs within a fraction of a second of a stall.
+     */
+    private static final long STALL_TICK_NS = TimeUnit.MILLISECONDS.toNanos(100);
+    /** How long a send or receive and a collective must both wait before they are judged to wait for each other. */
+    private static final int CROSSED_WAIT_MS = 500;
     /** Largest communicator in which every rank watches every other. */
     static final int FULL_MESH_MAX = 16;
     /** Consecutive failed heartbeat sends after which a peer counts as unreachable. */
@@ -50,6 +58,7 @@ public final class PeerMonitor {
     private final Bootstrap bootstrap;
     private final CommHealth health;
     private final OpStatus status;
+    private final CallLog calls;
     private volatile Identity[] peers;
     private final long periodNs;
     private final long silenceLimitNs;
@@ -60,9 +69,12 @@ public final class PeerMonitor {
     private final int[] sendFailures;
     private volatile long inFlightSinceNs;
     private long seenIssuedSeq;
+    private long tickSeenSeq;
+    private long stallBeatSeq;
+    private final java.util.Queue<Thread> senders = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
     private PeerMonitor(String commId, String commName, Bootstrap bootstrap, CommHealth health, OpStatus status,
-                        long periodMs, long silenceLimitMs) {
+                        CallLog calls, long periodMs, long silenceLimitMs) {
         this.commId = commId;
         this.commName = commName;
         this.rank = bootstrap.rank();
@@ -70,6 +82,7 @@ public final class PeerMonitor {
         this.bootstrap = bootstrap;
         this.health = health;
         this.status = status;
+        this.calls = calls;
         this.peers = new Identity[nRanks];
         this.periodNs = TimeUnit.MILLISECONDS.toNanos(periodMs);
         this.silenceLimitNs = TimeUnit.MILLISECONDS.toNanos(silenceLimitMs);
@@ -94,13 +107,19 @@ public final class PeerMonitor {
      * they run.
      */
     public static PeerMonitor start(String commId, String commName, Bootstrap bootstrap, CommHealth health,
-                                    OpStatus status, long periodMs, long silenceLimitMs) {
-        PeerMonitor m = new PeerMonitor(commId, commName, bootstrap, health, status, Math.max(0, periodMs),
+                                    OpStatus status, CallLog calls, long periodMs, long silenceLimitMs) {
+        PeerMonitor m = new PeerMonitor(commId, commName, bootstrap, health, status, calls, Math.max(0, periodMs),
                 periodMs > 0 ? Math.max(0, silenceLimitMs) : 0);
         bootstrap.consume(TAG_HEARTBEAT, m::heard);
         bootstrap.consume(TAG_LOST, m::notice);
+        bootstrap.consume(TAG_MISMATCH, m::mismatchNotice);
+        bootstrap.beforeClose(m::flushNotices);
         bootstrap.onDeparture(m::departed);
         if (m.nRanks > 1 && periodMs > 0) {
+            // A failure seen on the data path (a step of another call, a lost connection) may be the echo of calls
+            // that differed earlier: a heartbeat now lets the peers compare call logs and name the calls.
+            health.onFailure(() -> Thread.ofVirtual().name("jccl-failure-beat-r" + m.rank)
+                    .start(() -> m.beat(System.nanoTime())));
             Thread.ofVirtual().name("jccl-heartbeat-" + commId.substring(0, Math.min(8, commId.length())) + "-r"
                     + m.rank).start(m::run);
         }
@@ -140,20 +159,27 @@ public final class PeerMonitor {
 
     private void run() {
         long last = System.nanoTime();
+        long nextBeat = last;
+        long tickNs = Math.min(periodNs, STALL_TICK_NS);
         RasServer.register(this);
         try {
             while (!bootstrap.isClosed()) {
                 long now = System.nanoTime();
-                if (silenceLimitNs > 0 && now - last > silenceLimitNs / 2) {
-                    // This process was stopped or starved, not the peers: restart their clocks.
-                    for (int p = 0; p < nRanks; p++) {
-                        lastHeardNs.set(p, now);
+                if (now - nextBeat >= 0) {
+                    if (silenceLimitNs > 0 && now - last > silenceLimitNs / 2) {
+                        // This process was stopped or starved, not the peers: restart their clocks.
+                        for (int p = 0; p < nRanks; p++) {
+                            lastHeardNs.set(p, now);
+                        }
                     }
+                    last = now;
+                    nextBeat = now + periodNs;
+                    beat(now);
+                    check(System.nanoTime());
+                } else if (stalled()) {
+                    beat(now);
                 }
-                last = now;
-                beat(now);
-                check(System.nanoTime());
-                TimeUnit.NANOSECONDS.sleep(periodNs);
+                TimeUnit.NANOSECONDS.sleep(Math.max(1, Math.min(tickNs, nextBeat - System.nanoTime())));
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -162,6 +188,20 @@ public final class PeerMonitor {
         } finally {
             RasServer.unregister(this);
         }
+    }
+
+    /**
+     * True once per operation that was in flight at this look and the previous one: it waits for something, and
+     * the peers should compare their calls with it now rather than at the next heartbeat.
+     */
+    private boolean stalled() {
+        OpStatus.Snapshot s = status.snapshot();
+        boolean again = s.inFlight() && s.issuedSeq() == tickSeenSeq && s.issuedSeq() != stallBeatSeq;
+        tickSeenSeq = s.issuedSeq();
+        if (again) {
+            stallBeatSeq = s.issuedSeq();
+        }
+        return again;
     }
 
     private void beat(long now) {
@@ -215,15 +255,52 @@ public final class PeerMonitor {
                 wait = String.valueOf(w);
             }
         }
-        return new PeerStatus(s.issuedSeq(), s.completedSeq(), s.issued(), inFlightMs, wait);
+        return new PeerStatus(s.issuedSeq(), s.completedSeq(), s.issued(), inFlightMs, wait, s.peer(),
+                calls.recent());
     }
 
     private void heard(int peer, byte[] payload) {
         lastHeardNs.set(peer, System.nanoTime());
+        PeerStatus st;
         try {
-            latest.set(peer, PeerStatus.decode(payload));
+            st = PeerStatus.decode(payload);
         } catch (JcclException e) {
             Log.warn(rank, "comm %s: rank %d sent a %s", commId, peer, e.getMessage());
+            return;
+        }
+        latest.set(peer, st);
+        if (!health.isRootCauseFinal()) {
+            String finding = CallMatch.compare(rank, calls, ownStatus(System.nanoTime()), peer, st, CROSSED_WAIT_MS);
+            if (finding != null) {
+                mismatch(finding + " (found by rank " + rank + " of communicator " + commId
+                        + (commName == null ? "" : " (" + commName + ")") + ")", true);
+            }
+        }
+    }
+
+    private void mismatchNotice(int from, byte[] payload) {
+        try {
+            mismatch(RasMessages.MismatchNotice.decode(payload).text(), false);
+        } catch (JcclException e) {
+            Log.warn(rank, "comm %s: rank %d sent a %s", commId, from, e.getMessage());
+        }
+    }
+
+    /**
+     * Fails this rank's communicator because ranks made different calls and, when this rank found it, tells every
+     * other rank so that all fail at once with the same text.
+     */
+    private void mismatch(String text, boolean tellOthers) {
+        if (health.isClosing() || health.isRevoked()) {
+            return;
+        }
+        JcclException e = new JcclException(Result.INVALID_USAGE, text);
+        if (!health.supersede(e)) {
+            return;
+        }
+        Log.warn(rank, "comm %s: %s", commId, text);
+        if (tellOthers) {
+            tellAll(TAG_MISMATCH, new RasMessages.MismatchNotice(text).encode(), -1);
         }
     }
 
@@ -253,8 +330,7 @@ public final class PeerMonitor {
             case ORDERLY -> health.peerClosing(peer);
             // In a full mesh every rank got the goodbye itself; in a larger communicator rank 0 (connected to
             // all) passes it on, so survivors agree on who left without a storm of notices.
-            case FAILED -> lose(peer, Result.REMOTE_ERROR, "left the communicator after a failure (" + reason + ")",
-                    nRanks > FULL_MESH_MAX && rank == 0, false);
+            case FAILED -> leftAfterFailure(peer, reason);
             case VANISHED -> {
                 if (!health.isPeerClosing(peer)) {
                     lose(peer, Result.REMOTE_ERROR, "exited without closing the communicator: killed or crashed ("
@@ -282,15 +358,59 @@ public final class PeerMonitor {
         Log.warn(rank, "comm %s: %s %s", commId, who, why);
         health.diagnose(new JcclException(result, who + " " + why + "; " + context()), primary);
         if (tellOthers) {
-            byte[] msg = new LostNotice(peer, result, primary, who + " " + why).encode();
-            Thread.ofVirtual().name("jccl-lost-notice-r" + rank).start(() -> {
-                for (int p = 0; p < nRanks; p++) {
-                    if (p != rank && p != peer && !health.isLost(p)) {
-                        bootstrap.trySend(p, TAG_LOST, msg, 1000);
-                    }
-                }
-            });
+            tellAll(TAG_LOST, new LostNotice(peer, result, primary, who + " " + why).encode(), peer);
         }
+    }
+
+    /**
+     * A peer left after a failure and said why ({@code reason}: the failure that started it all, as it knew it). The
+     * message leads with that cause, then says who left and where this rank stood. In a full mesh every rank got the
+     * goodbye itself; in a larger communicator rank 0 (connected to all) passes it on, so survivors agree on who
+     * left without a storm of notices.
+     */
+    private void leftAfterFailure(int peer, String reason) {
+        if (health.isClosing() || health.isLost(peer)) {
+            return;
+        }
+        health.adoptRootCause(reason);
+        health.peerLost(peer);
+        String who = describe(peer);
+        Log.warn(rank, "comm %s: %s left the communicator after a failure: %s", commId, who, reason);
+        String text = reason + " (then " + who + " left the communicator); " + context();
+        health.diagnose(new JcclException(Result.REMOTE_ERROR, text), false);
+        if (nRanks > FULL_MESH_MAX && rank == 0) {
+            tellAll(TAG_LOST, new LostNotice(peer, Result.REMOTE_ERROR, false, reason + " (then " + who
+                    + " left the communicator)").encode(), peer);
+        }
+    }
+
+    /** Waits (up to a second) for notices still being sent, so they reach the peers before this rank's goodbye. */
+    private void flushNotices() {
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+        for (Thread t : senders) {
+            long left = until - System.nanoTime();
+            if (left <= 0) {
+                return;
+            }
+            try {
+                t.join(java.time.Duration.ofNanos(left));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    /** Sends {@code msg} to every rank but this one, {@code except} and the lost, from a thread of its own. */
+    private void tellAll(int tag, byte[] msg, int except) {
+        senders.removeIf(t -> !t.isAlive());
+        senders.add(Thread.ofVirtual().name("jccl-notice-r" + rank).start(() -> {
+            for (int p = 0; p < nRanks; p++) {
+                if (p != rank && p != except && !health.isLost(p)) {
+                    bootstrap.trySend(p, tag, msg, 1000);
+                }
+            }
+        }));
     }
 
     /** "rank 2 (pid 1234 on host h)". */

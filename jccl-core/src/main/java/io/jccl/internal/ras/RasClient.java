@@ -18,7 +18,9 @@ public final class RasClient {
     private RasClient() {
     }
 
-    /** Sends {@code command} to {@code address} and reads the whole answer, waiting at most {@code timeoutMs} per read. */
+    /**
+     * Sends {@code command} to {@code address} and reads the whole answer, waiting at most {@code timeoutMs} per read.
+     */
     public static String query(InetSocketAddress address, String command, int timeoutMs) throws IOException {
         try (Socket s = new Socket()) {
             s.connect(address, timeoutMs);

@@ -12,15 +12,16 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 
 /**
- * The two messages ranks exchange for failure detection, as bytes: a heartbeat carrying the sender's operation
- * status, and the notice that a rank was lost. Decoders accept any input and either return a value or throw
+ * The messages ranks exchange for failure detection, as bytes: a heartbeat carrying the sender's operation
+ * status and call log, the notice that a rank was lost, and the notice that ranks made different calls. Decoders accept
+ * any input and either return a value or throw
  * {@link JcclException} ({@link Result#REMOTE_ERROR}); they never allocate more than the input's size.
  *
  * <p>Owned by: stateless. Mirrors: RAS keep-alive and dead-peer broadcast messages (ras.cc, peers.cc).
  */
 public final class RasMessages {
     static final int MAX_TEXT_CHARS = 400;
-    private static final int VERSION = 1;
+    private static final int VERSION = 2;
     private static final Collective[] COLLECTIVES = Collective.values();
     private static final Result[] RESULTS = Result.values();
 
@@ -35,8 +36,16 @@ public final class RasMessages {
      * @param op           kind of the last operation issued, or null
      * @param inFlightMs   how long the last operation has been running (0 when complete)
      * @param waitingFor   what the running operation waits for (a wait description naming the peer), or ""
+     * @param peer         the peer of the last operation issued when it is a send or a receive, else -1
+     * @param calls        the sender's last collective calls ({@link CallLog}), oldest first
      */
-    public record PeerStatus(long issuedSeq, long completedSeq, Collective op, int inFlightMs, String waitingFor) {
+    public record PeerStatus(long issuedSeq, long completedSeq, Collective op, int inFlightMs, String waitingFor,
+                             int peer, CallLog.Entry[] calls) {
+        /** A status without a call log (status reports, tests). */
+        public PeerStatus(long issuedSeq, long completedSeq, Collective op, int inFlightMs, String waitingFor) {
+            this(issuedSeq, completedSeq, op, inFlightMs, waitingFor, -1, new CallLog.Entry[0]);
+        }
+
         public boolean inFlight() {
             return issuedSeq > completedSeq && op != null;
         }
@@ -49,6 +58,14 @@ public final class RasMessages {
                 d.writeByte(op == null ? -1 : op.ordinal());
                 d.writeInt(inFlightMs);
                 d.writeUTF(shorten(waitingFor));
+                d.writeInt(peer);
+                d.writeByte(calls.length);
+                for (CallLog.Entry e : calls) {
+                    d.writeLong(e.number());
+                    d.writeLong(e.count());
+                    d.writeLong(e.shape());
+                    d.writeLong(e.digest());
+                }
             });
         }
 
@@ -64,13 +81,51 @@ public final class RasMessages {
                 int coll = d.readByte();
                 int inFlightMs = d.readInt();
                 String wait = d.readUTF();
+                int peer = d.readInt();
+                int n = d.readUnsignedByte();
                 if (issued < 0 || completed < 0 || coll < -1 || coll >= COLLECTIVES.length || inFlightMs < 0
-                        || wait.length() > MAX_TEXT_CHARS + 3 || d.available() != 0) {
+                        || wait.length() > MAX_TEXT_CHARS + 3 || peer < -1 || n > CallLog.DEPTH
+                        || d.available() != n * 32) {
                     throw bad("heartbeat", "field out of range");
                 }
-                return new PeerStatus(issued, completed, coll < 0 ? null : COLLECTIVES[coll], inFlightMs, clean(wait));
+                CallLog.Entry[] calls = new CallLog.Entry[n];
+                for (int i = 0; i < n; i++) {
+                    calls[i] = new CallLog.Entry(d.readLong(), d.readLong(), d.readLong(), d.readLong());
+                    if (calls[i].number() <= 0 || calls[i].count() < 0 || !CallLog.valid(calls[i].shape())) {
+                        throw bad("heartbeat", "call log entry out of range");
+                    }
+                }
+                return new PeerStatus(issued, completed, coll < 0 ? null : COLLECTIVES[coll], inFlightMs, clean(wait),
+                        peer, calls);
             } catch (IOException e) {
                 throw bad("heartbeat", e.getMessage());
+            }
+        }
+    }
+
+    /**
+     * "The ranks made different calls": sent by the rank that found two ranks' calls with one number to differ, to
+     * every other rank, so that all fail at once with both calls named. {@code text} is the whole finding.
+     */
+    public record MismatchNotice(String text) {
+        public byte[] encode() {
+            return write(d -> {
+                d.writeByte(VERSION);
+                d.writeUTF(shorten(text));
+            });
+        }
+
+        public static MismatchNotice decode(byte[] b) {
+            try {
+                DataInputStream d = in(b);
+                int v = d.readUnsignedByte();
+                String text = d.readUTF();
+                if (v != VERSION || text.length() > MAX_TEXT_CHARS + 3 || d.available() != 0) {
+                    throw bad("call-mismatch notice", "field out of range");
+                }
+                return new MismatchNotice(clean(text));
+            } catch (IOException e) {
+                throw bad("call-mismatch notice", e.getMessage());
             }
         }
     }

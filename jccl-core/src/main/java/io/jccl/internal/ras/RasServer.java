@@ -52,7 +52,8 @@ public final class RasServer {
             if (length < 0 || length > REQUEST_MAX_BYTES || length > request.length) {
                 return null;
             }
-            String s = new String(request, 0, length, StandardCharsets.US_ASCII).strip().toLowerCase(java.util.Locale.ROOT);
+            String s = new String(request, 0, length,
+                    StandardCharsets.US_ASCII).strip().toLowerCase(java.util.Locale.ROOT);
             return switch (s) {
                 case "", "status" -> STATUS;
                 case "help" -> HELP;

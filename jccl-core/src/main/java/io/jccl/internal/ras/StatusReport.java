@@ -28,7 +28,8 @@ public final class StatusReport {
     /** The whole answer for the communicators of this process. */
     public static String format(long pid, String host, List<Comm> comms) {
         StringBuilder sb = new StringBuilder();
-        sb.append(String.format(Locale.ROOT, "JCCL status from pid %d on %s: %d communicator(s)%n", pid, host, comms.size()));
+        sb.append(String.format(Locale.ROOT, "JCCL status from pid %d on %s: %d communicator(s)%n", pid, host,
+                comms.size()));
         for (Comm c : comms) {
             sb.append('\n');
             format(sb, c);
@@ -48,7 +49,8 @@ public final class StatusReport {
             String cur = s == null ? "?" : s.inFlight()
                     ? s.op().ncclName() + " seq " + s.issuedSeq() + " (" + s.inFlightMs() + " ms)" : "-";
             String wait = s == null || !s.inFlight() || s.waitingFor().isEmpty() ? "" : s.waitingFor();
-            sb.append(String.format(Locale.ROOT, "  %-5d %-20s %-8d %-18s %-10s %-26s %s%n", r.rank(), r.host(), r.pid(),
+            sb.append(String.format(Locale.ROOT, "  %-5d %-20s %-8d %-18s %-10s %-26s %s%n", r.rank(), r.host(),
+                    r.pid(),
                     r.state(), done, cur, wait));
         }
         for (String line : diagnose(c)) {

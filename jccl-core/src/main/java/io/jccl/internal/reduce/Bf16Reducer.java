@@ -75,7 +75,9 @@ final class Bf16Reducer extends NarrowFloatReducer {
         }
     }
 
-    /** Narrowing: {@link Bf16#narrow(float)} in int lanes (add 0x7FFF plus the lowest kept bit, shift; NaNs quieted). */
+    /**
+     * Narrowing: {@link Bf16#narrow(float)} in int lanes (add 0x7FFF plus the lowest kept bit, shift; NaNs quieted).
+     */
     void narrowVector(float[] src, MemorySegment dst, long off, int n) {
         for (int i = 0; i < n; i += LANES) {
             IntVector b = FloatVector.fromArray(Simd.F32, src, i).reinterpretAsInts();

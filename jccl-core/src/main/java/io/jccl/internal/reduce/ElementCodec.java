@@ -50,7 +50,9 @@ public final class ElementCodec {
         };
     }
 
-    /** Stores {@code v} at {@code index}, converting as a cast would (integers truncate, floats round to nearest even). */
+    /**
+     * Stores {@code v} at {@code index}, converting as a cast would (integers truncate, floats round to nearest even).
+     */
     public static void set(DataType type, MemorySegment seg, long index, double v) {
         long off = index * type.sizeBytes();
         switch (type) {

@@ -39,7 +39,8 @@ final class Simd {
     static final VectorSpecies<Byte> QUARTER = species(byte.class, F32.vectorBitSize() / 4);
 
     /** True unless {@value #SCALAR_PROPERTY} is set or the platform has no vectors wider than one lane. */
-    static final boolean VECTOR_BY_DEFAULT = !Boolean.getBoolean(SCALAR_PROPERTY) && F32.length() > 1
+    static final boolean VECTOR_BY_DEFAULT = !io.jccl.internal.param.InternalProperties.REDUCE_SCALAR.get()
+            && F32.length() > 1
             && F32.vectorShape() == I32.vectorShape();
 
     private Simd() {

@@ -11,7 +11,8 @@ import java.util.Locale;
  *
  * <ul>
  *   <li>LOC: the node itself. NVL: NVLink (possibly through NVSwitches). NVB: NVLink through an intermediate GPU.</li>
- *   <li>C2C: chip-to-chip link to the CPU. PIX: at most one PCIe bridge. PXB: several PCIe bridges, no host bridge.</li>
+ *   <li>C2C: chip-to-chip link to the CPU. PIX: at most one PCIe bridge. PXB: several PCIe bridges, no host
+ * bridge.</li>
  *   <li>P2C: GPU → C2C → CPU → PCIe → NIC. PXN: GPU → NIC through an intermediate, NVLink-connected GPU.</li>
  *   <li>PHB: through a PCIe host bridge (CPU). SYS: across the inter-CPU (NUMA) link. NET: across the network.</li>
  *   <li>DIS: disconnected.</li>
@@ -51,7 +52,8 @@ public enum PathType {
 
     public static PathType fromId(int id) {
         if (id < 0 || id >= BY_ID.length) {
-            throw new JcclException(Result.INTERNAL_ERROR, "path type id " + id + " out of range 0.." + (BY_ID.length - 1));
+            throw new JcclException(Result.INTERNAL_ERROR, "path type id " + id + " out of range 0.."
+                    + (BY_ID.length - 1));
         }
         return BY_ID[id];
     }
@@ -62,7 +64,8 @@ public enum PathType {
     }
 
     /**
-     * Parses a level as NCCL_P2P_LEVEL / NCCL_NET_GDR_LEVEL accept it: a path name from LOC to SYS (case-insensitive), or
+     * Parses a level as NCCL_P2P_LEVEL / NCCL_NET_GDR_LEVEL accept it: a path name from LOC to SYS (case-insensitive),
+     * or
      * an old-style number 0..5 (larger numbers mean SYS).
      *
      * @param variable the variable name, for the error message

@@ -38,7 +38,10 @@ public final class TopoConstants {
     /** Largest tree fan-out (children per node). */
     public static final int MAX_TREE_ARITY = 3;
 
-    /** Per-link NVLink bandwidth for a GPU of compute capability {@code sm} (SM60 18, SM70/80 20, SM86 12, SM90 20.6, SM100 40.1). */
+    /**
+     * Per-link NVLink bandwidth for a GPU of compute capability {@code sm} (SM60 18, SM70/80 20, SM86 12, SM90 20.6,
+     * SM100 40.1).
+     */
     public static double nvlinkBwGBps(int sm) {
         if (sm >= 100) {
             return 40.1;

@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
  */
 public final class Backoff {
     static final long MAX_PARK_NS = 1_000_000L;
-    static final boolean ADAPTIVE = Boolean.parseBoolean(System.getProperty("jccl.adaptiveSpin", "false"));
+    static final boolean ADAPTIVE = io.jccl.internal.param.InternalProperties.ADAPTIVE_SPIN.get();
 
     /** How long a wait continues after the peer it depends on announced its close (data in flight arrives sooner). */
     static final long PEER_CLOSED_GRACE_NS = 1_000_000_000L;
@@ -84,9 +84,11 @@ public final class Backoff {
             throw health.brokenError(String.valueOf(what));
         }
         long waited = System.nanoTime() - startNs;
-        if (!health.isClosing() && health.isPeerClosing(peer) && waited > (peer >= 0 ? PEER_CLOSED_GRACE_NS : 3 * PEER_CLOSED_GRACE_NS)) {
-            throw new JcclException(Result.REMOTE_ERROR, what + ": rank " + (peer >= 0 ? peer : "(another)")
-                    + " closed the communicator while this rank still waits for it (it failed, or called fewer operations)");
+        if (!health.isClosing() && health.isPeerClosing(peer) && waited > (peer >= 0 ? PEER_CLOSED_GRACE_NS
+                : 3 * PEER_CLOSED_GRACE_NS)) {
+            String who = peer >= 0 ? "rank " + peer : "another rank";
+            throw new JcclException(Result.REMOTE_ERROR, who + " closed the communicator while a peer still waited "
+                    + "for it (" + who + " failed, or made fewer calls than its peers) [" + what + "]");
         }
         if (waited > timeoutNs) {
             throw new JcclException(Result.TIMEOUT, what + ": no progress for "

@@ -15,9 +15,9 @@ package io.jccl.internal.transport;
 public record IdlePolicy(int spins, int yields, int proxySpins) {
     /** The policy for {@code waitingThreadsPerHost} threads on a host with {@code cores} cores. */
     public static IdlePolicy forLoad(int waitingThreadsPerHost, int cores) {
-        int spins = Integer.getInteger("jccl.spins", -1);
-        int yields = Integer.getInteger("jccl.yields", -1);
-        int proxy = Integer.getInteger("jccl.proxySpins", -1);
+        int spins = io.jccl.internal.param.InternalProperties.SPINS.get();
+        int yields = io.jccl.internal.param.InternalProperties.YIELDS.get();
+        int proxy = io.jccl.internal.param.InternalProperties.PROXY_SPINS.get();
         boolean oversubscribed = waitingThreadsPerHost > cores;
         return new IdlePolicy(spins >= 0 ? spins : oversubscribed ? 0 : 50,
                 yields >= 0 ? yields : oversubscribed ? 200 : 5000,

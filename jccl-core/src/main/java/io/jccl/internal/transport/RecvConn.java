@@ -22,7 +22,8 @@ public final class RecvConn implements RecvLane, BooleanSupplier {
     private RecvLane ll;
     private RecvLane ll128;
 
-    public RecvConn(ConnFifo fifo, Waker waker, CommHealth health, long timeoutNs, IdlePolicy policy, Sleeper sleeper, int rank, int peer, int channel,
+    public RecvConn(ConnFifo fifo, Waker waker, CommHealth health, long timeoutNs, IdlePolicy policy, Sleeper sleeper,
+            int rank, int peer, int channel,
                     String transport) {
         this.fifo = fifo;
         this.waker = waker;

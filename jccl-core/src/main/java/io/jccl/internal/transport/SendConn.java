@@ -26,7 +26,8 @@ public final class SendConn implements SendLane, BooleanSupplier {
     private SendLane ll;
     private SendLane ll128;
 
-    public SendConn(ConnFifo fifo, Waker waker, CommHealth health, long timeoutNs, IdlePolicy policy, Sleeper sleeper, int rank, int peer, int channel,
+    public SendConn(ConnFifo fifo, Waker waker, CommHealth health, long timeoutNs, IdlePolicy policy, Sleeper sleeper,
+            int rank, int peer, int channel,
                     String transport) {
         this.fifo = fifo;
         this.waker = waker;
@@ -85,7 +86,8 @@ public final class SendConn implements SendLane, BooleanSupplier {
     @Override
     public void post(int bytes, long tag) {
         if (bytes > fifo.stepBytes()) {
-            throw new JcclException(Result.INTERNAL_ERROR, "step of " + bytes + " bytes exceeds slot of " + fifo.stepBytes());
+            throw new JcclException(Result.INTERNAL_ERROR, "step of " + bytes + " bytes exceeds slot of "
+                    + fifo.stepBytes());
         }
         fifo.setSize(step, bytes);
         fifo.setTag(step, tag);

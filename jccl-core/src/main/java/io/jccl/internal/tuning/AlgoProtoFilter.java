@@ -85,7 +85,8 @@ public final class AlgoProtoFilter {
                 int second = rest.indexOf(':');
                 elemList = second >= 0 ? rest.substring(0, second) : rest;
             } else if (!first) {
-                throw new JcclException(Result.INVALID_USAGE, var + "=\"" + str + "\": every list after the first needs a"
+                throw new JcclException(Result.INVALID_USAGE, var + "=\"" + str
+                        + "\": every list after the first needs a"
                         + " collective prefix, e.g. 'allreduce:ring'");
             }
             first = false;
@@ -124,7 +125,8 @@ public final class AlgoProtoFilter {
                 }
             }
             if (!foundPrefix) {
-                throw new JcclException(Result.INVALID_USAGE, "Unrecognized prefix token \"" + prefix + "\" when parsing "
+                throw new JcclException(Result.INVALID_USAGE, "Unrecognized prefix token \"" + prefix
+                        + "\" when parsing "
                         + var + "=\"" + str + "\"; known: Broadcast, Reduce, AllGather, ReduceScatter, AllReduce");
             }
         }

@@ -71,7 +71,8 @@ public final class Explain {
                 }
                 return Math.multiplyExact(n, mult);
             } catch (NumberFormatException | ArithmeticException e) {
-                throw new JcclException(Result.INVALID_ARGUMENT, "'" + v + "' is not a byte count (e.g. 4096, 64K, 1M)");
+                throw new JcclException(Result.INVALID_ARGUMENT, "'" + v
+                        + "' is not a byte count (e.g. 4096, 64K, 1M)");
             }
         }
     }
@@ -88,7 +89,8 @@ public final class Explain {
         sb.append("\n--- node 0 tree graph\n").append(TopoReport.graph(node0.system(), node0.tree()));
         sb.append("\n--- agreed across ranks\n");
         sb.append("ring: ").append(plan.ring()).append('\n');
-        sb.append("tree: ").append(plan.tree()).append(", max tree pattern ").append(plan.maxTreePattern()).append('\n');
+        sb.append("tree: ").append(plan.tree()).append(", max tree pattern ").append(plan.maxTreePattern())
+                .append('\n');
         sb.append("\n--- channels\n").append(TopoReport.channels(plan.channels(), maxRanks));
         sb.append("\n--- ").append(tuner.model().name()).append(" (latency us / bandwidth GB/s)\n");
         sb.append(TuningReport.table(tuner.model().table()));

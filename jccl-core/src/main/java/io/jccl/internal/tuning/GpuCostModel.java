@@ -229,7 +229,8 @@ public final class GpuCostModel implements CostModel {
         if (a == Algorithm.RING && p == Protocol.SIMPLE) {
             boolean blackwellNvl = topo.minCompCap() >= 100 && topo.ring().typeIntra() == PathType.NVL;
             boolean plateau = (topo.nNodes() > 1 && func == Collective.ALL_REDUCE)
-                    || (topo.nNodes() == 1 && blackwellNvl && func != Collective.BROADCAST && func != Collective.REDUCE);
+                    || (topo.nNodes() == 1 && blackwellNvl && func != Collective.BROADCAST
+                            && func != Collective.REDUCE);
             if (plateau && nBytes / ((long) Math.max(1, topo.commChannels()) * topo.nRanks()) >= 64) {
                 lat *= topo.minCompCap() < 80 ? 1.9 : 1.4;
             }

@@ -29,7 +29,8 @@ public final class HostTuning {
         Set<Protocol> protos = lineProtocols ? EnumSet.allOf(Protocol.class) : EnumSet.of(Protocol.SIMPLE);
         hp = hp.withProtocols(protos);
         GraphInfo ring = new GraphInfo(GraphPattern.RING, nChannels, true, hp.shmBwGBps()[Protocol.SIMPLE.ordinal()],
-                hp.netBwGBps()[Protocol.SIMPLE.ordinal()], PathType.LOC, nNodes > 1 ? PathType.NET : PathType.LOC, 0, 0);
+                hp.netBwGBps()[Protocol.SIMPLE.ordinal()], PathType.LOC, nNodes > 1 ? PathType.NET : PathType.LOC, 0,
+                        0);
         GraphInfo tree = new GraphInfo(GraphPattern.TREE, nChannels, true, ring.bwIntraGBps(), ring.bwInterGBps(),
                 ring.typeIntra(), ring.typeInter(), 0, 0);
         TuningTopology tt = new TuningTopology(nRanks, nNodes, minLocal, maxLocal, 0, 0,

@@ -43,7 +43,8 @@ public record TuningParams(String algo, String proto, int minChannels, int maxCh
                 try {
                     thresholds[i] = Long.parseLong(parts[i]);
                 } catch (NumberFormatException e) {
-                    throw new JcclException(Result.INVALID_ARGUMENT, "NCCL_THREAD_THRESHOLDS=\"" + t + "\": '" + parts[i]
+                    throw new JcclException(Result.INVALID_ARGUMENT, "NCCL_THREAD_THRESHOLDS=\"" + t + "\": '"
+                            + parts[i]
                             + "' is not a number");
                 }
             }
@@ -61,7 +62,8 @@ public record TuningParams(String algo, String proto, int minChannels, int maxCh
         int min = env.intValue("NCCL_MIN_NCHANNELS", env.intValue("NCCL_MIN_NRINGS", 0));
         int max = env.intValue("NCCL_MAX_NCHANNELS", env.intValue("NCCL_MAX_NRINGS", 0));
         if (min < 0 || max < 0 || min > 64 || max > 64) {
-            throw new JcclException(Result.INVALID_ARGUMENT, "NCCL_MIN_NCHANNELS=" + min + " / NCCL_MAX_NCHANNELS=" + max
+            throw new JcclException(Result.INVALID_ARGUMENT, "NCCL_MIN_NCHANNELS=" + min + " / NCCL_MAX_NCHANNELS="
+                    + max
                     + " must be within 0..64");
         }
         return new TuningParams(env.string("NCCL_ALGO"), env.string("NCCL_PROTO"), min, max,

@@ -69,7 +69,8 @@ public final class NcclLibrary {
         commDestroy = bind("ncclCommDestroy", ADDRESS);
         allReduce = bind("ncclAllReduce", JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS);
         allGather = bind("ncclAllGather", JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, ADDRESS, ADDRESS);
-        reduceScatter = bind("ncclReduceScatter", JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS);
+        reduceScatter = bind("ncclReduceScatter", JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, ADDRESS,
+                ADDRESS);
         broadcast = bind("ncclBroadcast", JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS);
         reduce = bind("ncclReduce", JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS);
         send = bind("ncclSend", JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS);
@@ -100,7 +101,7 @@ public final class NcclLibrary {
         if (env != null && !env.isBlank()) {
             return env;
         }
-        String prop = System.getProperty("jccl.nccl.library");
+        String prop = io.jccl.internal.param.InternalProperties.NCCL_LIBRARY.get();
         if (prop != null && !prop.isBlank()) {
             return prop;
         }
@@ -219,7 +220,8 @@ public final class NcclLibrary {
     public void allGather(long sendBuf, long recvBuf, long sendCount, DataType type, MemorySegment comm,
                           MemorySegment stream) {
         try {
-            check((int) allGather.invokeExact(sendBuf, recvBuf, sendCount, type.ncclId(), comm, stream), "ncclAllGather");
+            check((int) allGather.invokeExact(sendBuf, recvBuf, sendCount, type.ncclId(), comm, stream),
+                    "ncclAllGather");
         } catch (Throwable t) {
             throw NativeLibrary.rethrow(t);
         }

@@ -34,7 +34,8 @@ public final class DemoMain implements Callable<Integer> {
     @Option(names = {"-np", "-n"}, defaultValue = "4", description = "number of ranks (default ${DEFAULT-VALUE})")
     int nRanks;
 
-    @Option(names = "--timeout", defaultValue = "300", description = "stop a stage after S seconds (default ${DEFAULT-VALUE})")
+    @Option(names = "--timeout", defaultValue = "300",
+            description = "stop a stage after S seconds (default ${DEFAULT-VALUE})")
     long timeoutSec;
 
     @Option(names = "--no-perf", description = "skip the perf table")

@@ -22,7 +22,9 @@ public final class BandwidthModel {
         };
     }
 
-    /** busbw / algbw: 2(n-1)/n for allreduce, (n-1)/n for allgather, reducescatter, alltoall, gather, scatter, else 1. */
+    /**
+     * busbw / algbw: 2(n-1)/n for allreduce, (n-1)/n for allgather, reducescatter, alltoall, gather, scatter, else 1.
+     */
     public static double busFactor(PerfCollective coll, int nRanks) {
         return switch (coll) {
             case ALL_REDUCE -> 2.0 * (nRanks - 1) / nRanks;

@@ -35,7 +35,8 @@ public final class CFormat {
         int exp = rounded.precision() - rounded.scale() - 1;
         BigDecimal mantissa = rounded.movePointLeft(exp).setScale(decimals, RoundingMode.HALF_EVEN);
         String e = Integer.toString(Math.abs(exp));
-        return (v < 0 ? "-" : "") + mantissa.toPlainString() + "e" + (exp < 0 ? "-" : "+") + (e.length() < 2 ? "0" + e : e);
+        return (v < 0 ? "-" : "") + mantissa.toPlainString() + "e" + (exp < 0 ? "-" : "+") + (e.length() < 2 ? "0" + e
+                : e);
     }
 
     /** {@code %g} (precision 6): the shorter of fixed and exponent notation, trailing zeros removed. */

@@ -69,7 +69,8 @@ public final class HostBackend implements PerfBackend {
 
     @Override
     public PerfBuffer allocate(long sizeBytes) {
-        MemorySegment seg = registered ? comm.allocate(Math.max(sizeBytes, 1)) : arena.allocate(Math.max(sizeBytes, 1), 4096);
+        MemorySegment seg = registered ? comm.allocate(Math.max(sizeBytes, 1)) : arena.allocate(Math.max(sizeBytes, 1),
+                4096);
         return new PerfBuffer() {
             @Override
             public long sizeBytes() {

@@ -228,7 +228,8 @@ public final class OversubscriptionBench implements Runnable {
     /** Rank 0's table. */
     static void print(Result r, int nRanks, int rounds, double phaseMs, PrintStream out) {
         out.printf("# allReduce float sum, out of place: %d ranks against 2 of them (world ranks 0 and %d) in "
-                + "alternating phases of one job, %d round(s), phases of ~%.0f ms%n", nRanks, nRanks / 2, rounds, phaseMs);
+                + "alternating phases of one job, %d round(s), phases of ~%.0f ms%n", nRanks, nRanks / 2, rounds,
+                        phaseMs);
         out.printf("# times are us per call (mean over the ranks of a phase), medians over the rounds; ratio: %d-rank "
                 + "over 2-rank%n", nRanks);
         out.printf("# %10s %7s %11s %11s %9s %9s %9s %9s%n", "bytes", "calls", "2r_us", nRanks + "r_us",

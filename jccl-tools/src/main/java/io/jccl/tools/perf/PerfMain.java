@@ -43,17 +43,20 @@ public final class PerfMain implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "COLLECTIVE", description = "what to measure, e.g. all_reduce")
     String collective;
 
-    @Option(names = {"-b", "--minbytes"}, defaultValue = "32M", description = "smallest size (K/M/G suffixes, 1024-based; default ${DEFAULT-VALUE})")
+    @Option(names = {"-b", "--minbytes"}, defaultValue = "32M",
+            description = "smallest size (K/M/G suffixes, 1024-based; default ${DEFAULT-VALUE})")
     String minBytes;
     @Option(names = {"-e", "--maxbytes"}, defaultValue = "32M", description = "largest size (default ${DEFAULT-VALUE})")
     String maxBytes;
-    @Option(names = {"-i", "--stepbytes"}, defaultValue = "1M", description = "additive step (default ${DEFAULT-VALUE})")
+    @Option(names = {"-i", "--stepbytes"}, defaultValue = "1M",
+            description = "additive step (default ${DEFAULT-VALUE})")
     String stepBytes;
     @Option(names = {"-f", "--stepfactor"}, defaultValue = "1", description = "multiplicative step, used when > 1")
     long stepFactor;
     @Option(names = {"-n", "--iters"}, defaultValue = "20", description = "timed iterations (default ${DEFAULT-VALUE})")
     int iters;
-    @Option(names = {"-w", "--warmup_iters"}, defaultValue = "1", description = "warm-up iterations (default ${DEFAULT-VALUE})")
+    @Option(names = {"-w", "--warmup_iters"}, defaultValue = "1",
+            description = "warm-up iterations (default ${DEFAULT-VALUE})")
     int warmup;
     @Option(names = {"-m", "--agg_iters"}, defaultValue = "1", description = "calls per iteration, in one group")
     int agg;
@@ -63,45 +66,58 @@ public final class PerfMain implements Callable<Integer> {
     int check;
     @Option(names = {"-o", "--op"}, defaultValue = "sum", description = "sum, prod, min, max, avg, mulsum or all")
     String op;
-    @Option(names = {"-d", "--datatype"}, defaultValue = "float", description = "int8 uint8 int32 uint32 int64 uint64 half float double bfloat16 f8e4m3 f8e5m2, or all")
+    @Option(names = {"-d", "--datatype"}, defaultValue = "float",
+            description = "int8 uint8 int32 uint32 int64 uint64 half float double bfloat16 f8e4m3 f8e5m2, or all")
     String datatype;
     @Option(names = {"-r", "--root"}, defaultValue = "0", description = "root rank, or -1/all for every rank")
     String root;
-    @Option(names = {"-a", "--average"}, defaultValue = "1", description = "time across ranks: 0 rank 0, 1 average, 2 min, 3 max")
+    @Option(names = {"-a", "--average"}, defaultValue = "1",
+            description = "time across ranks: 0 rank 0, 1 average, 2 min, 3 max")
     int average;
     @Option(names = {"-z", "--blocking"}, defaultValue = "0", description = "blocking calls (host calls always block)")
     int blocking;
-    @Option(names = {"-T", "--timeout"}, defaultValue = "0", description = "abort if one operation takes longer than S seconds")
+    @Option(names = {"-T", "--timeout"}, defaultValue = "0",
+            description = "abort if one operation takes longer than S seconds")
     double timeoutSec;
     @Option(names = {"-np", "--np"}, defaultValue = "0", description = "launch N local processes, one rank each")
     int processes;
     @Option(names = "--hostfile", paramLabel = "FILE",
-            description = "with -np: start the ranks on the hosts of FILE ('host slots=N' lines), as jccl run --hostfile")
+            description = "with -np: start the ranks on the hosts of FILE ('host slots=N' lines), as jccl run "
+                    + "--hostfile")
     Path hostfile;
-    @Option(names = "--rsh", paramLabel = "CMD", description = "with --hostfile: the remote shell (default $JCCL_RSH or ssh -o BatchMode=yes; 'ip netns exec' for namespaces)")
+    @Option(names = "--rsh", paramLabel = "CMD",
+            description = "with --hostfile: the remote shell (default $JCCL_RSH or ssh -o BatchMode=yes; 'ip netns "
+                    + "exec' for namespaces)")
     String rsh;
-    @Option(names = "--master-addr", paramLabel = "ADDR", description = "with --hostfile: address of rank 0's host the others reach")
+    @Option(names = "--master-addr", paramLabel = "ADDR",
+            description = "with --hostfile: address of rank 0's host the others reach")
     String masterAddr;
     @Option(names = "--bind-to", paramLabel = "core|none|auto", description = "with -np: bind each rank to its own "
-            + "block of CPUs (core), or not (none), or core when each rank gets a CPU (auto); default $JCCL_BIND_TO, else auto "
+            + "block of CPUs (core), or not (none), or core when each rank gets a CPU (auto); default $JCCL_BIND_TO, "
+                    + "else auto "
             + "(as mpirun binds by default)")
     String bindTo;
     @Option(names = {"-t", "--nthreads"}, defaultValue = "1", description = "ranks as threads of this process")
     int threads;
-    @Option(names = {"-g", "--ngpus"}, defaultValue = "1", description = "GPUs driven by this process (more than 1: GPU run)")
+    @Option(names = {"-g", "--ngpus"}, defaultValue = "1",
+            description = "GPUs driven by this process (more than 1: GPU run)")
     int gpus;
-    @Option(names = {"-G", "--cudagraph"}, defaultValue = "0", description = "capture the -n iterations into a CUDA graph and time N launches of it")
+    @Option(names = {"-G", "--cudagraph"}, defaultValue = "0",
+            description = "capture the -n iterations into a CUDA graph and time N launches of it")
     int cudaGraph;
     @Option(names = {"-R", "--local_register"}, defaultValue = "0",
             description = "1: buffers from Communicator.allocate (registered, shared memory on one host)")
     int register;
-    @Option(names = "--backend", description = "host (host memory), jccl (GPUs), nccl (libnccl.so.2 on the same GPU buffers) or both; default host, or jccl with -g > 1 or -G")
+    @Option(names = "--backend",
+            description = "host (host memory), jccl (GPUs), nccl (libnccl.so.2 on the same GPU buffers) or both; "
+                    + "default host, or jccl with -g > 1 or -G")
     String backend;
     @Option(names = {"-J", "--json", "--output_file"}, description = "write a JSON report to FILE")
     Path json;
     @Option(names = "--csv", description = "write a CSV report to FILE")
     Path csv;
-    @Option(names = "--plot", description = "write an SVG plot of bus bandwidth against size to FILE (a browser shows it)")
+    @Option(names = "--plot",
+            description = "write an SVG plot of bus bandwidth against size to FILE (a browser shows it)")
     Path plot;
 
     private List<String> rawArgs = List.of();
@@ -191,7 +207,8 @@ public final class PerfMain implements Callable<Integer> {
     /** {@code -np N}: this command again in N processes, without {@code -np}, rank 0's table unlabelled. */
     private int launchProcesses(PerfOptions o) {
         LaunchSpec spec = LaunchSpec.of(o.processes(), PerfMain.class.getName(), childArgs(rawArgs))
-                .withLabels(LaunchSpec.Labels.ALL_BUT_RANK0).withBindTo(perfBinding(bindTo, System.getenv(CoreBinding.ENV)));
+                .withLabels(LaunchSpec.Labels.ALL_BUT_RANK0).withBindTo(perfBinding(bindTo,
+                        System.getenv(CoreBinding.ENV)));
         if (hostfile != null) {
             return HostfileJob.create(spec, hostfile, rsh, masterAddr, List.of(), out, err).run().exitCode();
         }

@@ -55,7 +55,8 @@ public record PerfOptions(PerfCollective collective, SizeSweep sweep, int iters,
         require(target.gpu() || (gpus == 1 && graphLaunches == 0), "-g " + gpus + " and -G " + graphLaunches
                 + " need a GPU backend: --backend jccl, nccl or both");
         require(!target.gpu() || threads == 1, "-t: GPU runs use one thread per GPU already; drop -t");
-        require(processes == 0 || threads == 1, "-np and -t cannot be combined: choose processes (-np) or threads (-t)");
+        require(processes == 0 || threads == 1,
+                "-np and -t cannot be combined: choose processes (-np) or threads (-t)");
         types = List.copyOf(types);
         ops = List.copyOf(ops);
         args = List.copyOf(args);

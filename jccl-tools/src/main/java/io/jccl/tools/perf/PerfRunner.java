@@ -86,10 +86,12 @@ public final class PerfRunner {
     }
 
     /**
-     * Calls per warm-up size (sizes up to {@link #JIT_WARMUP_MAX_BYTES}, fewer above 1 MiB) before the first measurement, so the JIT has compiled the call path
+     * Calls per warm-up size (sizes up to {@link #JIT_WARMUP_MAX_BYTES}, fewer above 1 MiB) before the first
+     * measurement, so the JIT has compiled the call path
      * (nccl-tests' -w assumes compiled code; a JVM needs thousands of calls, C2 about 10,000). {@code
      * JCCL_PERF_JIT_WARMUP}, default 1000 (times 10 up to 4 KiB) per round, rounds repeated until the time per call
-     * stops improving (measured: C2 settles the small-message path after 100,000 to 300,000 calls); the same on every rank because launchers pass the environment on.
+     * stops improving (measured: C2 settles the small-message path after 100,000 to 300,000 calls); the same on every
+     * rank because launchers pass the environment on.
      */
     static int jitWarmupCalls() {
         try {
@@ -176,7 +178,8 @@ public final class PerfRunner {
                 }
                 BufferLayout layout = BufferLayout.of(o.collective(), size, type.sizeBytes(), nRanks);
                 boolean small = size <= (4 << 10);
-                int perRound = small ? 10 * calls : (int) Math.max(20, calls * Math.min(1.0, (1 << 20) / (double) size));
+                int perRound = small ? 10 * calls : (int) Math.max(20, calls * Math.min(1.0,
+                        (1 << 20) / (double) size));
                 // out-of-place and in-place alike: code compiled on one alone meets the other with a deoptimisation
                 // (uncommon trap) and half a second of recompiling in the middle of a timed row
                 for (boolean inPlace : new boolean[]{false, true}) {
@@ -269,7 +272,8 @@ public final class PerfRunner {
     private long check(CollectiveCall cc, PerfBackend.PreparedCall call, BufferLayout layout, DataType type,
                        OpChoice op, int root, boolean inPlace) {
         ExpectedValues expected = new ExpectedValues(o.collective(), layout, type, op, root, rank, nRanks);
-        long clearBytes = inPlace ? Math.max(cc.sendOffsetBytes() + cc.sendBytes(), cc.recvOffsetBytes() + cc.recvBytes())
+        long clearBytes = inPlace ? Math.max(cc.sendOffsetBytes() + cc.sendBytes(), cc.recvOffsetBytes()
+                + cc.recvBytes())
                 : cc.recvBytes();
         MemorySegment in = cc.send().host().asSlice(cc.sendOffsetBytes(), cc.sendBytes());
         MemorySegment out = cc.recv().host().asSlice(cc.recvOffsetBytes(), cc.recvBytes());

@@ -72,8 +72,10 @@ public final class ResultTable {
     public static List<String> footer(int errors, double avgBusBwGBps, double minBusBwGBps, String programName) {
         String verdict = minBusBwGBps < 0 ? "" : avgBusBwGBps < minBusBwGBps * 0.9 ? "FAILED" : "OK";
         return List.of(
-                String.format(Locale.ROOT, "# %-20s : %d %s", "Out of bounds values", errors, errors != 0 ? "FAILED" : "OK"),
-                String.format(Locale.ROOT, "# %-20s : %s %s", "Avg bus bandwidth", CFormat.general(avgBusBwGBps), verdict),
+                String.format(Locale.ROOT, "# %-20s : %d %s", "Out of bounds values", errors, errors != 0 ? "FAILED"
+                        : "OK"),
+                String.format(Locale.ROOT, "# %-20s : %s %s", "Avg bus bandwidth", CFormat.general(avgBusBwGBps),
+                        verdict),
                 "#",
                 "# Collective test concluded: " + programName,
                 "#",

@@ -45,7 +45,8 @@ public record SizeSweep(long minBytes, long maxBytes, long stepBytes, long stepF
         long size = minBytes;
         while (size <= maxBytes) {
             out.add(size);
-            long next = multiplicative() ? (size == 0 ? 1 : multiplyOrMax(size, stepFactor)) : addOrMax(size, stepBytes);
+            long next = multiplicative() ? (size == 0 ? 1 : multiplyOrMax(size, stepFactor)) : addOrMax(size,
+                    stepBytes);
             if (next <= size) {
                 break;
             }

@@ -29,7 +29,8 @@ public final class PlotMain implements Callable<Integer> {
     @Parameters(arity = "1..*", paramLabel = "REPORT[=LABEL]", description = "perf JSON reports")
     List<String> reports = new ArrayList<>();
 
-    @Option(names = {"-o", "--output"}, defaultValue = "busbw.svg", description = "SVG file to write (default ${DEFAULT-VALUE})")
+    @Option(names = {"-o", "--output"}, defaultValue = "busbw.svg",
+            description = "SVG file to write (default ${DEFAULT-VALUE})")
     Path output;
 
     @Option(names = "--placement", defaultValue = "out", description = "out, in or both (default ${DEFAULT-VALUE})")

@@ -48,13 +48,15 @@ public final class SvgPlot {
         StringBuilder b = new StringBuilder();
         b.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
         b.append(String.format(Locale.ROOT, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-                + "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">%n", WIDTH, HEIGHT, WIDTH, HEIGHT));
+                + "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">%n", WIDTH, HEIGHT, WIDTH,
+                        HEIGHT));
         b.append(String.format(Locale.ROOT, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>%n", WIDTH, HEIGHT));
         b.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"30\" font-size=\"16\" font-weight=\"bold\">%s</text>%n",
                 LEFT, escape(title)));
         for (double y = 0; y <= yMax + yStep / 2; y += yStep) {
             double py = TOP + plotH - y / yMax * plotH;
-            b.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#e0e0e0\"/>%n",
+            b.append(String.format(Locale.ROOT,
+                    "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#e0e0e0\"/>%n",
                     LEFT, py, LEFT + plotW, py));
             b.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>%n",
                     LEFT - 8, py + 4, number(y)));
@@ -62,7 +64,8 @@ public final class SvgPlot {
         int every = (int) Math.max(1, Math.ceil((x1 - x0) / 16));
         for (int e = (int) Math.ceil(x0); e <= (int) Math.floor(x1); e++) {
             double px = LEFT + (e - x0) / (x1 - x0) * plotW;
-            b.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#e0e0e0\"/>%n",
+            b.append(String.format(Locale.ROOT,
+                    "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#e0e0e0\"/>%n",
                     px, TOP, px, TOP + plotH));
             if ((e - (int) Math.ceil(x0)) % every == 0) {
                 b.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>%n", px,
@@ -71,9 +74,11 @@ public final class SvgPlot {
         }
         b.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" "
                 + "stroke=\"#333\"/>%n", LEFT, TOP, plotW, plotH));
-        b.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">message size (bytes)</text>%n",
+        b.append(String.format(Locale.ROOT,
+                "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">message size (bytes)</text>%n",
                 LEFT + plotW / 2, HEIGHT - 25));
-        b.append(String.format(Locale.ROOT, "<text x=\"20\" y=\"%d\" text-anchor=\"middle\" transform=\"rotate(-90 20 %d)\">"
+        b.append(String.format(Locale.ROOT,
+                "<text x=\"20\" y=\"%d\" text-anchor=\"middle\" transform=\"rotate(-90 20 %d)\">"
                 + "bus bandwidth (GB/s)</text>%n", TOP + plotH / 2, TOP + plotH / 2));
         for (int i = 0; i < series.size(); i++) {
             Series s = series.get(i);
@@ -84,11 +89,13 @@ public final class SvgPlot {
                 double px = LEFT + (log2(Math.max(1, p.sizeBytes())) - x0) / (x1 - x0) * plotW;
                 double py = TOP + plotH - Math.max(0, p.busBwGBps()) / yMax * plotH;
                 coords.add(String.format(Locale.ROOT, "%.1f,%.1f", px, py));
-                marks.append(String.format(Locale.ROOT, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>%s: "
+                marks.append(String.format(Locale.ROOT,
+                        "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>%s: "
                         + "%s bytes, %s GB/s</title></circle>%n", px, py, color, escape(s.label()), p.sizeBytes(),
                         number(p.busBwGBps())));
             }
-            b.append(String.format(Locale.ROOT, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"%s\"/>%n",
+            b.append(String.format(Locale.ROOT,
+                    "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"%s\"/>%n",
                     color, String.join(" ", coords)));
             b.append(marks);
             int ly = TOP + 10 + i * 20;

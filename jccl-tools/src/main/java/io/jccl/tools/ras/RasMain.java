@@ -28,16 +28,19 @@ import java.util.concurrent.Callable;
         exitCodeListHeading = "Exit codes:%n",
         exitCodeList = {"0:the job answered", "1:nothing answered at that address", "2:bad arguments"})
 public final class RasMain implements Callable<Integer> {
-    @Option(names = "--host", paramLabel = "H", description = "host of the status port (default: from NCCL_RAS_ADDR, or 127.0.0.1)")
+    @Option(names = "--host", paramLabel = "H",
+            description = "host of the status port (default: from NCCL_RAS_ADDR, or 127.0.0.1)")
     String host;
 
     @Option(names = "--port", paramLabel = "P", description = "status port (default: from NCCL_RAS_ADDR, or 28028)")
     int port;
 
-    @Option(names = "--command", paramLabel = "C", defaultValue = "status", description = "status or help (default ${DEFAULT-VALUE})")
+    @Option(names = "--command", paramLabel = "C", defaultValue = "status",
+            description = "status or help (default ${DEFAULT-VALUE})")
     String command;
 
-    @Option(names = "--timeout", paramLabel = "MS", defaultValue = "5000", description = "connect/read timeout in ms (default ${DEFAULT-VALUE})")
+    @Option(names = "--timeout", paramLabel = "MS", defaultValue = "5000",
+            description = "connect/read timeout in ms (default ${DEFAULT-VALUE})")
     int timeoutMs;
 
     private PrintStream out = System.out;

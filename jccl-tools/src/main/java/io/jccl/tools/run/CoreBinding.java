@@ -100,7 +100,8 @@ public record CoreBinding(List<CpuSet> cpus) {
     }
 
     /**
-     * The binding a local job gets: {@code requested} (else {@value #ENV}, else {@link #DEFAULT}) over this process's CPUs, or none
+     * The binding a local job gets: {@code requested} (else {@value #ENV}, else {@link #DEFAULT}) over this process's
+     * CPUs, or none
      * when {@code taskset} is not installed (said on {@code err} unless the binding was only automatic).
      *
      * @param requested the {@code --bind-to} value, or null

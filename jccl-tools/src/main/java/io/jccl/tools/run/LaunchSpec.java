@@ -16,7 +16,8 @@ import java.util.Objects;
  * @param timeout        overall limit for the whole job, or {@code null} for none
  * @param labels         which ranks' output lines get a {@code [rank] } prefix
  * @param extraEnv       variables added to every rank's environment (after the rank variables, so they win)
- * @param bindTo         {@code --bind-to} for local ranks (core, none, auto), or null for {@code JCCL_BIND_TO}, else none
+ * @param bindTo         {@code --bind-to} for local ranks (core, none, auto), or null for {@code JCCL_BIND_TO}, else
+ * none
  */
 public record LaunchSpec(int nRanks, String mainClass, List<String> args, List<String> extraClasspath,
                          Duration timeout, Labels labels, Map<String, String> extraEnv, String bindTo) {

@@ -17,7 +17,8 @@ import java.util.concurrent.TimeUnit;
  * announced on stderr for {@code ./jccl ras}). When a rank exits non-zero (or the timeout passes) it says which rank
  * failed and with which code, gives the others {@link #REPORT_GRACE_NS} to notice the loss and report it (JCCL
  * names the lost rank in their errors), then stops them: {@code destroy()} (SIGTERM) first,
- * {@code destroyForcibly()} (SIGKILL) after {@link #GRACE_NS}. A JVM shutdown hook (Ctrl-C on the launcher) stops all children the same way.
+ * {@code destroyForcibly()} (SIGKILL) after {@link #GRACE_NS}. A JVM shutdown hook (Ctrl-C on the launcher) stops all
+ * children the same way.
  * Owned by the thread that calls {@link #run}; the pumps run on their own daemon threads. Plays the part of
  * mpirun/torchrun's process supervision.
  */

@@ -54,10 +54,12 @@ public final class TopoMain implements Callable<Integer> {
             description = "ranks per node; default: one per GPU (all ranks on one node without GPUs)")
     int ranksPerNode;
 
-    @Option(names = "--dump-graph", paramLabel = "FILE", description = "write node 0's graphs (NCCL_GRAPH_DUMP_FILE format)")
+    @Option(names = "--dump-graph", paramLabel = "FILE",
+            description = "write node 0's graphs (NCCL_GRAPH_DUMP_FILE format)")
     Path dumpGraph;
 
-    @Option(names = "--dump-topo", paramLabel = "FILE", description = "write the topology XML (NCCL_TOPO_DUMP_FILE format)")
+    @Option(names = "--dump-topo", paramLabel = "FILE",
+            description = "write the topology XML (NCCL_TOPO_DUMP_FILE format)")
     Path dumpTopo;
 
     @Option(names = "--explain", paramLabel = "COLL:BYTES", arity = "1..*",
@@ -67,10 +69,12 @@ public final class TopoMain implements Callable<Integer> {
     @Option(names = "--host", description = "use the host (CPU) cost model even when the topology has GPUs")
     boolean hostModel;
 
-    @Option(names = "--host-channels", paramLabel = "N", description = "channels per node for CPU-only ranks (default 2)")
+    @Option(names = "--host-channels", paramLabel = "N",
+            description = "channels per node for CPU-only ranks (default 2)")
     int hostChannels = 2;
 
-    @Option(names = "--max-ranks-shown", paramLabel = "N", description = "ranks printed per ring/tree line (default 64)")
+    @Option(names = "--max-ranks-shown", paramLabel = "N",
+            description = "ranks printed per ring/tree line (default 64)")
     int maxRanksShown = 64;
 
     @CommandLine.Spec
@@ -125,7 +129,8 @@ public final class TopoMain implements Callable<Integer> {
                 hostChannels, HostModelParams.from(env).shmBwGBps()[2]);
         TuningTopology tt = TuningTopology.from(plan);
         boolean gpu = nGpus > 0 && !hostModel;
-        try (Tuner tuner = gpu ? Tuner.forGpu(tt, tp, TunerPlugins.select(tp.tunerPlugin(), TunerPlugins.available(null)))
+        try (Tuner tuner = gpu ? Tuner.forGpu(tt, tp, TunerPlugins.select(tp.tunerPlugin(),
+                TunerPlugins.available(null)))
                 : Tuner.forHost(tt, tp, HostModelParams.from(env),
                 TunerPlugins.select(tp.tunerPlugin(), TunerPlugins.available(null)))) {
             List<Explain.Request> requests = new ArrayList<>();

@@ -39,7 +39,8 @@ public final class ChannelPostset {
         int nRanks = nodeOfRank.length;
         List<TopoRanks> allRanks = gathered.stream().map(TopoRanks::copy).toList();
         if (allRanks.size() != nRanks) {
-            throw new JcclException(Result.INTERNAL_ERROR, "postset needs the TopoRanks of all " + nRanks + " ranks, got "
+            throw new JcclException(Result.INTERNAL_ERROR, "postset needs the TopoRanks of all " + nRanks
+                    + " ranks, got "
                     + allRanks.size());
         }
         int nNodes = Arrays.stream(nodeOfRank).max().orElse(-1) + 1;

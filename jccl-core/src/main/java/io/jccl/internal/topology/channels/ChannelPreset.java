@@ -61,7 +61,8 @@ public final class ChannelPreset {
                 }
             }
             if (!inRing || !inTree) {
-                throw new JcclException(Result.INTERNAL_ERROR, "rank " + rank + " is missing from channel " + c + " of its"
+                throw new JcclException(Result.INTERNAL_ERROR, "rank " + rank + " is missing from channel " + c
+                        + " of its"
                         + " node's " + (inRing ? "tree" : "ring") + " graph");
             }
         }

@@ -16,7 +16,8 @@ import java.util.Map;
  * <ul>
  *   <li>one {@code <cpu>} per {@code /sys/devices/system/node/node*} (one with numaid 0 when there are none), with the
  *   CPU mask, the architecture and the CPUID vendor/family/model from {@code /proc/cpuinfo};</li>
- *   <li>each GPU (from the probe) and each NIC of {@code /sys/class/net} (skipping loopback, virtual, docker, bridge and
+ *   <li>each GPU (from the probe) and each NIC of {@code /sys/class/net} (skipping loopback, virtual, docker, bridge
+ * and
  *   veth interfaces) with its PCI ancestry: from a device, two path components up is its switch (the downstream port
  *   in between is skipped), until a non-PCI component, the root complex, hands over to the CPU of the device's NUMA
  *   node. Each PCI element carries class, ids and the link speed/width (the slower of the device and its upstream

@@ -149,7 +149,8 @@ public final class PathFinder {
     }
 
     /**
-     * PXN: GPU g may reach NET n through the GPU closest to n when that GPU is on n's PCI switch, is NVLink-connected to
+     * PXN: GPU g may reach NET n through the GPU closest to n when that GPU is on n's PCI switch, is NVLink-connected
+     * to
      * g, and either has more bandwidth to n or spares g a trip through a CPU. Only the GPU→NIC direction is rerouted
      * (receive locally, send remotely).
      */

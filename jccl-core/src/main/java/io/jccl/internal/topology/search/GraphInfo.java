@@ -49,13 +49,15 @@ public record GraphInfo(GraphPattern pattern, int nChannels, boolean sameChannel
     public byte[] toBytes() {
         java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(BYTES).order(java.nio.ByteOrder.LITTLE_ENDIAN);
         b.putInt(pattern.ncclId()).putInt(nChannels).putInt(sameChannels ? 1 : 0).putDouble(bwIntraGBps)
-                .putDouble(bwInterGBps).putInt(typeIntra.ncclId() | (typeInter.ncclId() << 16)).putInt(crossNic).putDouble(latencyInterUs);
+                .putDouble(bwInterGBps).putInt(typeIntra.ncclId() | (typeInter.ncclId() << 16)).putInt(crossNic)
+                        .putDouble(latencyInterUs);
         return b.array();
     }
 
     public static GraphInfo fromBytes(byte[] bytes) {
         if (bytes.length != BYTES) {
-            throw new JcclException(Result.INTERNAL_ERROR, "graph info of " + bytes.length + " bytes, expected " + BYTES);
+            throw new JcclException(Result.INTERNAL_ERROR, "graph info of " + bytes.length + " bytes, expected "
+                    + BYTES);
         }
         java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(bytes).order(java.nio.ByteOrder.LITTLE_ENDIAN);
         GraphPattern p = GraphPattern.fromId(b.getInt());

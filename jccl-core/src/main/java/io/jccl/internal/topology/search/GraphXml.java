@@ -35,7 +35,8 @@ public final class GraphXml {
             XmlElement xg = root.addChild("graph");
             xg.set("id", g.id()).set("pattern", g.pattern().ncclId()).set("crossnic", g.crossNic())
                     .set("nchannels", g.nChannels()).set("speedintra", TopoFormat.num(g.bwIntra()))
-                    .set("speedinter", TopoFormat.num(g.bwInter())).set("latencyinter", TopoFormat.num(g.latencyInter()))
+                    .set("speedinter", TopoFormat.num(g.bwInter())).set("latencyinter",
+                            TopoFormat.num(g.latencyInter()))
                     .set("typeintra", g.typeIntra().ncclName()).set("typeinter", g.typeInter().ncclName())
                     .set("samechannels", g.sameChannels() ? 1 : 0);
             for (int c = 0; c < g.nChannels(); c++) {

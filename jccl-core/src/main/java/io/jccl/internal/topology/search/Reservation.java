@@ -28,7 +28,8 @@ final class Reservation {
     /**
      * Follows the path from node (t1,i1) to (t2,i2) taking the graph's intra- or inter-node bandwidth times
      * {@code mult} (1 to take, -1 to give back). Returns the destination, or null when the path is missing, too far
-     * (worse than the graph's allowed type) or lacks bandwidth. With {@code t1 == null} it just returns the destination.
+     * (worse than the graph's allowed type) or lacks bandwidth. With {@code t1 == null} it just returns the
+     * destination.
      */
     static TopoNode follow(TopoSystem system, TopoGraph graph, NodeType t1, int i1, NodeType t2, int i2, int mult) {
         TopoNode dst = system.node(t2, i2);
@@ -38,7 +39,8 @@ final class Reservation {
         TopoNode src = system.node(t1, i1);
         TopoPath path = src.pathTo(t2, i2);
         if (!src.hasPaths(t2)) {
-            throw new JcclException(Result.INTERNAL_ERROR, "no path computed from " + src.label() + " to " + dst.label());
+            throw new JcclException(Result.INTERNAL_ERROR, "no path computed from " + src.label() + " to "
+                    + dst.label());
         }
         if (path.hops() == 0) {
             return dst;

@@ -93,8 +93,10 @@ public final class TopoSetup {
      * per-channel bandwidth, typed PHB inside the node (shared memory through the host) and NET across nodes.
      */
     public static NodePlan planHostNode(TopoSystem system, int[] ranks, int nChannels, double bwGBps) {
-        TopoGraph ring = TopoGraph.ordered(TopoGraph.ID_RING, GraphPattern.RING, ranks, nChannels, bwGBps, PathType.PHB);
-        TopoGraph tree = TopoGraph.ordered(TopoGraph.ID_TREE, GraphPattern.TREE, ranks, nChannels, bwGBps, PathType.PHB);
+        TopoGraph ring = TopoGraph.ordered(TopoGraph.ID_RING, GraphPattern.RING, ranks, nChannels, bwGBps,
+                PathType.PHB);
+        TopoGraph tree = TopoGraph.ordered(TopoGraph.ID_TREE, GraphPattern.TREE, ranks, nChannels, bwGBps,
+                PathType.PHB);
         return new NodePlan(system, ring, tree);
     }
 

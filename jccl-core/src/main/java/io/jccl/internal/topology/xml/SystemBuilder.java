@@ -43,7 +43,8 @@ public final class SystemBuilder {
 
     private TopoSystem run(XmlElement root) {
         if (!root.name().equals("system")) {
-            throw new JcclException(Result.INVALID_ARGUMENT, root.where() + ": the root element must be <system>, found <"
+            throw new JcclException(Result.INVALID_ARGUMENT, root.where()
+                    + ": the root element must be <system>, found <"
                     + root.name() + ">");
         }
         int version = root.intAttr("version", 1);
@@ -152,7 +153,8 @@ public final class SystemBuilder {
         for (XmlElement xmlNet : xmlNic.children("net")) {
             int dev = xmlNet.intAttr("dev", -1);
             if (dev < 0) {
-                throw new JcclException(Result.INVALID_ARGUMENT, xmlNet.where() + ": missing or negative attribute 'dev'");
+                throw new JcclException(Result.INVALID_ARGUMENT, xmlNet.where()
+                        + ": missing or negative attribute 'dev'");
             }
             TopoNode net = system.createNode(NodeType.NET, topoId(systemId, dev));
             long asic = xmlNet.has("guid") ? xmlNet.longAttr("guid", dev) : dev;

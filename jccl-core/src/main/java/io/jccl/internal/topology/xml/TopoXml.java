@@ -23,7 +23,8 @@ public final class TopoXml {
     public static XmlElement load(Path file) {
         XmlElement root = XmlParser.parseFile(file);
         if (!root.name().equals("system")) {
-            throw new JcclException(Result.INVALID_ARGUMENT, root.where() + ": not a topology file: the root element is <"
+            throw new JcclException(Result.INVALID_ARGUMENT, root.where()
+                    + ": not a topology file: the root element is <"
                     + root.name() + ">, expected <system> (is this a graph dump? use NCCL_GRAPH_FILE for those)");
         }
         return root;

@@ -148,7 +148,9 @@ public final class XmlElement {
         return v;
     }
 
-    /** An integer attribute (decimal or 0x hex), {@code dflt} when absent; malformed → INVALID_ARGUMENT with position. */
+    /**
+     * An integer attribute (decimal or 0x hex), {@code dflt} when absent; malformed → INVALID_ARGUMENT with position.
+     */
     public long longAttr(String key, long dflt) {
         String v = attributes.get(key);
         if (v == null || v.isBlank()) {
@@ -172,7 +174,8 @@ public final class XmlElement {
     public int intAttr(String key, int dflt) {
         long v = longAttr(key, dflt);
         if (v < Integer.MIN_VALUE || v > Integer.MAX_VALUE) {
-            throw new JcclException(Result.INVALID_ARGUMENT, where() + ": attribute " + key + "=" + v + " is out of range");
+            throw new JcclException(Result.INVALID_ARGUMENT, where() + ": attribute " + key + "=" + v
+                    + " is out of range");
         }
         return (int) v;
     }

@@ -327,7 +327,8 @@ public final class XmlParser {
 
     private JcclException error(String problem) {
         int col = pos - lineStart + 1;
-        return new JcclException(Result.INVALID_ARGUMENT, sourceName + ":" + line + ":" + col + ": malformed topology XML: "
+        return new JcclException(Result.INVALID_ARGUMENT, sourceName + ":" + line + ":" + col
+                + ": malformed topology XML: "
                 + problem);
     }
 }

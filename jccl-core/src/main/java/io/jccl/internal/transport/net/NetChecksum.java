@@ -12,7 +12,9 @@ public final class NetChecksum {
     private NetChecksum() {
     }
 
-    /** True when this rank's receivers ask their senders for a CRC32C per slot ({@code multiHost}: ranks span hosts). */
+    /**
+     * True when this rank's receivers ask their senders for a CRC32C per slot ({@code multiHost}: ranks span hosts).
+     */
     public static boolean enabled(boolean multiHost) {
         return switch (Params.NET_CHECKSUM.get()) {
             case "on" -> true;

@@ -33,7 +33,8 @@ public record NetOffer(long nonce, int stepBytes, boolean checksum, byte[] handl
             int step = b.getInt();
             int flags = b.get();
             int len = b.get() & 0xff;
-            if (step <= 0 || (flags & ~1) != 0 || len == 0 || len > NetListen.MAX_HANDLE_BYTES || b.remaining() != len) {
+            if (step <= 0 || (flags & ~1) != 0 || len == 0 || len > NetListen.MAX_HANDLE_BYTES
+                    || b.remaining() != len) {
                 throw new IllegalArgumentException("slot size " + step + ", flags " + flags + ", handle of " + len
                         + " bytes with " + b.remaining() + " left");
             }

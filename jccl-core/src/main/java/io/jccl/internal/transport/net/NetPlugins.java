@@ -47,7 +47,8 @@ public final class NetPlugins {
                 throw new JcclException(Result.SYSTEM_ERROR, "network plugin " + chosen.name() + " has no device");
             }
         } catch (IOException e) {
-            throw new JcclException(Result.SYSTEM_ERROR, "network plugin " + chosen.name() + " cannot list its devices: "
+            throw new JcclException(Result.SYSTEM_ERROR, "network plugin " + chosen.name()
+                    + " cannot list its devices: "
                     + e.getMessage(), e);
         }
         Log.info(Subsys.NET, rank, "Using network %s", chosen.name());
@@ -72,6 +73,7 @@ public final class NetPlugins {
                     + e.getMessage(), e);
         }
         throw new JcclException(Result.INVALID_ARGUMENT, "NCCL_NET=" + wanted + ": no such network plugin; found: "
-                + String.join(", ", found) + " (plugins are io.jccl.net.NetPlugin services on the class or module path)");
+                + String.join(", ", found)
+                        + " (plugins are io.jccl.net.NetPlugin services on the class or module path)");
     }
 }

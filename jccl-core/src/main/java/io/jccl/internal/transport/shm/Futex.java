@@ -28,9 +28,10 @@ public final class Futex {
     private Futex() {
     }
 
+    @SuppressWarnings("restricted") // FFM: JCCL is run with --enable-native-access
     private static MethodHandle bind() {
         if (SYS_FUTEX < 0 || !System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).contains("linux")
-                || Boolean.getBoolean("jccl.futex.disable")) {
+                || io.jccl.internal.param.InternalProperties.FUTEX_DISABLE.get()) {
             return null;
         }
         try {

@@ -57,7 +57,8 @@ public final class ShmFiles {
         checkSpace(dir, size);
         FileChannel ch;
         try {
-            ch = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
+            ch = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+                    StandardOpenOption.WRITE);
         } catch (IOException e) {
             // not ours (an existing file keeps its owner's contents): nothing to unlink
             throw new JcclException(Result.SYSTEM_ERROR, "cannot create shared memory file " + path + ": "
@@ -89,8 +90,10 @@ public final class ShmFiles {
             }
             return asNative(ch.map(FileChannel.MapMode.READ_WRITE, 0, size, arena), arena);
         } catch (IOException e) {
-            throw new JcclException(Result.SYSTEM_ERROR, "cannot map shared memory file " + path + " created by a peer: "
-                    + e.getMessage() + " (is the peer in another container or mount namespace? set NCCL_SHM_DISABLE=1)", e);
+            throw new JcclException(Result.SYSTEM_ERROR, "cannot map shared memory file " + path
+                    + " created by a peer: "
+                    + e.getMessage() + " (is the peer in another container or mount namespace? set NCCL_SHM_DISABLE=1)",
+                            e);
         }
     }
 
@@ -101,6 +104,7 @@ public final class ShmFiles {
      * ran 2x slower (16-64 KiB, 2 ranks) in any process that had also run two-shot, whose loops see the classes in
      * the other order.
      */
+    @SuppressWarnings("restricted") // FFM: JCCL is run with --enable-native-access
     static MemorySegment asNative(MemorySegment mapped, Arena arena) {
         return MemorySegment.ofAddress(mapped.address()).reinterpret(mapped.byteSize(), arena, null);
     }
@@ -128,13 +132,15 @@ public final class ShmFiles {
             }
         } catch (IOException e) {
             throw new JcclException(Result.SYSTEM_ERROR, "shared memory directory " + dir + " is not usable: "
-                    + e.getMessage() + ". Set JCCL_SHM_DIR to a tmpfs directory, or NCCL_SHM_DISABLE=1 to use sockets", e);
+                    + e.getMessage() + ". Set JCCL_SHM_DIR to a tmpfs directory, or NCCL_SHM_DISABLE=1 to use sockets",
+                            e);
         }
     }
 
     private static String advice(Path dir) {
         return "Give " + dir + " more room (docker run --shm-size=1g; Kubernetes: an emptyDir with medium: Memory; "
-                + "or mount -o remount,size=2G " + dir + "), lower NCCL_BUFFSIZE, or set NCCL_SHM_DISABLE=1 to use sockets";
+                + "or mount -o remount,size=2G " + dir
+                        + "), lower NCCL_BUFFSIZE, or set NCCL_SHM_DISABLE=1 to use sockets";
     }
 
     private static long mib(long b) {

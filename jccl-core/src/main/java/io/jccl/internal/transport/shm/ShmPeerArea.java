@@ -78,7 +78,8 @@ public final class ShmPeerArea {
      * Creates this rank's area, exchanges names through the bootstrap, maps every peer's area, and unlinks its file
      * once every rank has mapped it. Every rank of the communicator must call it.
      */
-    public static ShmPeerArea create(Bootstrap bootstrap, String commId, long maxBytes, CommHealth health, long timeoutNs,
+    public static ShmPeerArea create(Bootstrap bootstrap, String commId, long maxBytes, CommHealth health,
+            long timeoutNs,
                                      IdlePolicy policy, Arena arena) {
         int rank = bootstrap.rank();
         int n = bootstrap.nRanks();

@@ -40,7 +40,8 @@ public final class ShmRegistry {
     /** Collective: allocates this rank's buffer and maps every peer's (all ranks call it with the same size). */
     public MemorySegment allocate(Bootstrap bootstrap, long bytes) {
         if (bytes <= 0) {
-            throw new JcclException(Result.INVALID_ARGUMENT, "rank " + rank + ": allocate(" + bytes + "): size must be positive");
+            throw new JcclException(Result.INVALID_ARGUMENT, "rank " + rank + ": allocate(" + bytes
+                    + "): size must be positive");
         }
         int n = bootstrap.nRanks();
         String name = ShmFiles.PREFIX + commId.substring(0, 8) + "-" + ProcessHandle.current().pid() + "-reg"

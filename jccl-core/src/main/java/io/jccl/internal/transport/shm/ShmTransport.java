@@ -73,7 +73,8 @@ public final class ShmTransport implements Transport {
                 + "-from" + peer + "-c" + channel + "-" + HexFormat.of().toHexDigits(RANDOM.nextInt());
         MemorySegment m = ShmFiles.create(name, fileBytes(stepBytes), arena);
         unattached.add(name);
-        ConnFifo fifo = new ConnFifo(m.asSlice(0, ConnFifo.CTRL_BYTES), m.asSlice(DATA_OFF, simpleBytes(stepBytes)), stepBytes);
+        ConnFifo fifo = new ConnFifo(m.asSlice(0, ConnFifo.CTRL_BYTES), m.asSlice(DATA_OFF, simpleBytes(stepBytes)),
+                stepBytes);
         byte[] info = encode(name, stepBytes);
         return new PendingRecv() {
             @Override
@@ -102,7 +103,8 @@ public final class ShmTransport implements Transport {
         String name = info.name();
         int stepBytes = info.stepBytes();
         MemorySegment m = ShmFiles.attach(name, fileBytes(stepBytes), arena);
-        ConnFifo fifo = new ConnFifo(m.asSlice(0, ConnFifo.CTRL_BYTES), m.asSlice(DATA_OFF, simpleBytes(stepBytes)), stepBytes);
+        ConnFifo fifo = new ConnFifo(m.asSlice(0, ConnFifo.CTRL_BYTES), m.asSlice(DATA_OFF, simpleBytes(stepBytes)),
+                stepBytes);
         LONG.setRelease(fifo.ctrl(), ConnFifo.ATTACHED_OFF, 1L);
         SendConn conn = new SendConn(fifo, new FutexWaker(fifo.ctrl(), ConnFifo.TAIL_WAITER_OFF, ConnFifo.TAIL_OFF),
                 health, timeoutNs, policy, new FutexSleeper(fifo.ctrl(), ConnFifo.HEAD_WAITER_OFF, ConnFifo.HEAD_OFF,
@@ -177,7 +179,8 @@ public final class ShmTransport implements Transport {
                 throw new JcclException(Result.REMOTE_ERROR, "rank " + peer + " offered a bad shm file name");
             }
             if (stepBytes <= 0 || stepBytes > (1 << 30)) {
-                throw new JcclException(Result.REMOTE_ERROR, "rank " + peer + " offered a bad shm slot size " + stepBytes);
+                throw new JcclException(Result.REMOTE_ERROR, "rank " + peer + " offered a bad shm slot size "
+                        + stepBytes);
             }
             return new Info(name, stepBytes);
         }

@@ -94,7 +94,8 @@ public final class AbortArea implements AutoCloseable {
         device.makeCurrent();
         CuMemory.hostRegister(page, CuMemory.HOST_ALLOC_PORTABLE | CuMemory.HOST_ALLOC_DEVICEMAP);
         try {
-            long ms = creator ? setLimit(page, timeoutMs) : Integer.toUnsignedLong((int) INT.getVolatile(page, TIMEOUT_MS));
+            long ms = creator ? setLimit(page, timeoutMs) : Integer.toUnsignedLong((int) INT.getVolatile(page,
+                    TIMEOUT_MS));
             long pointer = CuMemory.hostDevicePointer(page);
             return new AbortArea(page, pointer, () -> {
                 device.makeCurrent();

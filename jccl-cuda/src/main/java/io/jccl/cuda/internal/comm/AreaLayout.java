@@ -22,7 +22,9 @@ import io.jccl.cuda.internal.enqueue.CollPlanner;
  * @param slotBytes   bytes per FIFO slot
  */
 public record AreaLayout(int nRanks, long llSlotWords, long pushSlotBytes, int channels, long slotBytes) {
-    /** Bytes reserved for {@code struct Signals} (41,232 bytes with 160 block slots; jccl_device.cuh checks the bound). */
+    /**
+     * Bytes reserved for {@code struct Signals} (41,232 bytes with 160 block slots; jccl_device.cuh checks the bound).
+     */
     public static final long SIGNALS_BYTES = 64L << 10;
     /** sizeof(struct ConnCtl). */
     public static final long CONN_CTL_BYTES = 384;
@@ -39,7 +41,8 @@ public record AreaLayout(int nRanks, long llSlotWords, long pushSlotBytes, int c
     public static AreaLayout of(int nRanks, GpuOptions options) {
         long llLines = nRanks == 2
                 ? Math.max(Math.max(options.llMaxBytes() / 8, (options.llPackedMaxBytes() + 1535) / 1536 * 128),
-                        (options.ll128MaxBytes() + CollPlanner.LL128_CHUNK_BYTES - 1) / CollPlanner.LL128_CHUNK_BYTES * 32)
+                        (options.ll128MaxBytes()
+                                + CollPlanner.LL128_CHUNK_BYTES - 1) / CollPlanner.LL128_CHUNK_BYTES * 32)
                 : Math.min(options.llMaxBytes(), CollPlanner.LL_OTHERS_MAX_BYTES) / 8;
         llLines = (llLines + 7) / 8 * 8;   // slots start on 128-byte boundaries (LL128 lines)
         return new AreaLayout(nRanks, llLines, options.pushMaxBytes(), options.ringChannels(),

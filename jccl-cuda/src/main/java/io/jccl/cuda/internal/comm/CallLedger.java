@@ -27,7 +27,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * calls made, then a window of the last {@link #WINDOW} calls.
  *
  * <p>Thread: each rank's issuing thread appends to its own rows (one thread at a time per rank); any thread of any
- * rank reads the others' (volatile counts, so that of two calls made at once at least one sees the other). Mirrors nothing in NCCL (its kernels trust the calls, and it
+ * rank reads the others' (volatile counts, so that of two calls made at once at least one sees the other). Mirrors
+ * nothing in NCCL (its kernels trust the calls, and it
  * checks only that a receive is not shorter than its send); it is the host communicator's fingerprint check, done at
  * enqueue through memory the ranks share.
  */
@@ -99,7 +100,9 @@ public final class CallLedger {
         return theirs == NONE || theirs == bytes ? null : p2pMismatch(where, "send", n + 1, to, bytes, theirs);
     }
 
-    /** Records {@code at}'s next receive from {@code from} and compares it with {@code from}'s send at that position. */
+    /**
+     * Records {@code at}'s next receive from {@code from} and compares it with {@code from}'s send at that position.
+     */
     public JcclException recordRecv(int at, int from, long bytes, String where) {
         long n = recvs[at][from].append(bytes);
         long theirs = sends[from][at].peek(n);
@@ -116,7 +119,9 @@ public final class CallLedger {
         return collectives[rank].count();
     }
 
-    /** {@code rank}'s collective number {@code n} (from 1) as a fingerprint, or a negative value when it is not known. */
+    /**
+     * {@code rank}'s collective number {@code n} (from 1) as a fingerprint, or a negative value when it is not known.
+     */
     public long collective(int rank, long n) {
         return n < 1 ? NONE : collectives[rank].peek(n - 1);
     }

@@ -57,7 +57,8 @@ public final class Clique {
             for (int j = 0; j < n; j++) {
                 if (devices.get(i) != devices.get(j) && !devices.get(i).canAccessPeer(devices.get(j))) {
                     throw new JcclException(Result.INVALID_USAGE, "GPU " + devices.get(i).ordinal() + " cannot access "
-                            + "the memory of GPU " + devices.get(j).ordinal() + " (no NVLink or PCIe peer-to-peer path); "
+                            + "the memory of GPU " + devices.get(j).ordinal()
+                                    + " (no NVLink or PCIe peer-to-peer path); "
                             + "initAll needs peer access between all its GPUs: use one process per GPU instead");
                 }
             }
@@ -119,10 +120,9 @@ public final class Clique {
 
     /** Whether tests asked to let several ranks share one GPU ({@code jccl.cuda.shareDevices}). */
     public static boolean sharesDevices() {
-        return Boolean.getBoolean("jccl.cuda.shareDevices");
+        return io.jccl.internal.param.InternalProperties.CUDA_SHARE_DEVICES.get();
     }
 
-    /** Every rank's area base: the same addresses on every GPU (unified addressing with peer access). */
     /** The clique's GPUs, rank by rank. */
     public List<CudaDevice> devices() {
         return devices;
@@ -159,7 +159,8 @@ public final class Clique {
         boolean[][] m = new boolean[n][n];
         for (int r = 0; r < n; r++) {
             for (int q = 0; q < n; q++) {
-                m[r][q] = r != q && (devices.get(r) == devices.get(q) || devices.get(r).nativeAtomicsWith(devices.get(q)));
+                m[r][q] = r != q && (devices.get(r) == devices.get(q)
+                        || devices.get(r).nativeAtomicsWith(devices.get(q)));
             }
         }
         return m;
@@ -205,6 +206,7 @@ public final class Clique {
     }
 
     /** One rank closed; the last one waits for every GPU, frees all memory and closes the host communicators. */
+    @SuppressWarnings("try") // the resource is held for the scope, not used
     public synchronized void release() {
         if (open == 0) {
             return;

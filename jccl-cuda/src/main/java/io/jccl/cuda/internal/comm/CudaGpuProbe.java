@@ -39,7 +39,8 @@ public final class CudaGpuProbe implements GpuProbe {
                         t.pciClass())));
             } else {
                 for (int q = 0; q < n; q++) {
-                    if (q != d && CuDevices.p2pAttribute(CuDevices.P2P_NATIVE_ATOMIC_SUPPORTED, handles[d], handles[q]) == 1) {
+                    if (q != d && CuDevices.p2pAttribute(CuDevices.P2P_NATIVE_ATOMIC_SUPPORTED, handles[d],
+                            handles[q]) == 1) {
                         links.add(new GpuInfo.NvLink(PciInfo.normalize(busIds[q]), 1, "0x030200"));
                     }
                 }

@@ -90,7 +90,8 @@ public final class GpuStatus {
         }
         int n = ledger.nRanks();
         if (overHost) {
-            sb.append("  collectives: compared over the host communicator (JCCL_CHECK_CALLS=1); see its status above\n");
+            sb.append("  collectives: compared over the host communicator (JCCL_CHECK_CALLS=1); see its status "
+                    + "above\n");
         } else {
             sb.append(String.format(Locale.ROOT, "  %-5s %-12s %s%n", "rank", "collectives", "last collective"));
             long[] made = new long[n];   // read once: the rows and the verdict describe the same moment

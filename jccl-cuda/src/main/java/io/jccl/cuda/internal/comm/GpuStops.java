@@ -78,6 +78,7 @@ public final class GpuStops {
     public void hostFailed(JcclException cause) {
         control.fail(new JcclException(cause != null ? cause.result() : Result.REMOTE_ERROR, name + ": its host"
                 + " communicator failed, so every rank's GPU kernels were stopped: "
-                + (cause != null ? cause.getMessage() : "(no cause)") + "; close the communicator and create a new one"));
+                + (cause != null ? cause.getMessage() : "(no cause)")
+                        + "; close the communicator and create a new one"));
     }
 }

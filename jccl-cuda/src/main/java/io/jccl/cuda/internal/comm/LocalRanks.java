@@ -51,6 +51,7 @@ final class LocalRanks {
      * rank runs the barriers, every rank's {@code free} and closes the host communicators together; returns the
      * first error.
      */
+    @SuppressWarnings("try") // the resource is held for the scope, not used
     synchronized RuntimeException release(Runnable free, Communicator host, boolean stopped) {
         frees.add(free);
         hosts.add(host);

@@ -95,7 +95,8 @@ public final class ProcessWiring {
                 }
             }
             int[][] nvlinks = agreeOnLinks(host, device, all);
-            int[][] rings = agreeOnRings(host, GpuRings.searchOrInOrder(GpuRings.onePerRank(all.stream().map(RankInfo::busId).toList()),
+            int[][] rings = agreeOnRings(host,
+                    GpuRings.searchOrInOrder(GpuRings.onePerRank(all.stream().map(RankInfo::busId).toList()),
                     device.computeCapability(), nvlinks, TopoEnv.system(), me));
             boolean[][] linked = new boolean[n][n];
             for (int r = 0; r < n; r++) {

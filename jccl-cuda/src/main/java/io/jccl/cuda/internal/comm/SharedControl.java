@@ -23,7 +23,8 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
  * refuses calls that cannot match. So a timeout, a refused call or an {@code abort()} on one rank stops every rank's
  * kernels at once, and every rank reports the same cause.
  * <ul>
- *   <li>{@code initAll} (one process): the area is pinned host memory, the note and ledger a segment of the process.</li>
+ *   <li>{@code initAll} (one process): the area is pinned host memory, the note and ledger a segment of the
+ * process.</li>
  *   <li>One process per GPU: one shared-memory file ({@code /dev/shm/jccl-gpu-*}, or {@code JCCL_SHM_DIR}) created
  *       by rank 0 and mapped by every rank; its first page, the area, is registered with CUDA in every process. The
  *       file is unlinked once every rank has mapped it, so nothing is left behind. Where a rank cannot map or

@@ -42,11 +42,15 @@ public final class CuDevices {
         static final MethodHandle DEVICE_GET = CudaLibrary.bind("cuDeviceGet", ADDRESS, JAVA_INT);
         static final MethodHandle DEVICE_COUNT = CudaLibrary.bind("cuDeviceGetCount", ADDRESS);
         static final MethodHandle DEVICE_NAME = CudaLibrary.bind("cuDeviceGetName", ADDRESS, JAVA_INT, JAVA_INT);
-        static final MethodHandle DEVICE_ATTRIBUTE = CudaLibrary.bind("cuDeviceGetAttribute", ADDRESS, JAVA_INT, JAVA_INT);
-        static final MethodHandle DEVICE_PCI_BUS_ID = CudaLibrary.bind("cuDeviceGetPCIBusId", ADDRESS, JAVA_INT, JAVA_INT);
+        static final MethodHandle DEVICE_ATTRIBUTE = CudaLibrary.bind("cuDeviceGetAttribute", ADDRESS, JAVA_INT,
+                JAVA_INT);
+        static final MethodHandle DEVICE_PCI_BUS_ID = CudaLibrary.bind("cuDeviceGetPCIBusId", ADDRESS, JAVA_INT,
+                JAVA_INT);
         static final MethodHandle DEVICE_TOTAL_MEM = CudaLibrary.bind("cuDeviceTotalMem_v2", ADDRESS, JAVA_INT);
-        static final MethodHandle CAN_ACCESS_PEER = CudaLibrary.bind("cuDeviceCanAccessPeer", ADDRESS, JAVA_INT, JAVA_INT);
-        static final MethodHandle P2P_ATTRIBUTE = CudaLibrary.bind("cuDeviceGetP2PAttribute", ADDRESS, JAVA_INT, JAVA_INT, JAVA_INT);
+        static final MethodHandle CAN_ACCESS_PEER = CudaLibrary.bind("cuDeviceCanAccessPeer", ADDRESS, JAVA_INT,
+                JAVA_INT);
+        static final MethodHandle P2P_ATTRIBUTE = CudaLibrary.bind("cuDeviceGetP2PAttribute", ADDRESS, JAVA_INT,
+                JAVA_INT, JAVA_INT);
         static final MethodHandle PRIMARY_RETAIN = CudaLibrary.bind("cuDevicePrimaryCtxRetain", ADDRESS, JAVA_INT);
         static final MethodHandle PRIMARY_RELEASE = CudaLibrary.bind("cuDevicePrimaryCtxRelease_v2", JAVA_INT);
         static final MethodHandle CTX_SET_CURRENT = CudaLibrary.bindHot("cuCtxSetCurrent", ADDRESS);

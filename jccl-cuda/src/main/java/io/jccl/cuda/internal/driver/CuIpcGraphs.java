@@ -52,7 +52,8 @@ public final class CuIpcGraphs {
         static final MethodHandle END_CAPTURE = CudaLibrary.bind("cuStreamEndCapture", ADDRESS, ADDRESS);
         static final MethodHandle IS_CAPTURING = CudaLibrary.bind("cuStreamIsCapturing", ADDRESS, ADDRESS);
         static final MethodHandle EXCHANGE_MODE = CudaLibrary.bind("cuThreadExchangeStreamCaptureMode", ADDRESS);
-        static final MethodHandle INSTANTIATE = CudaLibrary.bind("cuGraphInstantiateWithFlags", ADDRESS, ADDRESS, JAVA_LONG);
+        static final MethodHandle INSTANTIATE = CudaLibrary.bind("cuGraphInstantiateWithFlags", ADDRESS, ADDRESS,
+                JAVA_LONG);
         static final MethodHandle GRAPH_LAUNCH = CudaLibrary.bindHot("cuGraphLaunch", ADDRESS, ADDRESS);
         static final MethodHandle GRAPH_UPLOAD = CudaLibrary.bind("cuGraphUpload", ADDRESS, ADDRESS);
         static final MethodHandle EXEC_DESTROY = CudaLibrary.bind("cuGraphExecDestroy", ADDRESS);

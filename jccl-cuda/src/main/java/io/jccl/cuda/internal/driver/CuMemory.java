@@ -30,7 +30,9 @@ public final class CuMemory {
     /** CUpointer_attribute values. */
     public static final int POINTER_MEMORY_TYPE = 2;
     public static final int POINTER_DEVICE_ORDINAL = 9;
-    /** True for the driver's legacy allocations (cuMemAlloc), which peer access reaches; false for pools, cuMemCreate. */
+    /**
+     * True for the driver's legacy allocations (cuMemAlloc), which peer access reaches; false for pools, cuMemCreate.
+     */
     public static final int POINTER_IS_LEGACY_CUDA_IPC_CAPABLE = 10;
     public static final int POINTER_RANGE_START_ADDR = 11;
     public static final int POINTER_RANGE_SIZE = 12;
@@ -52,23 +54,34 @@ public final class CuMemory {
         static final MethodHandle FREE_ASYNC = CudaLibrary.bind("cuMemFreeAsync", JAVA_LONG, ADDRESS);
         static final MethodHandle HOST_ALLOC = CudaLibrary.bind("cuMemHostAlloc", ADDRESS, JAVA_LONG, JAVA_INT);
         static final MethodHandle HOST_FREE = CudaLibrary.bind("cuMemFreeHost", ADDRESS);
-        static final MethodHandle HOST_REGISTER = CudaLibrary.bind("cuMemHostRegister_v2", ADDRESS, JAVA_LONG, JAVA_INT);
+        static final MethodHandle HOST_REGISTER = CudaLibrary.bind("cuMemHostRegister_v2", ADDRESS, JAVA_LONG,
+                JAVA_INT);
         static final MethodHandle HOST_UNREGISTER = CudaLibrary.bind("cuMemHostUnregister", ADDRESS);
-        static final MethodHandle HOST_DEVICE_POINTER = CudaLibrary.bind("cuMemHostGetDevicePointer_v2", ADDRESS, ADDRESS, JAVA_INT);
+        static final MethodHandle HOST_DEVICE_POINTER = CudaLibrary.bind("cuMemHostGetDevicePointer_v2", ADDRESS,
+                ADDRESS, JAVA_INT);
         static final MethodHandle HTOD = CudaLibrary.bind("cuMemcpyHtoD_v2", JAVA_LONG, ADDRESS, JAVA_LONG);
         static final MethodHandle DTOH = CudaLibrary.bind("cuMemcpyDtoH_v2", ADDRESS, JAVA_LONG, JAVA_LONG);
         static final MethodHandle DTOD = CudaLibrary.bind("cuMemcpyDtoD_v2", JAVA_LONG, JAVA_LONG, JAVA_LONG);
-        static final MethodHandle HTOD_ASYNC = CudaLibrary.bindHot("cuMemcpyHtoDAsync_v2", JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS);
-        static final MethodHandle DTOH_ASYNC = CudaLibrary.bindHot("cuMemcpyDtoHAsync_v2", ADDRESS, JAVA_LONG, JAVA_LONG, ADDRESS);
-        static final MethodHandle DTOD_ASYNC = CudaLibrary.bindHot("cuMemcpyDtoDAsync_v2", JAVA_LONG, JAVA_LONG, JAVA_LONG, ADDRESS);
-        static final MethodHandle COPY_ASYNC = CudaLibrary.bindHot("cuMemcpyAsync", JAVA_LONG, JAVA_LONG, JAVA_LONG, ADDRESS);
-        static final MethodHandle PEER_ASYNC = CudaLibrary.bindHot("cuMemcpyPeerAsync", JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS);
-        static final MethodHandle PEER = CudaLibrary.bind("cuMemcpyPeer", JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG);
+        static final MethodHandle HTOD_ASYNC = CudaLibrary.bindHot("cuMemcpyHtoDAsync_v2", JAVA_LONG, ADDRESS,
+                JAVA_LONG, ADDRESS);
+        static final MethodHandle DTOH_ASYNC = CudaLibrary.bindHot("cuMemcpyDtoHAsync_v2", ADDRESS, JAVA_LONG,
+                JAVA_LONG, ADDRESS);
+        static final MethodHandle DTOD_ASYNC = CudaLibrary.bindHot("cuMemcpyDtoDAsync_v2", JAVA_LONG, JAVA_LONG,
+                JAVA_LONG, ADDRESS);
+        static final MethodHandle COPY_ASYNC = CudaLibrary.bindHot("cuMemcpyAsync", JAVA_LONG, JAVA_LONG, JAVA_LONG,
+                ADDRESS);
+        static final MethodHandle PEER_ASYNC = CudaLibrary.bindHot("cuMemcpyPeerAsync", JAVA_LONG, ADDRESS, JAVA_LONG,
+                ADDRESS, JAVA_LONG, ADDRESS);
+        static final MethodHandle PEER = CudaLibrary.bind("cuMemcpyPeer", JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS,
+                JAVA_LONG);
         static final MethodHandle MEMSET_D8 = CudaLibrary.bind("cuMemsetD8_v2", JAVA_LONG, JAVA_BYTE, JAVA_LONG);
-        static final MethodHandle MEMSET_D8_ASYNC = CudaLibrary.bindHot("cuMemsetD8Async", JAVA_LONG, JAVA_BYTE, JAVA_LONG, ADDRESS);
-        static final MethodHandle MEMSET_D32_ASYNC = CudaLibrary.bindHot("cuMemsetD32Async", JAVA_LONG, JAVA_INT, JAVA_LONG, ADDRESS);
+        static final MethodHandle MEMSET_D8_ASYNC = CudaLibrary.bindHot("cuMemsetD8Async", JAVA_LONG, JAVA_BYTE,
+                JAVA_LONG, ADDRESS);
+        static final MethodHandle MEMSET_D32_ASYNC = CudaLibrary.bindHot("cuMemsetD32Async", JAVA_LONG, JAVA_INT,
+                JAVA_LONG, ADDRESS);
         static final MethodHandle MEM_GET_INFO = CudaLibrary.bind("cuMemGetInfo_v2", ADDRESS, ADDRESS);
-        static final MethodHandle POINTER_ATTRIBUTE = CudaLibrary.bind("cuPointerGetAttribute", ADDRESS, JAVA_INT, JAVA_LONG);
+        static final MethodHandle POINTER_ATTRIBUTE = CudaLibrary.bind("cuPointerGetAttribute", ADDRESS, JAVA_INT,
+                JAVA_LONG);
     }
 
     /** Allocates {@code bytes} of device memory in the current context (256-byte aligned). */
@@ -129,6 +142,7 @@ public final class CuMemory {
     }
 
     /** Allocates page-locked host memory ({@code flags}: HOST_ALLOC_*); the segment has {@code bytes} bytes. */
+    @SuppressWarnings("restricted") // FFM: JCCL is run with --enable-native-access
     public static MemorySegment hostAlloc(long bytes, int flags) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment p = a.allocate(ADDRESS);

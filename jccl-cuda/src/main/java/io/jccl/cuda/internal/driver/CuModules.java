@@ -32,10 +32,12 @@ public final class CuModules {
         static final MethodHandle GET_FUNCTION = CudaLibrary.bind("cuModuleGetFunction", ADDRESS, ADDRESS, ADDRESS);
         static final MethodHandle LAUNCH_EX = CudaLibrary.bindHot("cuLaunchKernelEx", ADDRESS, ADDRESS, ADDRESS,
                 ADDRESS);
-        static final MethodHandle FUNC_SET_ATTRIBUTE = CudaLibrary.bind("cuFuncSetAttribute", ADDRESS, JAVA_INT, JAVA_INT);
+        static final MethodHandle FUNC_SET_ATTRIBUTE = CudaLibrary.bind("cuFuncSetAttribute", ADDRESS, JAVA_INT,
+                JAVA_INT);
         static final MethodHandle LIBRARY_LOAD_DATA = CudaLibrary.bind("cuLibraryLoadData", ADDRESS, ADDRESS, ADDRESS,
                 ADDRESS, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT);
-        static final MethodHandle LIBRARY_GET_KERNEL = CudaLibrary.bind("cuLibraryGetKernel", ADDRESS, ADDRESS, ADDRESS);
+        static final MethodHandle LIBRARY_GET_KERNEL = CudaLibrary.bind("cuLibraryGetKernel", ADDRESS, ADDRESS,
+                ADDRESS);
         static final MethodHandle OCCUPANCY = CudaLibrary.bind("cuOccupancyMaxActiveBlocksPerMultiprocessor",
                 ADDRESS, ADDRESS, JAVA_INT, JAVA_LONG);
     }

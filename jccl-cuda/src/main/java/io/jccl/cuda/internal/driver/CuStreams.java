@@ -30,12 +30,14 @@ public final class CuStreams {
 
     private static final class H {
         static final MethodHandle STREAM_CREATE = CudaLibrary.bind("cuStreamCreate", ADDRESS, JAVA_INT);
-        static final MethodHandle STREAM_CREATE_PRIO = CudaLibrary.bind("cuStreamCreateWithPriority", ADDRESS, JAVA_INT, JAVA_INT);
+        static final MethodHandle STREAM_CREATE_PRIO = CudaLibrary.bind("cuStreamCreateWithPriority", ADDRESS, JAVA_INT,
+                JAVA_INT);
         static final MethodHandle STREAM_DESTROY = CudaLibrary.bind("cuStreamDestroy_v2", ADDRESS);
         static final MethodHandle STREAM_SYNC = CudaLibrary.bind("cuStreamSynchronize", ADDRESS);
         static final MethodHandle STREAM_QUERY = CudaLibrary.bindHot("cuStreamQuery", ADDRESS);
         static final MethodHandle STREAM_GET_CTX = CudaLibrary.bind("cuStreamGetCtx", ADDRESS, ADDRESS);
-        static final MethodHandle STREAM_WAIT_EVENT = CudaLibrary.bindHot("cuStreamWaitEvent", ADDRESS, ADDRESS, JAVA_INT);
+        static final MethodHandle STREAM_WAIT_EVENT = CudaLibrary.bindHot("cuStreamWaitEvent", ADDRESS, ADDRESS,
+                JAVA_INT);
         static final MethodHandle EVENT_CREATE = CudaLibrary.bind("cuEventCreate", ADDRESS, JAVA_INT);
         static final MethodHandle EVENT_DESTROY = CudaLibrary.bind("cuEventDestroy_v2", ADDRESS);
         static final MethodHandle EVENT_RECORD = CudaLibrary.bindHot("cuEventRecord", ADDRESS, ADDRESS);
@@ -51,7 +53,8 @@ public final class CuStreams {
             int rc = priority == 0 ? (int) H.STREAM_CREATE.invokeExact(p, flags)
                     : (int) H.STREAM_CREATE_PRIO.invokeExact(p, flags, priority);
             if (rc != 0) {
-                throw error(rc, priority == 0 ? "cuStreamCreate" : "cuStreamCreateWithPriority", "&stream", flags, priority);
+                throw error(rc, priority == 0 ? "cuStreamCreate" : "cuStreamCreateWithPriority", "&stream", flags,
+                        priority);
             }
             return p.get(ADDRESS, 0);
         } catch (Throwable t) {

@@ -27,7 +27,7 @@ public final class CudaLibrary {
         static final NativeLibrary LIB = open();
 
         private static NativeLibrary open() {
-            String name = System.getProperty("jccl.cuda.library", DEFAULT_NAME);
+            String name = io.jccl.internal.param.InternalProperties.CUDA_LIBRARY.get();
             return NativeLibrary.open(name, "no NVIDIA driver found: could not load " + name
                     + "; install the NVIDIA driver (it provides libcuda.so.1) or run on a machine with an NVIDIA GPU");
         }
@@ -53,7 +53,7 @@ public final class CudaLibrary {
      * handle skips the Java thread-state transition ({@link Linker.Option#critical}); off by default.
      */
     static MethodHandle bindHot(String symbol, MemoryLayout... args) {
-        if (Boolean.getBoolean("jccl.cuda.critical")) {
+        if (io.jccl.internal.param.InternalProperties.CUDA_CRITICAL.get()) {
             return Holder.LIB.bind(symbol, FunctionDescriptor.of(JAVA_INT, args), Linker.Option.critical(false));
         }
         return bind(symbol, args);

@@ -1,5 +1,6 @@
 package io.jccl.cuda.internal.driver;
 
+import io.jccl.internal.param.InternalProperties;
 import io.jccl.cuda.internal.ffm.NativeLibrary;
 
 import java.lang.foreign.Arena;
@@ -36,8 +37,8 @@ public final class Nvml {
     }
 
     private static final class Holder {
-        static final NativeLibrary LIB = NativeLibrary.open(System.getProperty("jccl.nvml.library",
-                "libnvidia-ml.so.1"), "NVML (libnvidia-ml.so.1) not found");
+        static final NativeLibrary LIB = NativeLibrary.open(InternalProperties.NVML_LIBRARY.get(),
+                "NVML (libnvidia-ml.so.1) not found");
         static final MethodHandle INIT = bind("nvmlInit_v2");
         static final MethodHandle HANDLE_BY_BUS_ID = bind("nvmlDeviceGetHandleByPciBusId_v2", ADDRESS, ADDRESS);
         static final MethodHandle LINK_STATE = bind("nvmlDeviceGetNvLinkState", ADDRESS, JAVA_INT, ADDRESS);

@@ -61,7 +61,8 @@ public final class ArgChecks {
         }
         if (sendBytes > 0 && recvBytes > 0 && send < recv + recvBytes && recv < send + sendBytes) {
             throw new JcclException(Result.INVALID_ARGUMENT, where + ": the send buffer (0x" + Long.toHexString(send)
-                    + ", " + sendBytes + " bytes) and the receive buffer (0x" + Long.toHexString(recv) + ", " + recvBytes
+                    + ", " + sendBytes + " bytes) and the receive buffer (0x" + Long.toHexString(recv) + ", "
+                            + recvBytes
                     + " bytes) overlap" + (inPlaceOffset == 0 ? "; pass the same buffer for in place"
                     : inPlaceOffset > 0 ? "; in place, the send data must start " + inPlaceOffset
                     + " bytes into the receive buffer"

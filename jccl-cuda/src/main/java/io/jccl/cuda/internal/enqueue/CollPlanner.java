@@ -45,11 +45,11 @@ public final class CollPlanner {
     /**
      * Kernel flags every pull allReduce carries: its in-flight depth ({@link GpuOptions#pullUnroll()}), and the two
      * experiments, -Djccl.cuda.pullGather (two-shot gathers by remote reads) and -Djccl.cuda.fencedPublish (A/B only:
-     * pointers published behind a release fence, as before stop 18).
+     * pointers published behind a release fence, the older publishing barrier).
      */
     private final int pullFlags;
     /** Experimental: bytes per step of a block's slice in the reads-only two-shot (chunkBytes of the PULL family). */
-    static final long GATHER_STEP_BYTES = Long.getLong("jccl.cuda.gatherStepBytes", 16L << 10);
+    static final long GATHER_STEP_BYTES = io.jccl.internal.param.InternalProperties.CUDA_GATHER_STEP_BYTES.get();
 
     /**
      * @param residentBlocks blocks of 512 threads that can surely run at once on every GPU of the communicator (the
@@ -70,8 +70,9 @@ public final class CollPlanner {
         this.wholeLineLinks = wholeLineLinks;
         this.pullFlags = (options.pullUnroll() == 8 ? KernelArgs.FLAG_DEEP8
                 : options.pullUnroll() == 4 ? KernelArgs.FLAG_DEEP4 : 0)
-                | (Boolean.getBoolean("jccl.cuda.pullGather") ? KernelArgs.FLAG_PULL_GATHER : 0)
-                | (Boolean.getBoolean("jccl.cuda.fencedPublish") ? KernelArgs.FLAG_FENCED_PUBLISH : 0);
+                | (io.jccl.internal.param.InternalProperties.CUDA_PULL_GATHER.get() ? KernelArgs.FLAG_PULL_GATHER : 0)
+                | (io.jccl.internal.param.InternalProperties.CUDA_FENCED_PUBLISH.get()
+                        ? KernelArgs.FLAG_FENCED_PUBLISH : 0);
     }
 
     /** The LL size of every collective but the 2-rank allReduce. */
@@ -173,16 +174,19 @@ public final class CollPlanner {
                 AllReduceAlgorithm a = chooseAllReduce(bytes, op);
                 switch (a) {
                     case LL -> set(plan, KernelFamily.LL, grid(ceilDiv(bytes, 8), THREADS));
-                    case LL_PACKED -> set(plan, KernelFamily.LL_PACKED, grid(ceilDiv(bytes, 48), options.llPackedBlockGroups()));
+                    case LL_PACKED -> set(plan, KernelFamily.LL_PACKED, grid(ceilDiv(bytes, 48),
+                            options.llPackedBlockGroups()));
                     case LL128 -> set(plan, KernelFamily.LL128, (int) Math.max(1, Math.min(
                             (long) blockLimit * options.ll128BlocksPerSm(), ceilDiv(ceilDiv(bytes, LL128_CHUNK_BYTES),
                                     THREADS / 32))));
                     case PUSH -> {
-                        set(plan, KernelFamily.PUSH, grid(ceilDiv(bytes, 16), (long) THREADS * options.packsPerThread()));
+                        set(plan, KernelFamily.PUSH, grid(ceilDiv(bytes, 16),
+                                (long) THREADS * options.packsPerThread()));
                         plan.chunkBytes = options.pushChunkBytes();
                     }
                     case ONE_SHOT, TWO_SHOT -> {
-                        set(plan, KernelFamily.PULL, grid(ceilDiv(bytes, 16), (long) THREADS * options.packsPerThread()));
+                        set(plan, KernelFamily.PULL, grid(ceilDiv(bytes, 16),
+                                (long) THREADS * options.packsPerThread()));
                         plan.flags = (a == AllReduceAlgorithm.TWO_SHOT ? KernelArgs.FLAG_TWO_SHOT : 0)
                                 | pullFlags;
                         plan.chunkBytes = GATHER_STEP_BYTES;

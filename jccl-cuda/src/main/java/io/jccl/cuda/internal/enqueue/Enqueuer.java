@@ -54,9 +54,9 @@ public final class Enqueuer implements GpuGroups.Pending {
      * Launch kernels with programmatic stream serialization (programmatic dependent launch): a kernel's blocks may be
      * scheduled while the previous kernel of the stream finishes; each kernel waits for it before touching memory.
      */
-    static final boolean PDL = Boolean.parseBoolean(System.getProperty("jccl.cuda.pdl", "true"));
+    static final boolean PDL = io.jccl.internal.param.InternalProperties.CUDA_PDL.get();
     /** The same inside stream captures (the graph then holds programmatic edges); false costs a capture query. */
-    static final boolean PDL_IN_CAPTURE = Boolean.parseBoolean(System.getProperty("jccl.cuda.pdlCapture", "true"));
+    static final boolean PDL_IN_CAPTURE = io.jccl.internal.param.InternalProperties.CUDA_PDL_CAPTURE.get();
 
     /**
      * {@code commId}: the host communicator's id (for the launch events); {@code deferInGroups}: collectives made

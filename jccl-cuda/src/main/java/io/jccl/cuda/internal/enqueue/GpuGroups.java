@@ -88,14 +88,18 @@ public final class GpuGroups {
     }
 
     /** Compares every communicator's recorded collectives (see {@link GroupCheck}); returns the first refusal. */
+    @SuppressWarnings("try") // the resource is held for the scope, not used
     private static RuntimeException check(List<GroupCheck> compare) {
         RuntimeException first = null;
         boolean exchanged = false;
         try {
             if (GroupState.inGroup()) {
-                throw new JcclException(Result.INVALID_USAGE, "GpuCommunicator.groupEnd inside a host group (Jccl.group()"
-                        + " or Jccl.groupStart()): with JCCL_CHECK_CALLS=1 the GPU group's collectives are compared with"
-                        + " the other ranks' over the host communicators when it ends, which a host group would put off;"
+                throw new JcclException(Result.INVALID_USAGE,
+                        "GpuCommunicator.groupEnd inside a host group (Jccl.group()"
+                        + " or Jccl.groupStart()): with JCCL_CHECK_CALLS=1 the GPU group's collectives are compared "
+                                + "with"
+                        + " the other ranks' over the host communicators when it ends, which a host group would put "
+                                + "off;"
                         + " none of them was launched. End the host group first");
             }
             try (Group counts = Jccl.group()) {

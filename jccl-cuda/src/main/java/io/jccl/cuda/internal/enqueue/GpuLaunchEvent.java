@@ -20,7 +20,8 @@ import jdk.jfr.StackTrace;
 @Name("io.jccl.GpuLaunch")
 @Label("JCCL GPU Launch")
 @Category("JCCL")
-@Description("One GPU collective or point-to-point kernel launch on one rank, from planning to the launch on the stream")
+@Description("One GPU collective or point-to-point kernel launch on one rank, from planning to the launch on the "
+        + "stream")
 @StackTrace(false)
 public final class GpuLaunchEvent extends CallEvent {
     @Label("Algorithm")

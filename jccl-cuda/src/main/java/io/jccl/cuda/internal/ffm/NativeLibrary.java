@@ -51,6 +51,7 @@ public final class NativeLibrary {
      * used as is). Never throws: a library that cannot be opened yields an instance whose handles all fail with
      * {@code whenMissing + " (" + reason + ")"}.
      */
+    @SuppressWarnings("restricted") // FFM: JCCL is run with --enable-native-access
     public static NativeLibrary open(String nameOrPath, String whenMissing) {
         Objects.requireNonNull(nameOrPath, "nameOrPath");
         try {
@@ -84,6 +85,7 @@ public final class NativeLibrary {
      * A downcall handle for {@code symbol}; when the library or the symbol is missing, a handle of the same type
      * that throws {@link JcclException} ({@link Result#SYSTEM_ERROR}) on every call.
      */
+    @SuppressWarnings("restricted") // FFM: JCCL is run with --enable-native-access
     public MethodHandle bind(String symbol, FunctionDescriptor descriptor, Linker.Option... options) {
         if (lookup == null) {
             return failing(descriptor, loadFailure);
@@ -120,6 +122,7 @@ public final class NativeLibrary {
     }
 
     /** Reads a NUL-terminated C string at {@code address} (a pointer returned by a native call); null for NULL. */
+    @SuppressWarnings("restricted") // FFM: JCCL is run with --enable-native-access
     public static String cString(MemorySegment address) {
         if (address == null || address.equals(MemorySegment.NULL)) {
             return null;

@@ -39,7 +39,8 @@ public final class KernelModules {
         try (InputStream in = KernelModules.class.getResourceAsStream(RESOURCE_DIR + module + ".ptx")) {
             if (in == null) {
                 throw new JcclException(Result.INTERNAL_ERROR, "PTX resource " + RESOURCE_DIR + module
-                        + ".ptx is missing from the jccl-cuda jar; rebuild it (jccl-cuda/build-ptx.sh, then mvn package)");
+                        + ".ptx is missing from the jccl-cuda jar; rebuild it (jccl-cuda/build-ptx.sh, then mvn "
+                                + "package)");
             }
             return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII);
         } catch (IOException e) {
@@ -62,7 +63,7 @@ public final class KernelModules {
     }
 
     private static MemorySegment load(CudaDevice device, String module) {
-        String dir = System.getProperty("jccl.cuda.cubinDir");
+        String dir = io.jccl.internal.param.InternalProperties.CUDA_CUBIN_DIR.get();
         if (dir != null && !dir.isBlank()) {
             Path cubin = Path.of(dir, module + ".cubin");
             if (Files.isRegularFile(cubin)) {

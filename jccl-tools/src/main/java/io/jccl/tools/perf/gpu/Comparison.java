@@ -60,7 +60,8 @@ final class Comparison {
     }
 
     private static String ratio(ResultRecord j, ResultRecord n) {
-        return j == null || n == null || j.timeUs() <= 0 ? "-" : String.format(Locale.ROOT, "%.2fx", n.timeUs() / j.timeUs());
+        return j == null || n == null || j.timeUs() <= 0 ? "-" : String.format(Locale.ROOT, "%.2fx",
+                n.timeUs() / j.timeUs());
     }
 
     private static String wrong(ResultRecord r) {

@@ -44,7 +44,7 @@ final class GpuBackend implements PerfBackend {
      * {@code -Djccl.perf.gpuJitWarmupCalls=N}: the JIT warm-up calls before each timed call of up to 4 MiB
      * ({@value #JIT_WARMUP_CALLS} by default).
      */
-    private static final int JIT_WARMUP = Integer.getInteger("jccl.perf.gpuJitWarmupCalls", JIT_WARMUP_CALLS);
+    private static final int JIT_WARMUP = io.jccl.internal.param.InternalProperties.PERF_GPU_JIT_WARMUP_CALLS.get();
 
     private final GpuSession session;
     private final int local;

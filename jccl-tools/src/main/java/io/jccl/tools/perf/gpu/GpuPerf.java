@@ -22,7 +22,8 @@ import java.util.List;
  * {@code jccl perf ... --backend jccl|nccl|both} (or {@code -g G}): GPU runs. One process drives {@code -g} GPUs
  * (GpuCommunicator.initAll; NCCL's ncclCommInitAll), or, started by a launcher ({@code -np N}), each process drives
  * the {@code -g} GPUs of its local rank, from GPU {@code localRank × g} (GpuCommunicator.fromEnvironment;
- * ncclCommInitRank, in a group for several), as nccl-tests' {@code mpirun -np N ... -g G}. Each rank runs on its own thread
+ * ncclCommInitRank, in a group for several), as nccl-tests' {@code mpirun -np N ... -g G}. Each rank runs on its own
+ * thread
  * through the usual perf harness; {@code both} measures JCCL, then NCCL on the same buffers and streams, and prints a
  * side-by-side table. Runs on the main thread. The GPU counterpart of nccl-tests' main.
  */

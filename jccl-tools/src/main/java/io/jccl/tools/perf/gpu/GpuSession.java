@@ -21,7 +21,8 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 /**
  * What a GPU perf run of this process holds, shared by the JCCL and the NCCL backends so both measure on the same
  * buffers and streams: the GpuCommunicators of this process's ranks (all GPUs of the process with -g G, or the
- * GPU(s) of the local rank under a launcher: -g G GPUs each, from GPU localRank*G), one stream per rank, NCCL communicators over the same GPUs when NCCL is
+ * GPU(s) of the local rank under a launcher: -g G GPUs each, from GPU localRank*G), one stream per rank, NCCL
+ * communicators over the same GPUs when NCCL is
  * measured, and the device buffers (with pinned host mirrors) in allocation order. Reference-counted: released
  * when the last backend closes.
  *
@@ -97,6 +98,7 @@ final class GpuSession {
      * ncclCommInitRank for each rank of this process (inside an NCCL group when there are several), with rank 0's
      * unique id broadcast over the host communicators.
      */
+    @SuppressWarnings("try") // the resource is held for the scope, not used
     private static MemorySegment[] initRanks(NcclLibrary nccl, List<GpuCommunicator> comms) {
         int k = comms.size();
         MemorySegment[] out = new MemorySegment[k];

@@ -30,9 +30,9 @@ final class LoopTrace implements AutoCloseable {
     /** What {@code -Djccl.perf.trace} asks for. */
     enum Mode { NONE, HOST, SEGMENTS, CALLS }
 
-    static final Mode MODE = mode(System.getProperty("jccl.perf.trace", ""));
-    static final boolean ALIGN_LOOPS = Boolean.getBoolean("jccl.perf.alignLoops");
-    static final boolean QUERY_AFTER_LAUNCH = Boolean.getBoolean("jccl.perf.queryAfterLaunch");
+    static final Mode MODE = mode(io.jccl.internal.param.InternalProperties.PERF_TRACE.get());
+    static final boolean ALIGN_LOOPS = io.jccl.internal.param.InternalProperties.PERF_ALIGN_LOOPS.get();
+    static final boolean QUERY_AFTER_LAUNCH = io.jccl.internal.param.InternalProperties.PERF_QUERY_AFTER_LAUNCH.get();
 
     private final CudaDevice device;
     private final CudaStream stream;
@@ -92,7 +92,8 @@ final class LoopTrace implements AutoCloseable {
         for (int i = 0; i < iters; i++) {
             if (gpuMs[i] > 1.0 && gpuMs[i] > 20 * median) {
                 System.err.printf(Locale.ROOT, "# jccl perf trace: %s %s: call %d of %d took %.3f ms on the GPU"
-                                + " (median %.4f ms); its launch took %.3f ms on the host, %.3f ms after the loop began%n",
+                                + " (median %.4f ms); its launch took %.3f ms on the host, %.3f ms after the loop "
+                                        + "began%n",
                         who, what, i, iters, gpuMs[i], median, (hostNs[i + 1] - hostNs[i]) / 1e6,
                         (hostNs[i] - hostNs[0]) / 1e6);
             }

@@ -24,7 +24,8 @@ final class NcclCalls {
     static PerfBackend.PreparedCall prepare(NcclLibrary nccl, MemorySegment comm, GpuCommunicator g, CudaStream st,
                                             CollectiveCall c, DeviceBuffer s, DeviceBuffer r) {
         if (c.coll().reduces() && c.op().kind() == RedOp.Kind.PRE_MUL_SUM) {
-            throw new IllegalArgumentException("the NCCL binding has no preMulSum (mulsum); measure NCCL with another -o");
+            throw new IllegalArgumentException("the NCCL binding has no preMulSum (mulsum); measure NCCL with another "
+                    + "-o");
         }
         long n = c.count();
         DataType t = c.type();

@@ -12,7 +12,7 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Issue 7's namespace fault: while verified allReduces run across two namespace hosts, host 1's link goes down for
+ * A namespace link fault: while verified allReduces run across two namespace hosts, host 1's link goes down for
  * longer than the JCCL timeout and comes back. Whatever happens must be one of two things: a clear REMOTE_ERROR or
  * TIMEOUT naming the lost peer, with the launcher exiting non-zero well within the job timeout, or every result
  * verified and a clean exit. Never a hang (the launcher's own timeout firing) and never a wrong element.

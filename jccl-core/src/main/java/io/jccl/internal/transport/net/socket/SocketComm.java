@@ -48,7 +48,8 @@ final class SocketComm implements NetPlugin.SendComm, NetPlugin.RecvComm, Pollab
     private volatile IOException error;
     private volatile boolean closed;
 
-    SocketComm(boolean sending, SocketChannel ctrl, SocketChannel[] data, int nThreads, String peer) throws IOException {
+    SocketComm(boolean sending, SocketChannel ctrl, SocketChannel[] data, int nThreads,
+            String peer) throws IOException {
         this.sending = sending;
         this.peer = peer;
         this.out = sending ? ByteBuffer.allocateDirect(8 + COPY_MAX_BYTES).order(ByteOrder.BIG_ENDIAN) : null;

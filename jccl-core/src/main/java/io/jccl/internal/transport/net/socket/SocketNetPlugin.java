@@ -84,7 +84,8 @@ public final class SocketNetPlugin implements NetPlugin {
     @Override
     public NetProperties properties(int dev) {
         NetInterfaces.IfAddress a = devices.get(dev);
-        return new NetProperties(a.ifName(), NetInterfaces.pciPath(a.ifName()), dev, NetInterfaces.speedMbps(a.ifName()),
+        return new NetProperties(a.ifName(), NetInterfaces.pciPath(a.ifName()), dev,
+                NetInterfaces.speedMbps(a.ifName()),
                 0, 0, 65536, 1);
     }
 
