@@ -91,7 +91,7 @@ public final class SameProcessCompare {
             samples[s] = new PairedSamples(rounds);
         }
         int[] calls = new int[sizes.size()];
-        try (Communicator comm = Communicator.init(id, n, rank); Arena bufs = Arena.ofConfined()) {
+        try (Communicator comm = Communicator.init(id, n, rank); Arena bufs = Arena.ofShared()) {
             // registered: both libraries use buffers from comm.allocate (shared memory peers map; JCCL reads them
             // directly), else plain native memory
             MemorySegment send = registered ? comm.allocate(maxb) : bufs.allocate(maxb, 64);

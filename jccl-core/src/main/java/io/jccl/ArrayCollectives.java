@@ -11,6 +11,13 @@ import java.lang.foreign.MemorySegment;
 public interface ArrayCollectives {
 
     /**
+     * This rank, implemented by {@link Communicator} (named in the error messages of the overloads below).
+     *
+     * @return this rank
+     */
+    int rank();
+
+    /**
      * Segment form of allReduce, implemented by {@link Communicator}.
      *
      * @param send the data this rank contributes
@@ -137,7 +144,7 @@ public interface ArrayCollectives {
      * @param op   the reduction
      */
     default void allReduce(float[] send, float[] recv, RedOp op) {
-        sameLength(send.length, recv.length);
+        sameLength(send.length, recv.length, rank());
         allReduce(MemorySegment.ofArray(send), MemorySegment.ofArray(recv), send.length, DataType.FLOAT32, op);
     }
 
@@ -149,7 +156,7 @@ public interface ArrayCollectives {
      * @param op   the reduction
      */
     default void allReduce(double[] send, double[] recv, RedOp op) {
-        sameLength(send.length, recv.length);
+        sameLength(send.length, recv.length, rank());
         allReduce(MemorySegment.ofArray(send), MemorySegment.ofArray(recv), send.length, DataType.FLOAT64, op);
     }
 
@@ -161,7 +168,7 @@ public interface ArrayCollectives {
      * @param op   the reduction
      */
     default void allReduce(int[] send, int[] recv, RedOp op) {
-        sameLength(send.length, recv.length);
+        sameLength(send.length, recv.length, rank());
         allReduce(MemorySegment.ofArray(send), MemorySegment.ofArray(recv), send.length, DataType.INT32, op);
     }
 
@@ -173,7 +180,7 @@ public interface ArrayCollectives {
      * @param op   the reduction
      */
     default void allReduce(long[] send, long[] recv, RedOp op) {
-        sameLength(send.length, recv.length);
+        sameLength(send.length, recv.length, rank());
         allReduce(MemorySegment.ofArray(send), MemorySegment.ofArray(recv), send.length, DataType.INT64, op);
     }
 
@@ -358,10 +365,10 @@ public interface ArrayCollectives {
         recv(MemorySegment.ofArray(data), data.length, DataType.INT8, peer);
     }
 
-    private static void sameLength(int a, int b) {
-        if (a != b) {
-            throw new JcclException(Result.INVALID_ARGUMENT, "send and receive arrays differ in length: " + a + " vs "
-                    + b);
+    private static void sameLength(int send, int recv, int rank) {
+        if (send != recv) {
+            throw new JcclException(Result.INVALID_ARGUMENT, "rank " + rank + ": " + Collective.ALL_REDUCE.ncclName()
+                    + ": send and receive arrays differ in length: " + send + " vs " + recv);
         }
     }
 }

@@ -6,8 +6,22 @@ import java.nio.ByteBuffer;
 /**
  * Overloads of the collectives on {@link ByteBuffer}s (heap or direct). Data is read and written from each buffer's
  * position to its limit; positions and limits are not changed. Counts are in elements of the given type.
+ *
+ * <p>Elements are read and written in the platform's byte order, so a buffer holding elements wider than one byte
+ * must have {@code order(ByteOrder.nativeOrder())} (a new {@code ByteBuffer} is big-endian): any other order is
+ * refused with {@link Result#INVALID_ARGUMENT}, as are read-only receive buffers and buffers smaller than the count.
+ * Set the order before filling the buffer: it decides how {@code putFloat} and friends lay out the bytes. A null
+ * buffer is allowed where this rank does not use it (a non-root's send buffer of broadcast). See
+ * {@code docs/buffers.md} for everything JCCL checks about buffers.
  */
 public interface BufferCollectives {
+
+    /**
+     * This rank, implemented by {@link Communicator} (named in the error messages of the overloads below).
+     *
+     * @return this rank
+     */
+    int rank();
 
     /**
      * Segment form of allReduce, implemented by {@link Communicator}.
@@ -104,8 +118,8 @@ public interface BufferCollectives {
      * @param op the reduction
      */
     default void allReduce(ByteBuffer send, ByteBuffer recv, long count, DataType type, RedOp op) {
-        allReduce(Buffers.segment(this, send, type, "AllReduce", "send"),
-                Buffers.segment(this, recv, type, "AllReduce", "receive"), count, type, op);
+        allReduce(BufferViews.of(send, type, "send", Collective.ALL_REDUCE, rank()),
+                BufferViews.of(recv, type, "receive", Collective.ALL_REDUCE, rank()), count, type, op);
     }
 
     /**
@@ -118,8 +132,8 @@ public interface BufferCollectives {
      * @param root the rank whose data is sent
      */
     default void broadcast(ByteBuffer send, ByteBuffer recv, long count, DataType type, int root) {
-        broadcast(Buffers.segment(this, send, type, "Broadcast", "send"),
-                Buffers.segment(this, recv, type, "Broadcast", "receive"), count, type, root);
+        broadcast(BufferViews.of(send, type, "send", Collective.BROADCAST, rank()),
+                BufferViews.of(recv, type, "receive", Collective.BROADCAST, rank()), count, type, root);
     }
 
     /**
@@ -133,8 +147,8 @@ public interface BufferCollectives {
      * @param root the rank that receives the result
      */
     default void reduce(ByteBuffer send, ByteBuffer recv, long count, DataType type, RedOp op, int root) {
-        reduce(Buffers.segment(this, send, type, "Reduce", "send"),
-                Buffers.segment(this, recv, type, "Reduce", "receive"), count, type, op, root);
+        reduce(BufferViews.of(send, type, "send", Collective.REDUCE, rank()),
+                BufferViews.of(recv, type, "receive", Collective.REDUCE, rank()), count, type, op, root);
     }
 
     /**
@@ -146,8 +160,8 @@ public interface BufferCollectives {
      * @param type element type
      */
     default void allGather(ByteBuffer send, ByteBuffer recv, long sendCount, DataType type) {
-        allGather(Buffers.segment(this, send, type, "AllGather", "send"),
-                Buffers.segment(this, recv, type, "AllGather", "receive"), sendCount, type);
+        allGather(BufferViews.of(send, type, "send", Collective.ALL_GATHER, rank()),
+                BufferViews.of(recv, type, "receive", Collective.ALL_GATHER, rank()), sendCount, type);
     }
 
     /**
@@ -160,8 +174,8 @@ public interface BufferCollectives {
      * @param op the reduction
      */
     default void reduceScatter(ByteBuffer send, ByteBuffer recv, long recvCount, DataType type, RedOp op) {
-        reduceScatter(Buffers.segment(this, send, type, "ReduceScatter", "send"),
-                Buffers.segment(this, recv, type, "ReduceScatter", "receive"), recvCount, type, op);
+        reduceScatter(BufferViews.of(send, type, "send", Collective.REDUCE_SCATTER, rank()),
+                BufferViews.of(recv, type, "receive", Collective.REDUCE_SCATTER, rank()), recvCount, type, op);
     }
 
     /**
@@ -173,8 +187,8 @@ public interface BufferCollectives {
      * @param type element type
      */
     default void allToAll(ByteBuffer send, ByteBuffer recv, long count, DataType type) {
-        allToAll(Buffers.segment(this, send, type, "AllToAll", "send"),
-                Buffers.segment(this, recv, type, "AllToAll", "receive"), count, type);
+        allToAll(BufferViews.of(send, type, "send", Collective.ALL_TO_ALL, rank()),
+                BufferViews.of(recv, type, "receive", Collective.ALL_TO_ALL, rank()), count, type);
     }
 
     /**
@@ -186,7 +200,7 @@ public interface BufferCollectives {
      * @param peer the receiving rank
      */
     default void send(ByteBuffer buf, long count, DataType type, int peer) {
-        send(Buffers.segment(this, buf, type, "Send", "send"), count, type, peer);
+        send(BufferViews.of(buf, type, "send", Collective.SEND, rank()), count, type, peer);
     }
 
     /**
@@ -198,6 +212,6 @@ public interface BufferCollectives {
      * @param peer the sending rank
      */
     default void recv(ByteBuffer buf, long count, DataType type, int peer) {
-        recv(Buffers.segment(this, buf, type, "Recv", "receive"), count, type, peer);
+        recv(BufferViews.of(buf, type, "receive", Collective.RECV, rank()), count, type, peer);
     }
 }

@@ -14,7 +14,11 @@ import java.util.concurrent.CompletableFuture;
  * primitive arrays and {@link java.nio.ByteBuffer}s. Counts are in elements of the given {@link DataType}.
  * JCCL's channel threads read and write native segments, so allocate them from a shared, automatic or global arena
  * ({@code Arena.ofShared()}, {@code Arena.ofAuto()}, {@code Arena.global()}) or with {@link #allocate}; a segment of
- * an {@code Arena.ofConfined()} is usable only by its owner thread and fails once a channel thread touches it.
+ * an {@code Arena.ofConfined()} is usable only by its owner thread and is refused with
+ * {@link Result#INVALID_ARGUMENT}, as is a segment whose arena is closed. Send and receive buffers must not overlap,
+ * except in a collective's in-place layout (the same buffer; for allGather and gather the send data at this rank's
+ * block of the receive buffer; for reduceScatter and scatter the receive buffer at this rank's block of the send
+ * buffer). Any alignment works. {@code docs/buffers.md} lists what JCCL checks about buffers.
  * A synchronous call returns when this rank's part is done and its receive buffer holds the result; an
  * {@code *Async} call returns a future at once and the buffers must not be touched until it completes.
  * Operations run in the order they were called, as on a CUDA stream.

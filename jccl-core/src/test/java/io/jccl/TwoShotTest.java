@@ -74,7 +74,7 @@ class TwoShotTest {
         twoShotAbove(0);
         ThreadRanks.run(3, comm -> {
             int count = 200_003;
-            try (Arena a = Arena.ofConfined()) {
+            try (Arena a = Arena.ofShared()) {
                 MemorySegment in = a.allocate(4L * count, 64);
                 java.util.Random rnd = new java.util.Random(17 + comm.rank());
                 for (int i = 0; i < count; i++) {

@@ -218,6 +218,7 @@ public final class DeviceBuffer implements AutoCloseable {
      */
     public void copyTo(MemorySegment host) {
         checkCopy(host.byteSize(), "copyTo");
+        requireWritable(host, "copyTo");
         device.makeCurrent();
         MemorySegment stream = device.copyStream();
         if (host.isNative()) {
@@ -245,6 +246,7 @@ public final class DeviceBuffer implements AutoCloseable {
     public void copyToAsync(MemorySegment host, CudaStream stream) {
         checkCopy(host.byteSize(), "copyToAsync");
         requireNative(host);
+        requireWritable(host, "copyToAsync");
         device.makeCurrent();
         CuMemory.copyDtoHAsync(host, address, host.byteSize(), stream.handle());
     }
@@ -330,6 +332,13 @@ public final class DeviceBuffer implements AutoCloseable {
         if (bytes > sizeBytes) {
             throw new JcclException(Result.INVALID_ARGUMENT, what + " of " + bytes + " bytes does not fit a device "
                     + "buffer of " + sizeBytes + " bytes");
+        }
+    }
+
+    private static void requireWritable(MemorySegment host, String what) {
+        if (host.isReadOnly()) {
+            throw new JcclException(Result.INVALID_ARGUMENT, what + " into a read-only segment of " + host.byteSize()
+                    + " bytes: the copy writes it");
         }
     }
 

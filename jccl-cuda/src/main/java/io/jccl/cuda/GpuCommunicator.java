@@ -314,10 +314,7 @@ public final class GpuCommunicator implements AutoCloseable {
         long bytes = ArgChecks.bytes(w, recvCount, type, 1);
         ArgChecks.call(w, device, stream, send, recv, bytes * nRanks, bytes);
         ArgChecks.op(w, op, type);
-        boolean inPlace = recv.address() == send.address() + bytes * rank;
-        if (!inPlace) {
-            ArgChecks.overlap(w, send.address(), bytes * nRanks, recv.address(), bytes, 0);
-        }
+        ArgChecks.overlap(w, send.address(), bytes * nRanks, recv.address(), bytes, -bytes * rank);
         calls.collective(w, Collective.REDUCE_SCATTER, recvCount, type, op, 0);
         if (recvCount > 0) {
             enqueuer.collective(Collective.REDUCE_SCATTER, send.address(), recv.address(), recvCount, type, op, 0,
@@ -352,6 +349,9 @@ public final class GpuCommunicator implements AutoCloseable {
         ArgChecks.present(w, "send", send);
         ArgChecks.present(w, "receive", rank == root ? recv : send);
         ArgChecks.call(w, device, stream, send, rank == root ? recv : null, bytes, bytes * nRanks);
+        if (rank == root) {
+            ArgChecks.overlap(w, send.address(), bytes, recv.address(), bytes * nRanks, bytes * rank);
+        }
         List<P2pQueue.Op> ops = new ArrayList<>();
         ops.add(new P2pQueue.Op(KernelArgs.P2P_SEND, root, send.address(), bytes));
         if (rank == root) {
@@ -374,6 +374,9 @@ public final class GpuCommunicator implements AutoCloseable {
         ArgChecks.present(w, "send", rank == root ? send : recv);
         ArgChecks.present(w, "receive", recv);
         ArgChecks.call(w, device, stream, rank == root ? send : null, recv, bytes * nRanks, bytes);
+        if (rank == root) {
+            ArgChecks.overlap(w, send.address(), bytes * nRanks, recv.address(), bytes, -bytes * rank);
+        }
         List<P2pQueue.Op> ops = new ArrayList<>();
         ops.add(new P2pQueue.Op(KernelArgs.P2P_RECV, root, recv.address(), bytes));
         if (rank == root) {

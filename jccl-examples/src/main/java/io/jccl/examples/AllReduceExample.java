@@ -35,7 +35,7 @@ public final class AllReduceExample {
         out.printf("Collective operation completed on rank %d%n", rank);
         float first = size * (size - 1) / 2f;
         boolean ok = report(out, rank, pair[0], first) & report(out, rank, pair[1], first + size);
-        try (Arena arena = Arena.ofConfined()) {
+        try (Arena arena = Arena.ofShared()) {
             MemorySegment buf = arena.allocate((long) count * Float.BYTES, 64);
             for (long i = 0; i < count; i++) {
                 buf.setAtIndex(ValueLayout.JAVA_FLOAT, i, rank);

@@ -26,7 +26,7 @@ public final class BroadcastExample {
 
     /** The example on {@code comm}; returns true when this rank received the root's data. */
     public static boolean run(Communicator comm, PrintStream out, int count, int root) {
-        try (Arena arena = Arena.ofConfined()) {
+        try (Arena arena = Arena.ofShared()) {
             MemorySegment buf = arena.allocate((long) count * Double.BYTES, 64);
             if (comm.rank() == root) {
                 for (long i = 0; i < count; i++) {

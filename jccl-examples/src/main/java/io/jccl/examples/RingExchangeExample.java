@@ -35,7 +35,7 @@ public final class RingExchangeExample {
         int next = (rank + 1) % size;
         int prev = (rank - 1 + size) % size;
         boolean ok = true;
-        try (Arena arena = Arena.ofConfined()) {
+        try (Arena arena = Arena.ofShared()) {
             MemorySegment send = arena.allocate((long) count * Integer.BYTES, 64);
             MemorySegment recv = arena.allocate((long) count * Integer.BYTES, 64);
             for (long i = 0; i < count; i++) {

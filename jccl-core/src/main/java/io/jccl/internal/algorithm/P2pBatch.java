@@ -18,7 +18,8 @@ import java.util.function.BooleanSupplier;
  * All point-to-point transfers of one group on one communicator (sends, receives, and the lowered allToAll, gather
  * and scatter), progressed together so that any pattern of matching sends and receives completes without deadlock.
  * Each message is split over channels by size, the same way on both ends; per peer and direction, messages keep
- * their call order. Transfers to oneself are plain copies.
+ * their call order. Transfers to oneself are plain copies. A receive into the very bytes a send to the same peer
+ * reads (an in-place allToAll) is held back, step by step, until those bytes are sent.
  *
  * <p>Owned by: built by the launching thread; each channel's part runs on that channel's thread. Mirrors: NCCL's p2p
  * work batches (ncclDevWorkP2p) and the send/recv kernels.
@@ -95,6 +96,8 @@ public final class P2pBatch extends Work {
         final P2pOp op;
         long pos;
         final long end;
+        /** For a receive into the very bytes a send to the same peer reads (in place): that send, else null. */
+        Flow guard;
 
         Flow(P2pOp op, long pos, long end) {
             this.op = op;
@@ -125,6 +128,7 @@ public final class P2pBatch extends Work {
             (op.isSend() ? sends : recvs).computeIfAbsent(op.peer(), k -> new ArrayDeque<>())
                     .add(new Flow(op, start, start + cnt));
         }
+        guardInPlace(sends, recvs);
         ctx.prims().begin(this);
         List<ArrayDeque<Flow>> sq = new ArrayList<>(sends.values());
         List<ArrayDeque<Flow>> rq = new ArrayList<>(recvs.values());
@@ -174,7 +178,7 @@ public final class P2pBatch extends Work {
         for (ArrayDeque<Flow> q : queues) {
             Flow f = q.peek();
             RecvConn r = ctx.connections().recv(ctx.channel(), f.op.peer());
-            while (f != null && r.ready()) {
+            while (f != null && r.ready() && !heldBack(f, r)) {
                 MemorySegment slot = r.await();
                 int size = r.size();
                 long tag = r.tag();
@@ -197,6 +201,38 @@ public final class P2pBatch extends Work {
         return moved;
     }
 
+    /**
+     * Pairs each receive with a send to the same peer over exactly the same bytes (an in-place allToAll's block p is
+     * sent to rank p and overwritten by rank p's block), so that the receive cannot overwrite bytes not yet sent.
+     */
+    private static void guardInPlace(Map<Integer, ArrayDeque<Flow>> sends, Map<Integer, ArrayDeque<Flow>> recvs) {
+        for (Map.Entry<Integer, ArrayDeque<Flow>> e : recvs.entrySet()) {
+            ArrayDeque<Flow> out = sends.get(e.getKey());
+            if (out == null) {
+                continue;
+            }
+            for (Flow r : e.getValue()) {
+                for (Flow s : out) {
+                    if (s.end - s.pos == r.end - r.pos && Segments.same(s.op.seg(), s.pos, r.op.seg(), r.pos)) {
+                        r.guard = s;
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * True while the next step of {@code f} (ready on {@code r}) would overwrite bytes its guarding send has not sent
+     * yet. The peer runs the same pairing, and sends wait only for slots, so the two sides cannot wait on each other.
+     */
+    private static boolean heldBack(Flow f, RecvConn r) {
+        if (f.guard == null || f.guard.pos == f.guard.end) {
+            return false;
+        }
+        r.await();
+        return f.guard.pos - f.guard.end + f.end < f.pos + r.size();
+    }
+
     /** A receive met a step of another call: names both, the sender's as a send to this rank. */
     private static JcclException mismatch(int rank, P2pOp mine, long theirs) {
         String sent = Fingerprint.describe(theirs);
@@ -215,8 +251,11 @@ public final class P2pBatch extends Work {
             }
         }
         for (ArrayDeque<Flow> q : rq) {
-            if (!q.isEmpty() && ctx.connections().recv(ctx.channel(), q.peek().op.peer()).ready()) {
-                return true;
+            if (!q.isEmpty()) {
+                RecvConn r = ctx.connections().recv(ctx.channel(), q.peek().op.peer());
+                if (r.ready() && !heldBack(q.peek(), r)) {
+                    return true;
+                }
             }
         }
         return false;

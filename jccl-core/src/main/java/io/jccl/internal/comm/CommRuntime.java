@@ -137,9 +137,16 @@ public final class CommRuntime {
         return probe;
     }
 
-    /** Checks that {@code op} can reduce {@code type} (e.g. a fractional preMulSum scalar on integers). */
-    void validateOp(DataType type, RedOp op) {
-        planner.reducer(type, op);
+    /**
+     * Checks that {@code op} can reduce {@code type} (e.g. a fractional preMulSum scalar on integers); a refusal names
+     * this rank and the call, as the argument checks do.
+     */
+    void validateOp(io.jccl.Collective c, DataType type, RedOp op) {
+        try {
+            planner.reducer(type, op);
+        } catch (JcclException e) {
+            throw new JcclException(e.result(), "rank " + rank + ": " + c.ncclName() + ": " + e.getMessage(), e);
+        }
     }
 
     /**

@@ -199,7 +199,7 @@ public final class HostCommunicator implements Communicator, GroupState.Launchab
             }
             ArgsCheck.check(c, send, recv, count, type, op, root, peer, rank(), size());
             if (c.reduces() && count > 0) {
-                rt.validateOp(type, op);
+                rt.validateOp(c, type, op);
             }
             s = seq.incrementAndGet();
             res.status().issued(s, c, peer);

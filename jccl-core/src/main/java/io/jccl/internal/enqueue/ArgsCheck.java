@@ -10,11 +10,16 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * Validates a call's arguments before anything is enqueued (NCCL's {@code ArgsCheck}): counts, ranks, and that each
- * buffer this rank will touch exists, is large enough and (for outputs) writable. Buffers a rank does not use (the
- * send buffer of a non-root broadcast, ...) may be null. Errors are INVALID_ARGUMENT naming the rank and the call.
- * Owned by: stateless.
+ * buffer this rank will touch exists, is large enough, (for outputs) writable, still open and reachable from the
+ * channel threads (not confined to one thread), and that the send and receive buffers do not overlap except in the
+ * collective's in-place layout ({@link Overlap}). Buffers a rank does not use (the send buffer of a non-root
+ * broadcast, ...) may be null. Errors are INVALID_ARGUMENT naming the rank and the call. Every check is a few field
+ * reads: nothing is allocated. Owned by: stateless.
  */
 public final class ArgsCheck {
+    /** A thread that owns no arena: a segment it cannot access is confined to some other thread. */
+    private static final Thread NOT_AN_OWNER = Thread.ofPlatform().unstarted(() -> { });
+
     private ArgsCheck() {
     }
 
@@ -40,19 +45,24 @@ public final class ArgsCheck {
         long b = bytes(count, type, rank, call);
         long nb = multiply(b, nRanks, rank, call);
         boolean isRoot = rank == root;
+        long in;  // bytes this rank reads from send (0: unused)
+        long out; // bytes this rank writes to recv (0: unused)
         switch (coll) {
-            case ALL_REDUCE -> { input(send, b, rank, call); output(recv, b, rank, call); }
-            case BROADCAST -> { if (isRoot) { input(send, b, rank, call); } output(recv, b, rank, call); }
-            case REDUCE -> { input(send, b, rank, call); if (isRoot) { output(recv, b, rank, call); } }
-            case ALL_GATHER -> { input(send, b, rank, call); output(recv, nb, rank, call); }
-            case REDUCE_SCATTER -> { input(send, nb, rank, call); output(recv, b, rank, call); }
-            case ALL_TO_ALL -> { input(send, nb, rank, call); output(recv, nb, rank, call); }
-            case GATHER -> { input(send, b, rank, call); if (isRoot) { output(recv, nb, rank, call); } }
-            case SCATTER -> { if (isRoot) { input(send, nb, rank, call); } output(recv, b, rank, call); }
-            case SEND -> input(send, b, rank, call);
-            case RECV -> output(recv, b, rank, call);
-            case BARRIER, SEND_RECV -> { }
+            case ALL_REDUCE -> { in = b; out = b; }
+            case BROADCAST -> { in = isRoot ? b : 0; out = b; }
+            case REDUCE -> { in = b; out = isRoot ? b : 0; }
+            case ALL_GATHER -> { in = b; out = nb; }
+            case REDUCE_SCATTER -> { in = nb; out = b; }
+            case ALL_TO_ALL -> { in = nb; out = nb; }
+            case GATHER -> { in = b; out = isRoot ? nb : 0; }
+            case SCATTER -> { in = isRoot ? nb : 0; out = b; }
+            case SEND -> { in = b; out = 0; }
+            case RECV -> { in = 0; out = b; }
+            default -> { in = 0; out = 0; } // BARRIER, SEND_RECV: no user buffers
         }
+        input(send, in, rank, call);
+        output(recv, out, rank, call);
+        Overlap.check(coll, send, in, recv, out, rank * b, rank, call);
     }
 
     private static long bytes(long count, DataType type, int rank, String call) {
@@ -81,6 +91,7 @@ public final class ArgsCheck {
         if (s.byteSize() < need) {
             throw bad(rank, call, "send buffer has " + s.byteSize() + " bytes, needs " + need);
         }
+        reachable(s, "send", rank, call);
     }
 
     private static void output(MemorySegment s, long need, int rank, String call) {
@@ -94,11 +105,24 @@ public final class ArgsCheck {
             throw bad(rank, call, "receive buffer has " + s.byteSize() + " bytes, needs " + need);
         }
         if (s.isReadOnly()) {
-            throw bad(rank, call, "receive buffer is read-only");
+            throw bad(rank, call, "receive buffer is read-only; JCCL writes the result into it");
+        }
+        reachable(s, "receive", rank, call);
+    }
+
+    /** The channel threads can touch {@code s}: its arena is open and not confined to one thread. */
+    private static void reachable(MemorySegment s, String role, int rank, String call) {
+        if (!s.scope().isAlive()) {
+            throw bad(rank, call, role + " buffer is no longer valid: its arena was closed");
+        }
+        if (!s.isAccessibleBy(NOT_AN_OWNER)) {
+            throw bad(rank, call, role + " buffer belongs to a confined arena (Arena.ofConfined()), which only its "
+                    + "owner thread may touch, and JCCL's channel threads read and write buffers: allocate it from "
+                    + "Arena.ofShared(), Arena.ofAuto() or Arena.global(), or with comm.allocate()");
         }
     }
 
-    private static JcclException bad(int rank, String call, String what) {
+    static JcclException bad(int rank, String call, String what) {
         return new JcclException(Result.INVALID_ARGUMENT, "rank " + rank + ": " + call + ": " + what);
     }
 }

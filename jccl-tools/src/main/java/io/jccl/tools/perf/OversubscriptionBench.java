@@ -105,7 +105,7 @@ public final class OversubscriptionBench implements Runnable {
         boolean inPair = rank == 0 || rank == n / 2;
         long maxBytes = sizes.stream().mapToLong(Long::longValue).max().orElseThrow();
         try (Communicator pair = world.split(inPair ? 0 : Communicator.SPLIT_NOCOLOR, rank);
-             Arena arena = Arena.ofConfined()) {
+             Arena arena = Arena.ofShared()) {
             MemorySegment send = arena.allocate(maxBytes, 64);
             MemorySegment recv = arena.allocate(maxBytes, 64);
             for (long i = 0; i < maxBytes / 4; i++) {

@@ -51,7 +51,8 @@ public final class ArgChecks {
 
     /**
      * The send range [send, send + sendBytes) and the receive range [recv, recv + recvBytes) must either not overlap
-     * or be in place: the send data exactly at {@code inPlaceOffset} bytes into the receive range.
+     * or be in place: the send data exactly at {@code inPlaceOffset} bytes into the receive range (negative: the
+     * receive range exactly {@code -inPlaceOffset} bytes into the send range, as for reduceScatter and scatter).
      */
     public static boolean overlap(String where, long send, long sendBytes, long recv, long recvBytes,
                                   long inPlaceOffset) {
@@ -63,7 +64,9 @@ public final class ArgChecks {
                     + ", " + sendBytes + " bytes) and the receive buffer (0x" + Long.toHexString(recv) + ", "
                             + recvBytes
                     + " bytes) overlap" + (inPlaceOffset == 0 ? "; pass the same buffer for in place"
-                    : "; in place, the send data must start " + inPlaceOffset + " bytes into the receive buffer"));
+                    : inPlaceOffset > 0 ? "; in place, the send data must start " + inPlaceOffset
+                    + " bytes into the receive buffer"
+                    : "; in place, the receive buffer must start " + -inPlaceOffset + " bytes into the send buffer"));
         }
         return false;
     }

@@ -22,6 +22,12 @@ class ArgChecksTest {
                 .hasMessageStartingWith(W).hasMessageContaining("overlap")
                 .matches(e -> ((JcclException) e).result() == Result.INVALID_ARGUMENT);
         assertThatCode(() -> ArgChecks.overlap(W, 0x1000, 0, 0x1000 - 8, 64, 0)).doesNotThrowAnyException();
+        // a negative offset: the receive range inside the send range (reduceScatter, scatter)
+        assertThat(ArgChecks.overlap(W, 0x1000, 128, 0x1040, 64, -64)).isTrue();
+        assertThatThrownBy(() -> ArgChecks.overlap(W, 0x1000, 128, 0x1000, 64, -64))
+                .hasMessageContaining("in place, the receive buffer must start 64 bytes into the send buffer");
+        assertThatThrownBy(() -> ArgChecks.overlap(W, 0x1000, 64, 0x1000, 128, 64))
+                .hasMessageContaining("in place, the send data must start 64 bytes into the receive buffer");
     }
 
     @Test
