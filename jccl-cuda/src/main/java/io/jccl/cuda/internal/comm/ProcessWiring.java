@@ -157,7 +157,7 @@ public final class ProcessWiring {
         int[] mine = CudaGpuProbe.linkCounts(device.pciBusId(), busIds,
                 q -> q != host.rank() && device.nativeAtomicsWith(busIds.get(q)));
         int[][] links = new int[n][n];
-        try (Arena a = Arena.ofConfined()) {
+        try (Arena a = Arena.ofShared()) {
             MemorySegment send = a.allocate(n);
             MemorySegment recv = a.allocate((long) n * n);
             for (int q = 0; q < n; q++) {
@@ -182,7 +182,7 @@ public final class ProcessWiring {
     private static int[][] agreeOnRings(Communicator host, int[][] mine) {
         int n = host.size();
         int bytes = 1 + KernelArgs.MAX_RINGS * KernelArgs.MAX_RANKS;
-        try (Arena a = Arena.ofConfined()) {
+        try (Arena a = Arena.ofShared()) {
             MemorySegment send = a.allocate(bytes);
             MemorySegment recv = a.allocate((long) bytes * n);
             send.set(JAVA_BYTE, 0, (byte) mine.length);

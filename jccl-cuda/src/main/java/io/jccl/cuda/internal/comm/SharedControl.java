@@ -133,7 +133,7 @@ public final class SharedControl implements AutoCloseable {
 
     /** Rank 0's file name (empty: none) on every rank. */
     private static String broadcastName(Communicator host, String mine) {
-        try (Arena a = Arena.ofConfined()) {
+        try (Arena a = Arena.ofShared()) {
             MemorySegment s = a.allocate(NAME_BYTES);
             byte[] b = mine.getBytes(StandardCharsets.US_ASCII);
             MemorySegment.copy(b, 0, s, JAVA_BYTE, 0, Math.min(b.length, NAME_BYTES - 1));
@@ -144,7 +144,7 @@ public final class SharedControl implements AutoCloseable {
 
     /** Whether every rank says {@code ok} (the minimum over the ranks). */
     private static boolean allAgree(Communicator host, boolean ok) {
-        try (Arena a = Arena.ofConfined()) {
+        try (Arena a = Arena.ofShared()) {
             MemorySegment flag = a.allocate(1);
             flag.set(JAVA_BYTE, 0, (byte) (ok ? 1 : 0));
             host.allReduce(flag, flag, 1, DataType.UINT8, RedOp.MIN);
