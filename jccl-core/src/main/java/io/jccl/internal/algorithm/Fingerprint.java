@@ -31,14 +31,20 @@ public final class Fingerprint {
 
     /** Human-readable form of a fingerprint. */
     public static String describe(long fp) {
-        Collective c = Collective.values()[(int) (fp & 0x1f)];
         int op = (int) ((fp >>> 5) & 7);
-        DataType t = DataType.values()[(int) ((fp >>> 8) & 0xf)];
-        int root = (int) ((fp >>> 12) & 0xfff);
-        StringBuilder b = new StringBuilder(c.ncclName()).append("(count ").append(fp >>> 24).append(' ')
-                .append(t.ncclName());
-        if (op < RedOp.Kind.values().length) {
-            b.append(' ').append(RedOp.Kind.values()[op].ncclName());
+        return describe(Collective.values()[(int) (fp & 0x1f)], fp >>> 24, DataType.values()[(int) ((fp >>> 8) & 0xf)],
+                op < RedOp.Kind.values().length ? RedOp.Kind.values()[op] : null, (int) ((fp >>> 12) & 0xfff));
+    }
+
+    /**
+     * A call as the user wrote it, the form every mismatch message uses: {@code AllReduce(count 1000 float sum)},
+     * {@code Broadcast(count 1000 float root 0)} ({@code op} null: none; {@code root} shown for rooted collectives).
+     */
+    public static String describe(Collective c, long count, DataType type, RedOp.Kind op, int root) {
+        StringBuilder b = new StringBuilder(c.ncclName()).append("(count ").append(count).append(' ')
+                .append(type.ncclName());
+        if (op != null) {
+            b.append(' ').append(op.ncclName());
         }
         if (c.rooted()) {
             b.append(" root ").append(root);

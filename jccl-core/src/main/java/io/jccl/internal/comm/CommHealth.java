@@ -133,22 +133,7 @@ public final class CommHealth {
      * its own); otherwise the first diagnosis wins. A local abort or a revocation is never replaced.
      */
     public synchronized void diagnose(JcclException rootCause, boolean primary) {
-        if (failure.get() == null) {
-            fail(rootCause);
-        }
-        JcclException cur = failure.get();
-        if (revoked || rootCauseFinal || cur.result() == Result.ABORTED && cur != rootCause) {
-            return;
-        }
-        if (diagnosis != null && (diagnosisPrimary || !primary)) {
-            return;
-        }
-        if (cur != rootCause) {
-            rootCause.addSuppressed(cur);
-            failure.set(rootCause);
-        }
-        diagnosis = rootCause;
-        diagnosisPrimary = primary;
+        record(rootCause, primary, false);
     }
 
     /**
@@ -157,22 +142,32 @@ public final class CommHealth {
      * earlier root cause. Returns whether it took effect.
      */
     public synchronized boolean supersede(JcclException rootCause) {
-        if (rootCauseFinal || revoked) {
-            return false;
+        return record(rootCause, true, true);
+    }
+
+    /**
+     * Makes {@code rootCause} the failure in effect (the first failure if there was none), unless a local abort, a
+     * revocation or a final root cause stands, or ({@code outranksDiagnoses} false) a diagnosis at least as strong
+     * was recorded first; returns whether it took effect.
+     */
+    private boolean record(JcclException rootCause, boolean primary, boolean outranksDiagnoses) {
+        if (failure.get() == null) {
+            fail(rootCause);
         }
         JcclException cur = failure.get();
-        if (cur != null && cur.result() == Result.ABORTED) {
+        if (revoked || rootCauseFinal || cur.result() == Result.ABORTED && cur != rootCause) {
             return false;
         }
-        if (cur == null) {
-            fail(rootCause);
-        } else {
+        if (!outranksDiagnoses && diagnosis != null && (diagnosisPrimary || !primary)) {
+            return false;
+        }
+        if (cur != rootCause) {
             rootCause.addSuppressed(cur);
             failure.set(rootCause);
         }
         diagnosis = rootCause;
-        diagnosisPrimary = true;
-        rootCauseFinal = true;
+        diagnosisPrimary = primary;
+        rootCauseFinal = outranksDiagnoses;
         return true;
     }
 

@@ -18,7 +18,7 @@ import java.lang.foreign.MemorySegment;
  * <p>Owned by: stateless. Mirrors: the in-place layouts of NCCL's documentation (and the GPU side's
  * {@code ArgChecks.overlap}).
  */
-final class Overlap {
+public final class Overlap {
     private Overlap() {
     }
 
@@ -30,7 +30,7 @@ final class Overlap {
     static void check(Collective coll, MemorySegment send, long sendBytes, MemorySegment recv, long recvBytes,
                       long block, int rank, String call) {
         if (sendBytes == 0 || recvBytes == 0) {
-            return;
+            return; // a buffer this rank does not use, possibly null
         }
         // as if both lay in one memory (one address space, or one array): where the send data starts relative to recv
         long sendAt = send.address() - recv.address();
@@ -39,7 +39,7 @@ final class Overlap {
             case REDUCE_SCATTER, SCATTER -> -block;
             default -> 0;
         };
-        if (sendAt == inPlaceAt || sendAt >= recvBytes || -sendAt >= sendBytes) {
+        if (!clashes(sendAt, sendBytes, recvBytes, inPlaceAt)) {
             return;
         }
         // the used bytes would overlap: they do if both segments are native or views of one array (an empty
@@ -50,6 +50,16 @@ final class Overlap {
         throw ArgsCheck.bad(rank, call, "the send buffer (" + sendBytes + " bytes used) and the receive buffer ("
                 + recvBytes + " bytes used) overlap: " + where(sendAt) + "; out of place they must not overlap, and "
                 + inPlace(coll, block));
+    }
+
+    /**
+     * True when the first {@code sendBytes} of the send buffer, starting {@code sendAt} bytes after the receive
+     * buffer (negative: before it), and the first {@code recvBytes} of the receive buffer overlap, other than with the
+     * send data exactly {@code inPlaceAt} bytes into the receive buffer (the in-place layout). Either size 0 (a buffer
+     * the call does not use) never clashes. The host and GPU argument checks share it.
+     */
+    public static boolean clashes(long sendAt, long sendBytes, long recvBytes, long inPlaceAt) {
+        return sendBytes > 0 && recvBytes > 0 && sendAt != inPlaceAt && sendAt < recvBytes && -sendAt < sendBytes;
     }
 
     private static String where(long sendAt) {

@@ -3,6 +3,7 @@ package io.jccl.internal.ras;
 import io.jccl.Collective;
 import io.jccl.DataType;
 import io.jccl.RedOp;
+import io.jccl.internal.algorithm.Fingerprint;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -149,14 +150,7 @@ public final class CallLog {
             return "Barrier()";
         }
         int op = (int) ((shape >>> 16) & 0xff);
-        StringBuilder b = new StringBuilder(c.ncclName()).append("(count ").append(count).append(' ')
-                .append(TYPES[(int) ((shape >>> 8) & 0xff)].ncclName());
-        if (op > 0) {
-            b.append(' ').append(OPS[op - 1].ncclName());
-        }
-        if (c.rooted()) {
-            b.append(" root ").append((int) (shape >>> 32));
-        }
-        return b.append(')').toString();
+        return Fingerprint.describe(c, count, TYPES[(int) ((shape >>> 8) & 0xff)], op > 0 ? OPS[op - 1] : null,
+                (int) (shape >>> 32));
     }
 }

@@ -23,8 +23,12 @@ final class CallMatch {
     private CallMatch() {
     }
 
-    /** The finding, led by what the peer called, or null when nothing is wrong as far as the two can tell. */
-    static String compare(int me, CallLog mine, PeerStatus own, int peer, PeerStatus theirs, int crossedWaitMs) {
+    /**
+     * The finding, led by what the peer called, or null when nothing is wrong as far as the two can tell;
+     * {@code ownStatus} is asked only when the peer waits in a transfer with this rank.
+     */
+    static String compare(int me, CallLog mine, java.util.function.Supplier<PeerStatus> ownStatus, int peer,
+                          PeerStatus theirs, int crossedWaitMs) {
         CallLog.Entry[] d = mine.firstDifference(theirs.calls());
         if (d != null && !d[0].describe().equals(d[1].describe())) {
             return "rank " + peer + " called " + d[1].describe() + " where rank " + me + " called " + d[0].describe()
@@ -35,8 +39,11 @@ final class CallMatch {
                     + d[0].number() + " (" + d[0].describe() + " on both; the calls that differed are older than the "
                     + CallLog.DEPTH + " each rank keeps): " + RULE;
         }
-        if (waitsAlone(theirs, crossedWaitMs) && isP2p(theirs.op()) && theirs.peer() == me
-                && waitsAlone(own, crossedWaitMs) && !isP2p(own.op())) {
+        if (!waitsAlone(theirs, crossedWaitMs) || !isP2p(theirs.op()) || theirs.peer() != me) {
+            return null;
+        }
+        PeerStatus own = ownStatus.get();
+        if (waitsAlone(own, crossedWaitMs) && !isP2p(own.op())) {
             CallLog.Entry c = mine.find(mine.last());
             String coll = c == null ? own.op().ncclName() : c.describe() + " (collective call " + c.number() + ")";
             return "rank " + peer + " waits in " + theirs.op().ncclName() + (theirs.op() == Collective.SEND

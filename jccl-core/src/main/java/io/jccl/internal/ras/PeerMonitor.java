@@ -270,10 +270,10 @@ public final class PeerMonitor {
         }
         latest.set(peer, st);
         if (!health.isRootCauseFinal()) {
-            String finding = CallMatch.compare(rank, calls, ownStatus(System.nanoTime()), peer, st, CROSSED_WAIT_MS);
+            String finding = CallMatch.compare(rank, calls, () -> ownStatus(System.nanoTime()), peer, st,
+                    CROSSED_WAIT_MS);
             if (finding != null) {
-                mismatch(finding + " (found by rank " + rank + " of communicator " + commId
-                        + (commName == null ? "" : " (" + commName + ")") + ")", true);
+                mismatch(finding + " (found by " + self() + ")", true);
             }
         }
     }
@@ -350,15 +350,24 @@ public final class PeerMonitor {
     }
 
     private void lose(int peer, Result result, String why, boolean tellOthers, boolean primary) {
+        lose(peer, result, w -> w + " " + why, tellOthers, primary);
+    }
+
+    /**
+     * Declares {@code peer} lost with the message {@code lead} makes of its description ("rank 2 (pid 1234 on host
+     * h)"), followed by where this rank stood.
+     */
+    private void lose(int peer, Result result, java.util.function.UnaryOperator<String> lead, boolean tellOthers,
+                      boolean primary) {
         if (health.isClosing() || health.isLost(peer)) {
             return;
         }
         health.peerLost(peer);
-        String who = describe(peer);
-        Log.warn(rank, "comm %s: %s %s", commId, who, why);
-        health.diagnose(new JcclException(result, who + " " + why + "; " + context()), primary);
+        String text = lead.apply(describe(peer));
+        Log.warn(rank, "comm %s: %s", commId, text);
+        health.diagnose(new JcclException(result, text + "; " + context()), primary);
         if (tellOthers) {
-            tellAll(TAG_LOST, new LostNotice(peer, result, primary, who + " " + why).encode(), peer);
+            tellAll(TAG_LOST, new LostNotice(peer, result, primary, text).encode(), peer);
         }
     }
 
@@ -369,19 +378,11 @@ public final class PeerMonitor {
      * left without a storm of notices.
      */
     private void leftAfterFailure(int peer, String reason) {
-        if (health.isClosing() || health.isLost(peer)) {
-            return;
+        if (!health.isClosing() && !health.isLost(peer)) {
+            health.adoptRootCause(reason);
         }
-        health.adoptRootCause(reason);
-        health.peerLost(peer);
-        String who = describe(peer);
-        Log.warn(rank, "comm %s: %s left the communicator after a failure: %s", commId, who, reason);
-        String text = reason + " (then " + who + " left the communicator); " + context();
-        health.diagnose(new JcclException(Result.REMOTE_ERROR, text), false);
-        if (nRanks > FULL_MESH_MAX && rank == 0) {
-            tellAll(TAG_LOST, new LostNotice(peer, Result.REMOTE_ERROR, false, reason + " (then " + who
-                    + " left the communicator)").encode(), peer);
-        }
+        lose(peer, Result.REMOTE_ERROR, who -> reason + " (then " + who + " left the communicator)",
+                nRanks > FULL_MESH_MAX && rank == 0, false);
     }
 
     /** Waits (up to a second) for notices still being sent, so they reach the peers before this rank's goodbye. */
@@ -424,8 +425,12 @@ public final class PeerMonitor {
 
     /** Where this rank stood: "rank 0 of comm 1a2b3c4d was in AllReduce (seq 58)". */
     private String context() {
-        return "rank " + rank + " of communicator " + commId + (commName == null ? "" : " (" + commName + ")")
-                + " was " + (status.snapshot().inFlight() ? "in " : "") + status.snapshot().describe();
+        return self() + " was " + (status.snapshot().inFlight() ? "in " : "") + status.snapshot().describe();
+    }
+
+    /** "rank 0 of communicator 1a2b3c4d (name)". */
+    private String self() {
+        return "rank " + rank + " of communicator " + commId + (commName == null ? "" : " (" + commName + ")");
     }
 
     /** What a status query shows for this communicator, as seen from this rank. */

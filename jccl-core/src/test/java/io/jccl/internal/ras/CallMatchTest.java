@@ -27,14 +27,14 @@ class CallMatchTest {
     void equalLogsAgreeAndEachDifferenceIsNamedAsWritten() {
         CallLog mine = log(5, Collective.ALL_REDUCE, DataType.FLOAT32, RedOp.SUM, -1);
         PeerStatus own = status(mine, 5, 4, Collective.ALL_REDUCE, 0, -1);
-        assertThat(CallMatch.compare(0, mine, own, 1,
+        assertThat(CallMatch.compare(0, mine, () -> own, 1,
                 status(log(5, Collective.ALL_REDUCE, DataType.FLOAT32, RedOp.SUM, -1), 5, 4,
                         Collective.ALL_REDUCE, 0, -1), 500)).isNull();
-        assertThat(CallMatch.compare(0, mine, own, 1, status(log(5, Collective.BROADCAST, DataType.FLOAT32, null, 2),
+        assertThat(CallMatch.compare(0, mine, () -> own, 1, status(log(5, Collective.BROADCAST, DataType.FLOAT32, null, 2),
                 5, 4, Collective.BROADCAST, 0, -1), 500))
                 .startsWith("rank 1 called Broadcast(count 1000 float root 2) where rank 0 called "
                         + "AllReduce(count 1000 float sum) (collective call 5");
-        assertThat(CallMatch.compare(0, mine, own, 1, status(log(5, Collective.ALL_REDUCE, DataType.INT32,
+        assertThat(CallMatch.compare(0, mine, () -> own, 1, status(log(5, Collective.ALL_REDUCE, DataType.INT32,
                 RedOp.MAX, -1), 5, 4, Collective.ALL_REDUCE, 0, -1), 500))
                 .contains("rank 1 called AllReduce(count 1000 int32 max)");
     }
@@ -46,7 +46,7 @@ class CallMatchTest {
         for (int i = 0; i < 20; i++) {
             theirs.called(Collective.ALL_REDUCE, 16, DataType.FLOAT32, RedOp.SUM, -1);
         }
-        String f = CallMatch.compare(0, mine, status(mine, 5, 4, Collective.BROADCAST, 0, -1), 1,
+        String f = CallMatch.compare(0, mine, () -> status(mine, 5, 4, Collective.BROADCAST, 0, -1), 1,
                 status(theirs, 25, 24, Collective.ALL_REDUCE, 0, -1), 500);
         assertThat(f).contains("rank 1 called AllReduce(count 1000 float sum) where rank 0 called "
                 + "Broadcast(count 1000 float root 0) (collective call 5");
@@ -61,7 +61,7 @@ class CallMatchTest {
             theirs.called(Collective.BARRIER, 1, DataType.INT32, RedOp.SUM, -1);
         }
         assertThat(mine.find(3)).isNull();
-        String f = CallMatch.compare(0, mine, status(mine, 67, 67, Collective.BARRIER, 0, -1), 1,
+        String f = CallMatch.compare(0, mine, () -> status(mine, 67, 67, Collective.BARRIER, 0, -1), 1,
                 status(theirs, 67, 67, Collective.BARRIER, 0, -1), 500);
         assertThat(f).contains("made different collective calls before their call");
     }
@@ -70,7 +70,7 @@ class CallMatchTest {
     void callsTooFarApartAreNotCompared() {
         CallLog mine = log(2, Collective.ALL_REDUCE, DataType.FLOAT32, RedOp.SUM, -1);
         CallLog theirs = log(2 + CallLog.DEPTH * 2, Collective.BROADCAST, DataType.FLOAT32, null, 0);
-        assertThat(CallMatch.compare(0, mine, status(mine, 2, 1, Collective.ALL_REDUCE, 0, -1), 1,
+        assertThat(CallMatch.compare(0, mine, () -> status(mine, 2, 1, Collective.ALL_REDUCE, 0, -1), 1,
                 status(theirs, 70, 69, Collective.BROADCAST, 0, -1), 500)).isNull();
     }
 
@@ -82,13 +82,13 @@ class CallMatchTest {
         theirs.called(Collective.ALL_REDUCE, 16, DataType.FLOAT32, RedOp.SUM, -1);
         PeerStatus own = status(mine, 9, 8, Collective.ALL_REDUCE, 900, -1);
         PeerStatus recv = status(theirs, 8, 7, Collective.RECV, 900, 0);
-        assertThat(CallMatch.compare(0, mine, own, 1, recv, 500))
+        assertThat(CallMatch.compare(0, mine, () -> own, 1, recv, 500))
                 .startsWith("rank 1 waits in Recv from rank 0 while rank 0 waits in AllReduce(count 1000 float sum)");
         // not yet long enough, another transfer still in flight, or a receive from someone else: no finding
-        assertThat(CallMatch.compare(0, mine, status(mine, 9, 8, Collective.ALL_REDUCE, 100, -1), 1, recv, 500))
+        assertThat(CallMatch.compare(0, mine, () -> status(mine, 9, 8, Collective.ALL_REDUCE, 100, -1), 1, recv, 500))
                 .isNull();
-        assertThat(CallMatch.compare(0, mine, own, 1, status(theirs, 8, 6, Collective.RECV, 900, 0), 500)).isNull();
-        assertThat(CallMatch.compare(0, mine, own, 1, status(theirs, 8, 7, Collective.RECV, 900, 2), 500)).isNull();
+        assertThat(CallMatch.compare(0, mine, () -> own, 1, status(theirs, 8, 6, Collective.RECV, 900, 0), 500)).isNull();
+        assertThat(CallMatch.compare(0, mine, () -> own, 1, status(theirs, 8, 7, Collective.RECV, 900, 2), 500)).isNull();
     }
 
     @Test

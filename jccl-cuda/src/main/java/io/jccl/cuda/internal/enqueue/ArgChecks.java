@@ -59,7 +59,7 @@ public final class ArgChecks {
         if (send == recv + inPlaceOffset) {
             return true;
         }
-        if (sendBytes > 0 && recvBytes > 0 && send < recv + recvBytes && recv < send + sendBytes) {
+        if (io.jccl.internal.enqueue.Overlap.clashes(send - recv, sendBytes, recvBytes, inPlaceOffset)) {
             throw new JcclException(Result.INVALID_ARGUMENT, where + ": the send buffer (0x" + Long.toHexString(send)
                     + ", " + sendBytes + " bytes) and the receive buffer (0x" + Long.toHexString(recv) + ", "
                             + recvBytes
