@@ -11,6 +11,7 @@ module io.jccl {
     exports io.jccl;
     exports io.jccl.net;
     exports io.jccl.internal.algorithm to io.jccl.cuda;
+    exports io.jccl.internal.base to io.jccl.cuda;
     exports io.jccl.internal.comm to io.jccl.cuda;
     exports io.jccl.internal.debug to io.jccl.cuda;
     exports io.jccl.internal.enqueue to io.jccl.cuda;

@@ -2,7 +2,7 @@ package io.jccl;
 
 import io.jccl.internal.transport.net.FaultInjectNet;
 import io.jccl.internal.transport.net.NetChecksum;
-import io.jccl.internal.transport.net.NetInterfaces;
+import io.jccl.internal.transport.net.socket.NetInterfaces;
 import io.jccl.net.CountingNetPlugin;
 import io.jccl.testing.ThreadRanks;
 import org.junit.jupiter.api.AfterEach;

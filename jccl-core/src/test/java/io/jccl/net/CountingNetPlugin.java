@@ -1,6 +1,6 @@
 package io.jccl.net;
 
-import io.jccl.internal.transport.net.NetInterfaces;
+import io.jccl.internal.transport.net.socket.NetInterfaces;
 import io.jccl.internal.transport.net.socket.SocketNetPlugin;
 
 import java.io.IOException;

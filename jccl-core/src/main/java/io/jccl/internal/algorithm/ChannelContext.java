@@ -1,7 +1,7 @@
 package io.jccl.internal.algorithm;
 
+import io.jccl.internal.base.Backoff;
 import io.jccl.internal.primitives.Prims;
-import io.jccl.internal.transport.Backoff;
 import io.jccl.internal.transport.Connections;
 
 /**

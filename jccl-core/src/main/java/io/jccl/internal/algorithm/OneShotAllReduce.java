@@ -1,8 +1,8 @@
 package io.jccl.internal.algorithm;
 
 import io.jccl.Collective;
+import io.jccl.internal.base.Fingerprint;
 import io.jccl.internal.transport.shm.ShmPeerArea;
-
 
 /**
  * One-shot allReduce for small messages on a single-host communicator: every rank publishes preOp(its input) in its

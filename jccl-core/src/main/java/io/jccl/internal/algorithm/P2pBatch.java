@@ -2,6 +2,7 @@ package io.jccl.internal.algorithm;
 
 import io.jccl.JcclException;
 import io.jccl.Result;
+import io.jccl.internal.base.Fingerprint;
 import io.jccl.internal.transport.Connections;
 import io.jccl.internal.transport.RecvConn;
 import io.jccl.internal.transport.SendConn;

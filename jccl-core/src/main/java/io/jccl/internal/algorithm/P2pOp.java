@@ -1,6 +1,7 @@
 package io.jccl.internal.algorithm;
 
 import io.jccl.Collective;
+import io.jccl.internal.base.Fingerprint;
 
 import java.lang.foreign.MemorySegment;
 

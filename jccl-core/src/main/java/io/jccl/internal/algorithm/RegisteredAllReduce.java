@@ -3,6 +3,7 @@ package io.jccl.internal.algorithm;
 import io.jccl.Collective;
 import io.jccl.DataType;
 import io.jccl.RedOp;
+import io.jccl.internal.base.Fingerprint;
 import io.jccl.internal.reduce.Reducer;
 import io.jccl.internal.transport.shm.ShmPeerArea;
 import io.jccl.internal.transport.shm.ShmRegistry;

@@ -3,11 +3,13 @@ package io.jccl.internal.bootstrap;
 import io.jccl.JcclException;
 import io.jccl.Result;
 import io.jccl.UniqueId;
+import io.jccl.internal.base.AuthKeys;
+import io.jccl.internal.base.CommHealth;
 import io.jccl.internal.bootstrap.Goodbye.Departure;
-import io.jccl.internal.comm.CommHealth;
 import io.jccl.internal.debug.Log;
 import io.jccl.internal.debug.Subsys;
-import io.jccl.internal.transport.net.NetInterfaces;
+import io.jccl.internal.transport.PeerExchange;
+import io.jccl.internal.transport.net.socket.NetInterfaces;
 
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
@@ -35,7 +37,7 @@ import java.util.concurrent.TimeUnit;
  * <p>Owned by: the communicator's threads (send/recv are thread-safe); one virtual reader thread per incoming
  * connection and one virtual accept thread. Mirrors: bootstrap.cc.
  */
-public final class Bootstrap implements AutoCloseable {
+public final class Bootstrap implements PeerExchange, AutoCloseable {
     /** Tag of the address allGather during init. */
     private static final int TAG_RING_ADDR = 0x4a43_4311;
     /** Tag of {@link #allGather}. */
@@ -108,10 +110,12 @@ public final class Bootstrap implements AutoCloseable {
         }
     }
 
+    @Override
     public int rank() {
         return rank;
     }
 
+    @Override
     public int nRanks() {
         return nRanks;
     }
@@ -188,6 +192,7 @@ public final class Bootstrap implements AutoCloseable {
     }
 
     /** Sends a tagged message to {@code peer} (asynchronous to the peer: it is queued there until received). */
+    @Override
     public void send(int peer, int tag, byte[] payload) {
         send(peer, tag, payload, health);
     }
@@ -258,6 +263,7 @@ public final class Bootstrap implements AutoCloseable {
     }
 
     /** Receives the oldest message with {@code tag} from {@code peer}, waiting up to the deadline. */
+    @Override
     public byte[] recv(int peer, int tag, String what) {
         checkPeer(peer);
         return mailbox.take(peer, tag, timeoutNs, health, what);
@@ -270,6 +276,7 @@ public final class Bootstrap implements AutoCloseable {
     }
 
     /** Every rank's {@code mine}, indexed by rank (a ring allGather, n-1 steps). */
+    @Override
     public byte[][] allGather(byte[] mine) {
         byte[][] all = new byte[nRanks][];
         all[rank] = mine;
@@ -285,6 +292,7 @@ public final class Bootstrap implements AutoCloseable {
     }
 
     /** Returns when every rank has called it. */
+    @Override
     public void barrier() {
         allGather(new byte[0]);
     }

@@ -3,10 +3,11 @@ package io.jccl.internal.bootstrap;
 import io.jccl.JcclException;
 import io.jccl.Result;
 import io.jccl.UniqueId;
+import io.jccl.internal.base.AuthKeys;
 import io.jccl.internal.debug.Log;
 import io.jccl.internal.debug.Subsys;
 import io.jccl.internal.param.Params;
-import io.jccl.internal.transport.net.NetInterfaces;
+import io.jccl.internal.transport.net.socket.NetInterfaces;
 
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;

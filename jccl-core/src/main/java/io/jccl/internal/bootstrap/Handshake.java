@@ -1,6 +1,7 @@
 package io.jccl.internal.bootstrap;
 
-import io.jccl.internal.bootstrap.AuthKeys.Purpose;
+import io.jccl.internal.base.AuthKeys.Purpose;
+import io.jccl.internal.base.AuthKeys;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;

@@ -2,7 +2,7 @@ package io.jccl.internal.bootstrap;
 
 import io.jccl.JcclException;
 import io.jccl.Result;
-import io.jccl.internal.comm.CommHealth;
+import io.jccl.internal.base.CommHealth;
 
 import java.util.ArrayDeque;
 import java.util.HashMap;

@@ -2,7 +2,8 @@ package io.jccl.internal.bootstrap;
 
 import io.jccl.JcclException;
 import io.jccl.Result;
-import io.jccl.internal.comm.CommHealth;
+import io.jccl.internal.base.AuthKeys;
+import io.jccl.internal.base.CommHealth;
 
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;

@@ -3,7 +3,7 @@
  * addresses, and tagged messages between any two ranks.
  *
  * <p>Security: a {@link io.jccl.UniqueId} holds a 32-byte secret; it is the only credential and must be handed to the
- * ranks out of band like a password. {@link io.jccl.internal.bootstrap.AuthKeys} derives one key per purpose
+ * ranks out of band like a password. {@link io.jccl.internal.base.AuthKeys} derives one key per purpose
  * ({@code HMAC-SHA256(secret, label)}) and every connection starts with a challenge-response
  * ({@link io.jccl.internal.bootstrap.Handshake}): the root authenticates each rank and signs its answer, ranks
  * authenticate each other in both directions, and data connections of the socket transport carry a MAC over the
@@ -18,3 +18,6 @@
  * connection; a connection that ends without one tells the peer monitor that the rank was killed or crashed.
  */
 package io.jccl.internal.bootstrap;
+
+import io.jccl.internal.base.AuthKeys;
+

@@ -5,7 +5,7 @@ import io.jccl.Config;
 import io.jccl.JcclException;
 import io.jccl.Result;
 import io.jccl.UniqueId;
-import io.jccl.internal.bootstrap.AuthKeys;
+import io.jccl.internal.base.AuthKeys;
 import io.jccl.internal.bootstrap.Bootstrap;
 import io.jccl.internal.bootstrap.BootstrapRoot;
 import io.jccl.internal.debug.Log;

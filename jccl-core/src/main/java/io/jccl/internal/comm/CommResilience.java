@@ -5,6 +5,7 @@ import io.jccl.Communicator;
 import io.jccl.Config;
 import io.jccl.JcclException;
 import io.jccl.Result;
+import io.jccl.internal.base.CommHealth;
 import io.jccl.internal.bootstrap.Bootstrap;
 import io.jccl.internal.param.Params;
 import io.jccl.internal.ras.CallLog;

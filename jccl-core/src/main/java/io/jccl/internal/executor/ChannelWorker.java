@@ -4,7 +4,7 @@ import io.jccl.JcclException;
 import io.jccl.Result;
 import io.jccl.internal.algorithm.ChannelContext;
 import io.jccl.internal.algorithm.Work;
-import io.jccl.internal.comm.CommHealth;
+import io.jccl.internal.base.CommHealth;
 
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.atomic.AtomicLong;

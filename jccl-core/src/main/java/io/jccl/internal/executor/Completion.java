@@ -1,7 +1,7 @@
 package io.jccl.internal.executor;
 
 import io.jccl.JcclException;
-import io.jccl.internal.comm.CommHealth;
+import io.jccl.internal.base.CommHealth;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;

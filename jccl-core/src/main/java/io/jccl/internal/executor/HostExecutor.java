@@ -2,7 +2,7 @@ package io.jccl.internal.executor;
 
 import io.jccl.internal.algorithm.ChannelContext;
 import io.jccl.internal.algorithm.Work;
-import io.jccl.internal.comm.CommHealth;
+import io.jccl.internal.base.CommHealth;
 import io.jccl.internal.param.Params;
 
 import java.util.List;

@@ -188,7 +188,7 @@ public final class Prims {
     private void check(RecvLane r, int expected) {
         long theirs = r.tag();
         if (tag != 0 && theirs != 0 && theirs != tag) {
-            throw io.jccl.internal.algorithm.Fingerprint.mismatch(rank, String.valueOf(op), r.peer(), theirs);
+            throw io.jccl.internal.base.Fingerprint.mismatch(rank, String.valueOf(op), r.peer(), theirs);
         }
         int got = r.size();
         if (got != expected) {

@@ -1,5 +1,6 @@
 package io.jccl.internal.profile;
 
+import io.jccl.internal.comm.InitPhase;
 import jdk.jfr.Category;
 import jdk.jfr.Description;
 import jdk.jfr.Label;

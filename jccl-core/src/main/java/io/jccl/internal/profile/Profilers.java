@@ -104,7 +104,7 @@ public final class Profilers {
     }
 
     /** Drops a plugin that threw, saying so once. */
-    static void failed(Profiler p, String what, RuntimeException e) {
+    public static void failed(Profiler p, String what, RuntimeException e) {
         List<Profiler> a = active;
         if (a != null && a.remove(p)) {
             Log.warn(-1, "profiler plugin %s failed in %s (%s); it is disabled for the rest of this process",

@@ -2,7 +2,7 @@ package io.jccl.internal.proxy;
 
 import io.jccl.JcclException;
 import io.jccl.Result;
-import io.jccl.internal.comm.CommHealth;
+import io.jccl.internal.base.CommHealth;
 import io.jccl.internal.debug.Log;
 import io.jccl.internal.debug.Subsys;
 

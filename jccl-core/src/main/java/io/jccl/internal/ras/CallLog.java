@@ -3,7 +3,7 @@ package io.jccl.internal.ras;
 import io.jccl.Collective;
 import io.jccl.DataType;
 import io.jccl.RedOp;
-import io.jccl.internal.algorithm.Fingerprint;
+import io.jccl.internal.base.Fingerprint;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;

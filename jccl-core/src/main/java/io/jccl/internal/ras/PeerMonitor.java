@@ -2,9 +2,9 @@ package io.jccl.internal.ras;
 
 import io.jccl.JcclException;
 import io.jccl.Result;
+import io.jccl.internal.base.CommHealth;
 import io.jccl.internal.bootstrap.Bootstrap;
 import io.jccl.internal.bootstrap.Goodbye.Departure;
-import io.jccl.internal.comm.CommHealth;
 import io.jccl.internal.debug.Log;
 import io.jccl.internal.debug.Subsys;
 import io.jccl.internal.ras.RasMessages.LostNotice;

@@ -1,6 +1,5 @@
 package io.jccl.internal.transport;
 
-import io.jccl.internal.bootstrap.Bootstrap;
 import io.jccl.internal.debug.Log;
 import io.jccl.internal.debug.Subsys;
 
@@ -21,7 +20,7 @@ public final class Connections {
 
     private final int rank;
     private final int nRanks;
-    private final Bootstrap bootstrap;
+    private final PeerExchange bootstrap;
     private final TransportSelector selector;
     private final SendConn[][] send;
     private final RecvConn[][] recv;
@@ -35,7 +34,7 @@ public final class Connections {
     public record Need(int channel, int peer, boolean isSend, int stepBytes) {
     }
 
-    public Connections(int rank, int nRanks, int maxChannels, Bootstrap bootstrap, TransportSelector selector) {
+    public Connections(int rank, int nRanks, int maxChannels, PeerExchange bootstrap, TransportSelector selector) {
         this.rank = rank;
         this.nRanks = nRanks;
         this.bootstrap = bootstrap;

@@ -2,7 +2,11 @@ package io.jccl.internal.transport;
 
 import io.jccl.JcclException;
 import io.jccl.Result;
-import io.jccl.internal.comm.CommHealth;
+import io.jccl.internal.base.Backoff;
+import io.jccl.internal.base.CommHealth;
+import io.jccl.internal.base.IdlePolicy;
+import io.jccl.internal.base.Sleeper;
+import io.jccl.internal.base.Waker;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;

@@ -4,6 +4,7 @@ import io.jccl.Collective;
 import io.jccl.JcclException;
 import io.jccl.Result;
 import io.jccl.UniqueId;
+import io.jccl.internal.base.AuthKeys;
 import io.jccl.internal.comm.PeerInfo;
 import io.jccl.internal.ras.RasMessages;
 import io.jccl.internal.ras.RasServer;

@@ -4,6 +4,7 @@ import io.jccl.DataType;
 import io.jccl.Group;
 import io.jccl.Jccl;
 import io.jccl.RedOp;
+import io.jccl.internal.comm.InitPhase;
 import io.jccl.testing.ThreadRanks;
 import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordedEvent;

@@ -8,6 +8,7 @@ import io.jccl.JcclException;
 import io.jccl.Profiler;
 import io.jccl.RedOp;
 import io.jccl.Result;
+import io.jccl.internal.comm.InitPhase;
 import io.jccl.internal.debug.Log;
 import io.jccl.internal.debug.LogCapture;
 import io.jccl.internal.enqueue.GroupLauncher;

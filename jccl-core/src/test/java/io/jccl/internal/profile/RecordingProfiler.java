@@ -1,6 +1,7 @@
 package io.jccl.internal.profile;
 
 import io.jccl.Profiler;
+import io.jccl.internal.comm.InitPhase;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,6 +1,6 @@
 package io.jccl.internal.transport.net;
 
-import io.jccl.internal.bootstrap.AuthKeys;
+import io.jccl.internal.base.AuthKeys;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

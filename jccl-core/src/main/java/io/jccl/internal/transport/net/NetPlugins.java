@@ -5,6 +5,7 @@ import io.jccl.Result;
 import io.jccl.internal.debug.Log;
 import io.jccl.internal.debug.Subsys;
 import io.jccl.internal.param.Params;
+import io.jccl.internal.transport.net.socket.NetInterfaces;
 import io.jccl.internal.transport.net.socket.SocketNetPlugin;
 import io.jccl.net.NetPlugin;
 

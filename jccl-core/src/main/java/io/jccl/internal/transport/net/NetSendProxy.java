@@ -2,10 +2,11 @@ package io.jccl.internal.transport.net;
 
 import io.jccl.JcclException;
 import io.jccl.Result;
-import io.jccl.internal.comm.CommHealth;
+import io.jccl.internal.base.Backoff;
+import io.jccl.internal.base.CommHealth;
 import io.jccl.internal.proxy.ProxyConnection;
-import io.jccl.internal.transport.Backoff;
 import io.jccl.internal.transport.ConnFifo;
+import io.jccl.internal.transport.net.socket.PollableComm;
 import io.jccl.net.NetPlugin;
 
 import java.io.IOException;

@@ -2,13 +2,13 @@ package io.jccl.internal.transport.net;
 
 import io.jccl.JcclException;
 import io.jccl.Result;
-import io.jccl.internal.bootstrap.AuthKeys;
-import io.jccl.internal.comm.CommHealth;
+import io.jccl.internal.base.AuthKeys;
+import io.jccl.internal.base.CommHealth;
+import io.jccl.internal.base.IdlePolicy;
+import io.jccl.internal.base.ParkSleeper;
 import io.jccl.internal.debug.Log;
 import io.jccl.internal.proxy.ProxyThread;
 import io.jccl.internal.transport.ConnFifo;
-import io.jccl.internal.transport.IdlePolicy;
-import io.jccl.internal.transport.ParkSleeper;
 import io.jccl.internal.transport.RecvConn;
 import io.jccl.internal.transport.SendConn;
 import io.jccl.internal.transport.Transport;

@@ -1,6 +1,6 @@
 package io.jccl.internal.transport.shm;
 
-import io.jccl.internal.transport.Sleeper;
+import io.jccl.internal.base.Sleeper;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

@@ -1,6 +1,6 @@
 package io.jccl.internal.transport.shm;
 
-import io.jccl.internal.transport.Waker;
+import io.jccl.internal.base.Waker;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

@@ -1,9 +1,9 @@
 package io.jccl.internal.transport.shm;
 
-import io.jccl.internal.bootstrap.Bootstrap;
-import io.jccl.internal.comm.CommHealth;
-import io.jccl.internal.transport.Backoff;
-import io.jccl.internal.transport.IdlePolicy;
+import io.jccl.internal.base.Backoff;
+import io.jccl.internal.base.CommHealth;
+import io.jccl.internal.base.IdlePolicy;
+import io.jccl.internal.transport.PeerExchange;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -78,7 +78,7 @@ public final class ShmPeerArea {
      * Creates this rank's area, exchanges names through the bootstrap, maps every peer's area, and unlinks its file
      * once every rank has mapped it. Every rank of the communicator must call it.
      */
-    public static ShmPeerArea create(Bootstrap bootstrap, String commId, long maxBytes, CommHealth health,
+    public static ShmPeerArea create(PeerExchange bootstrap, String commId, long maxBytes, CommHealth health,
             long timeoutNs,
                                      IdlePolicy policy, Arena arena) {
         int rank = bootstrap.rank();

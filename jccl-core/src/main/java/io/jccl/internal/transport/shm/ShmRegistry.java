@@ -2,7 +2,7 @@ package io.jccl.internal.transport.shm;
 
 import io.jccl.JcclException;
 import io.jccl.Result;
-import io.jccl.internal.bootstrap.Bootstrap;
+import io.jccl.internal.transport.PeerExchange;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -38,7 +38,7 @@ public final class ShmRegistry {
     }
 
     /** Collective: allocates this rank's buffer and maps every peer's (all ranks call it with the same size). */
-    public MemorySegment allocate(Bootstrap bootstrap, long bytes) {
+    public MemorySegment allocate(PeerExchange bootstrap, long bytes) {
         if (bytes <= 0) {
             throw new JcclException(Result.INVALID_ARGUMENT, "rank " + rank + ": allocate(" + bytes
                     + "): size must be positive");

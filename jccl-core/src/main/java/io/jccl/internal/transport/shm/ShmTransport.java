@@ -2,10 +2,10 @@ package io.jccl.internal.transport.shm;
 
 import io.jccl.JcclException;
 import io.jccl.Result;
-import io.jccl.internal.comm.CommHealth;
-import io.jccl.internal.transport.Backoff;
+import io.jccl.internal.base.Backoff;
+import io.jccl.internal.base.CommHealth;
+import io.jccl.internal.base.IdlePolicy;
 import io.jccl.internal.transport.ConnFifo;
-import io.jccl.internal.transport.IdlePolicy;
 import io.jccl.internal.transport.LineFormat;
 import io.jccl.internal.transport.LineRecvLane;
 import io.jccl.internal.transport.LineRegion;

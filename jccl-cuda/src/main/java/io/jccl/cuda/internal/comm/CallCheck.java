@@ -7,7 +7,7 @@ import io.jccl.JcclException;
 import io.jccl.RedOp;
 import io.jccl.Result;
 import io.jccl.cuda.internal.enqueue.GpuGroups;
-import io.jccl.internal.algorithm.Fingerprint;
+import io.jccl.internal.base.Fingerprint;
 import io.jccl.internal.enqueue.GroupState;
 import io.jccl.internal.param.Params;
 

@@ -2,7 +2,7 @@ package io.jccl.cuda.internal.comm;
 
 import io.jccl.JcclException;
 import io.jccl.Result;
-import io.jccl.internal.algorithm.Fingerprint;
+import io.jccl.internal.base.Fingerprint;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;

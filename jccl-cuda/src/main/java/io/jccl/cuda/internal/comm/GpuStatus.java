@@ -1,7 +1,7 @@
 package io.jccl.cuda.internal.comm;
 
 import io.jccl.JcclException;
-import io.jccl.internal.algorithm.Fingerprint;
+import io.jccl.internal.base.Fingerprint;
 import io.jccl.internal.ras.RasServer;
 
 import java.util.ArrayList;

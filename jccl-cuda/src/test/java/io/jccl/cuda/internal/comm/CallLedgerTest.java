@@ -5,7 +5,7 @@ import io.jccl.DataType;
 import io.jccl.JcclException;
 import io.jccl.RedOp;
 import io.jccl.Result;
-import io.jccl.internal.algorithm.Fingerprint;
+import io.jccl.internal.base.Fingerprint;
 import io.jccl.internal.transport.shm.ShmFiles;
 import org.junit.jupiter.api.Test;
 

@@ -3,7 +3,7 @@ package io.jccl.cuda.internal.comm;
 import io.jccl.Collective;
 import io.jccl.DataType;
 import io.jccl.RedOp;
-import io.jccl.internal.algorithm.Fingerprint;
+import io.jccl.internal.base.Fingerprint;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;

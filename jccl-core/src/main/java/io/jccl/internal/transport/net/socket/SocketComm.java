@@ -1,6 +1,5 @@
 package io.jccl.internal.transport.net.socket;
 
-import io.jccl.internal.transport.net.PollableComm;
 import io.jccl.net.NetPlugin;
 
 import java.io.IOException;

@@ -3,7 +3,6 @@ package io.jccl.internal.transport.net.socket;
 import io.jccl.internal.debug.Log;
 import io.jccl.internal.debug.Subsys;
 import io.jccl.internal.param.Params;
-import io.jccl.internal.transport.net.NetInterfaces;
 import io.jccl.net.NetListen;
 import io.jccl.net.NetPlugin;
 import io.jccl.net.NetProperties;

@@ -1,4 +1,4 @@
-package io.jccl.internal.transport.net;
+package io.jccl.internal.transport.net.socket;
 
 import java.nio.channels.SelectableChannel;
 

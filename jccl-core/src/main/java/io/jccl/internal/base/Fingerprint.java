@@ -1,4 +1,4 @@
-package io.jccl.internal.algorithm;
+package io.jccl.internal.base;
 
 import io.jccl.Collective;
 import io.jccl.DataType;

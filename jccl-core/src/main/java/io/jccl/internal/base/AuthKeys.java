@@ -1,17 +1,17 @@
-package io.jccl.internal.bootstrap;
+package io.jccl.internal.base;
 
 import io.jccl.JcclException;
 import io.jccl.Result;
 import io.jccl.UniqueId;
 
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.util.Arrays;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
 
 /**
  * The keys that authenticate one communicator's connections, derived from its {@link UniqueId}'s 32-byte secret

@@ -1,4 +1,4 @@
-package io.jccl.internal.transport;
+package io.jccl.internal.base;
 
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.LockSupport;

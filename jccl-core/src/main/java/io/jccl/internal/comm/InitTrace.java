@@ -1,12 +1,13 @@
-package io.jccl.internal.profile;
+package io.jccl.internal.comm;
 
 import io.jccl.Profiler;
 import io.jccl.internal.algorithm.Ring;
-import io.jccl.internal.comm.CommRuntime;
-import io.jccl.internal.comm.PeerInfo;
 import io.jccl.internal.debug.EnvReport;
 import io.jccl.internal.debug.Log;
 import io.jccl.internal.debug.Subsys;
+import io.jccl.internal.profile.InitPhaseEvent;
+import io.jccl.internal.profile.JfrGate;
+import io.jccl.internal.profile.Profilers;
 import io.jccl.internal.transport.Transport;
 
 import java.util.LinkedHashMap;

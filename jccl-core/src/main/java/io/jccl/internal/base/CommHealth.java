@@ -1,4 +1,4 @@
-package io.jccl.internal.comm;
+package io.jccl.internal.base;
 
 import io.jccl.JcclException;
 import io.jccl.Result;

@@ -1,4 +1,4 @@
-package io.jccl.internal.profile;
+package io.jccl.internal.comm;
 
 import io.jccl.RedOp;
 import io.jccl.internal.debug.Log;

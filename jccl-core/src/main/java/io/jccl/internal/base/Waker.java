@@ -1,4 +1,4 @@
-package io.jccl.internal.transport;
+package io.jccl.internal.base;
 
 /**
  * Tells the other side of a connector that a worker published something (a tail or a head). For net connectors this

@@ -1,4 +1,4 @@
-package io.jccl.internal.transport;
+package io.jccl.internal.base;
 
 /**
  * How long waiting threads spin and yield before sleeping, decided once per communicator. Yielding is the main idle

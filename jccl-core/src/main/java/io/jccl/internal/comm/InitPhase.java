@@ -1,4 +1,4 @@
-package io.jccl.internal.profile;
+package io.jccl.internal.comm;
 
 /**
  * The phases of communicator creation, in order, as JFR events, profiler plugins and the JMX bean name them.

@@ -1,4 +1,4 @@
-package io.jccl.internal.transport.net;
+package io.jccl.internal.transport.net.socket;
 
 import io.jccl.JcclException;
 import io.jccl.Result;

@@ -1,14 +1,13 @@
-package io.jccl.internal.profile;
+package io.jccl.internal.comm;
 
 import io.jccl.Collective;
 import io.jccl.DataType;
 import io.jccl.RedOp;
 import io.jccl.internal.algorithm.Ring;
-import io.jccl.internal.comm.CommRuntime;
-import io.jccl.internal.comm.CommShape;
-import io.jccl.internal.comm.PeerInfo;
 import io.jccl.internal.debug.Log;
 import io.jccl.internal.debug.Subsys;
+import io.jccl.internal.profile.AlgoKind;
+import io.jccl.internal.profile.AlgoResolver;
 import io.jccl.internal.transport.Transport;
 
 import java.lang.foreign.MemorySegment;

@@ -1,8 +1,7 @@
-package io.jccl.internal.transport;
+package io.jccl.internal.base;
 
 import io.jccl.JcclException;
 import io.jccl.Result;
-import io.jccl.internal.comm.CommHealth;
 
 import java.util.concurrent.TimeUnit;
 
