@@ -9,10 +9,11 @@ import java.lang.foreign.MemorySegment;
 /**
  * The arguments of one collective call after validation (NCCL's {@code ncclInfo}). {@code count} is per-rank: the
  * whole buffer for allReduce/broadcast/reduce, one block for allGather/reduceScatter/allToAll/gather/scatter.
- * Owned by: immutable.
+ * {@code choice} is the tuning layer's decision for the call (a packed {@code HostSelector} answer), made once when
+ * the call began. Owned by: immutable.
  */
 public record CollArgs(Collective coll, long seq, MemorySegment send, MemorySegment recv, long count, DataType type,
-                       RedOp op, int root, int peer) {
+                       RedOp op, int root, int peer, long choice) {
 
     public long bytes() {
         return count * type.sizeBytes();

@@ -26,6 +26,7 @@ import io.jccl.internal.transport.Connections;
 import io.jccl.internal.transport.shm.ShmPeerArea;
 import io.jccl.internal.transport.shm.ShmRegistry;
 import io.jccl.internal.transport.shm.ShmTransport;
+import io.jccl.internal.tuning.HostSelector;
 import io.jccl.internal.tuning.Tuner;
 
 import java.lang.foreign.Arena;
@@ -62,6 +63,7 @@ public final class CommRuntime {
     private final ShmTransport shm;
     private final ShmRegistry registry;
     private final Tuner tuner;
+    private final HostSelector selector;
     private final io.jccl.internal.profile.CommProbe probe;
     private static final int TAG_CLOSE = 0x4a43_4401;
     private static final int TAG_ABORT = 0x4a43_4402;
@@ -102,11 +104,12 @@ public final class CommRuntime {
         });
         health.onFailure(this::tellPeersWeFailed);
         this.planner = new Planner(rank, nRanks, shape.nChannels(), shape.stepBytes(), shape.p2pStepBytes(),
-                arena.allocate(8, 8), area, registry, new Scratch(arena), tuner)
-                .withTrees(nRanks > 1 ? layout.trees() : null).withShots(shots);
+                arena.allocate(8, 8), area, registry, new Scratch(arena)).withTrees(nRanks > 1 ? layout.trees() : null);
+        this.selector = new HostSelector(tuner, nRanks, shape.nChannels(),
+                area == null ? 0 : Math.min(shots.oneShotMaxBytes(), area.maxBytes()),
+                area == null ? 0 : shots.twoShotMaxBytes(), nRanks > 1, shape.stepBytes(), shape.p2pStepBytes());
         this.probe = new io.jccl.internal.profile.CommProbe(id, config.commName(), rank, nRanks, shape.nNodes(),
-                shape.nChannels(), new io.jccl.internal.profile.AlgoResolver(planner, registry, shape.nChannels()),
-                health::failure);
+                shape.nChannels(), health::failure);
     }
 
     public int rank() {
@@ -151,22 +154,37 @@ public final class CommRuntime {
     }
 
     /**
-     * The allocation-free path of a synchronous allReduce outside a group on an idle communicator: the same algorithm
-     * the planner would pick (one-shot or single-channel ring), run on the caller's thread with reused work objects.
-     * Returns false when the call must take the general path.
+     * The tuning layer's decision for a call, made once when it begins: the counters report it and the planner
+     * builds the work it names. Allocation-free.
      */
-    boolean fastAllReduce(long seq, MemorySegment send, MemorySegment recv, long count, DataType type, RedOp op) {
+    long choose(io.jccl.Collective c, long count, DataType type, RedOp op, MemorySegment send, MemorySegment recv) {
+        return selector.choose(c, count, count * type.sizeBytes(),
+                c == io.jccl.Collective.ALL_REDUCE && planner.registered(send, recv, op));
+    }
+
+    /** What this communicator runs for its calls (the init log and explain ask it). */
+    public HostSelector selector() {
+        return selector;
+    }
+
+    /**
+     * The allocation-free path of a synchronous allReduce outside a group on an idle communicator: the work the
+     * selection names, run on the caller's thread with reused work objects. Returns false when the call must take
+     * the general path.
+     */
+    boolean fastAllReduce(long seq, MemorySegment send, MemorySegment recv, long count, DataType type, RedOp op,
+                          long choice) {
         if (nRanks == 1 || count == 0 || GroupState.inGroup()) {
             return false;
         }
-        Work w = planner.allReduce(seq, send, recv, count, type, op, true);
+        Work w = planner.allReduce(seq, send, recv, count, type, op, choice, true);
         if (w instanceof io.jccl.internal.algorithm.TreeAllReduce t && !t.connected(connections)) {
             return false;
         }
         return executor.runInlineNow(w);
     }
 
-    /** The tuner's explanation for {@code coll} on {@code bytes} per rank, plus what runs outside the tuner. */
+    /** What a call of {@code coll} on {@code bytes} per rank runs and why, with the cost model's candidates. */
     String explain(io.jccl.Collective coll, long bytes) {
         StringBuilder b = new StringBuilder("comm ").append(id).append(" rank ").append(rank).append('/').append(nRanks)
                 .append(", ").append(shape.nNodes()).append(" host(s), ").append(shape.nChannels())
@@ -176,22 +194,14 @@ public final class CommRuntime {
                     .append("; tree 0 ").append(layout.trees()[0][0]).append("; tree 1 ").append(layout.trees()[0][1])
                     .append('\n');
         }
-        if (coll == io.jccl.Collective.ALL_REDUCE && planner.oneShot(bytes)) {
-            b.append("AllReduce of ").append(bytes).append(" bytes runs one-shot through shared memory (<= ")
-                    .append(planner.oneShotMaxBytes()).append(" bytes, JCCL_ONESHOT_MAX_BYTES)")
-                    .append("; registered buffers (allocate) take the single-copy path above that.\n");
-        } else if (coll == io.jccl.Collective.ALL_REDUCE && planner.twoShot(bytes)) {
-            b.append("AllReduce of ").append(bytes).append(" bytes runs two-shot through shared memory (<= ")
-                    .append(planner.twoShotMaxBytes()).append(" bytes, JCCL_TWOSHOT_MAX_BYTES)")
-                    .append("; registered buffers (allocate) take the single-copy path.\n");
-        }
+        b.append("runs: ").append(selector.select(coll, bytes, RedOp.Kind.SUM, false).line()).append('\n');
         if (!Tuner.tuned(coll)) {
-            return b.append(coll.ncclName()).append(" is point-to-point work: each message is split over up to ")
-                    .append(shape.nChannels()).append(" channel(s) by size, Simple protocol.\n").toString();
+            return b.toString();
         }
         long traffic = bytes * (coll == io.jccl.Collective.ALL_GATHER || coll == io.jccl.Collective.REDUCE_SCATTER
                 ? nRanks : 1);
-        return b.append(io.jccl.internal.tuning.TuningReport.explain(tuner, coll, traffic)).toString();
+        return b.append("cost model: ").append(io.jccl.internal.tuning.TuningReport.explain(tuner, coll, traffic))
+                .toString();
     }
 
     /**

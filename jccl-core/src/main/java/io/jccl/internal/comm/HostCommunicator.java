@@ -206,13 +206,15 @@ public final class HostCommunicator implements Communicator, GroupState.Launchab
             if (c != Collective.SEND && c != Collective.RECV) {
                 res.calls().called(c, count, type, op, root);
             }
-            probe.begin(c, s, count, type, op, root, peer, send, recv);
-            if (c == Collective.ALL_REDUCE && future == null && rt.fastAllReduce(s, send, recv, count, type, op)) {
+            long choice = rt.choose(c, count, type, op, send, recv);
+            probe.begin(c, s, count, type, op, root, peer, send, recv, choice);
+            if (c == Collective.ALL_REDUCE && future == null
+                    && rt.fastAllReduce(s, send, recv, count, type, op, choice)) {
                 res.status().completedInline(s);
                 probe.end(null);
                 return;
             }
-            launch(new CollArgs(c, s, orNull(send), orNull(recv), count, type, op, root, peer), future);
+            launch(new CollArgs(c, s, orNull(send), orNull(recv), count, type, op, root, peer, choice), future);
         } catch (JcclException e) {
             probe.failed(e);
             // a communicator found broken before this call got its number: explain it as the call it would have been

@@ -2,15 +2,12 @@ package io.jccl.internal.comm;
 
 import io.jccl.Collective;
 import io.jccl.DataType;
-import io.jccl.RedOp;
 import io.jccl.internal.algorithm.Ring;
 import io.jccl.internal.debug.Log;
 import io.jccl.internal.debug.Subsys;
-import io.jccl.internal.profile.AlgoKind;
-import io.jccl.internal.profile.AlgoResolver;
+import io.jccl.internal.tuning.HostSelector;
 import io.jccl.internal.transport.Transport;
 
-import java.lang.foreign.MemorySegment;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -56,14 +53,13 @@ final class InitLog {
             hosts.forEach((host, ranks) -> Log.info(Subsys.GRAPH, rank, "Host %s: ranks %s", host, ranks));
         }
         if (Log.enabled(Log.Level.INFO, Subsys.TUNING)) {
-            AlgoResolver r = rt.probe().resolver();
             StringBuilder b = new StringBuilder();
             for (long size : SIZES) {
-                AlgoKind k = r.resolve(Collective.ALL_REDUCE, size / 4, size, MemorySegment.NULL, MemorySegment.NULL,
-                        RedOp.SUM);
+                long choice = rt.selector().choose(Collective.ALL_REDUCE, size / 4, size, false);
                 b.append(b.isEmpty() ? "" : ", ").append(size >= 1 << 20 ? (size >> 20) + " MiB" : (size >> 10)
                         + " KiB")
-                        .append(' ').append(k).append('/').append(r.channels(Collective.ALL_REDUCE, k, size));
+                        .append(' ').append(HostSelector.kindOf(choice)).append('/')
+                        .append(HostSelector.channelsOf(choice));
             }
             Log.info(Subsys.TUNING, rank, "AllReduce algorithm/channels by size (%s, sum): %s",
                     DataType.FLOAT32.ncclName(), b);

@@ -17,9 +17,9 @@ import io.jccl.internal.algorithm.Work;
 import io.jccl.internal.reduce.Reducer;
 import io.jccl.internal.transport.LineFormat;
 import io.jccl.internal.transport.shm.ShmPeerArea;
-import io.jccl.internal.tuning.Algorithm;
+import io.jccl.internal.tuning.AlgoKind;
+import io.jccl.internal.tuning.HostSelector;
 import io.jccl.internal.tuning.Protocol;
-import io.jccl.internal.tuning.Tuner;
 import io.jccl.internal.transport.shm.ShmRegistry;
 
 import java.lang.foreign.MemorySegment;
@@ -27,19 +27,16 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Turns the calls of one launch (a call, or a group's calls on one communicator) into works: each collective becomes
- * a ring work (an allReduce a tree work when the tuner picks Tree) with a channel count chosen from its size; all
- * point-to-point traffic (send, recv, and allToAll,
- * gather, scatter lowered to sends and receives, as NCCL does) becomes one batch that runs last. Every rank derives
- * the same plan from the same calls.
+ * Turns the calls of one launch (a call, or a group's calls on one communicator) into works: each call carries the
+ * {@link HostSelector} decision made when it began, and becomes the work that decision names (a ring, tree,
+ * one-shot, two-shot or registered allReduce; a ring for the other collectives, with the selected protocol and
+ * channels); all point-to-point traffic (send, recv, and allToAll, gather, scatter lowered to sends and receives, as
+ * NCCL does) becomes one batch that runs last. Every rank derives the same plan from the same calls.
  *
  * <p>Owned by: the launching thread. Mirrors: enqueue.cc taskAppend / ncclPrepareTasks / scheduleCollTasksToPlan
- * (without aggregation), with the algorithm choice that the tuning model will refine.
+ * (without aggregation); the algorithm choice itself is the tuning layer's.
  */
 public final class Planner {
-    /** Bytes per channel before another channel is added. */
-    static final long BYTES_PER_CHANNEL = 512 << 10;
-
     private final int rank;
     private final int nRanks;
     private final int nChannels;
@@ -55,23 +52,18 @@ public final class Planner {
     private final RingCollective reusableRing;
     private final OneShotAllReduce reusableOneShot;
     private final TwoShotAllReduce reusableTwoShot;
-    private long oneShotMax;
-    private long twoShotMax;
 
-    private final Tuner tuner;
     private Tree[][] trees;
     private TreeAllReduce reusableTree;
 
     public Planner(int rank, int nRanks, int nChannels, int stepBytes, int p2pStepBytes, MemorySegment barrierScratch,
-                   ShmPeerArea area, ShmRegistry registry, Scratch scratch, Tuner tuner) {
-        this.tuner = tuner;
+                   ShmPeerArea area, ShmRegistry registry, Scratch scratch) {
         this.area = area;
         this.registry = registry;
         this.scratch = scratch;
         this.reusableRing = new RingCollective(stepBytes);
         this.reusableOneShot = area == null ? null : new OneShotAllReduce(area, oneShotSeq);
         this.reusableTwoShot = area == null ? null : new TwoShotAllReduce(area, oneShotSeq);
-        this.oneShotMax = area == null ? 0 : area.maxBytes();
         this.rank = rank;
         this.nRanks = nRanks;
         this.nChannels = nChannels;
@@ -80,29 +72,20 @@ public final class Planner {
         this.barrierScratch = barrierScratch;
     }
 
-    /**
-     * Lets allReduce run on these trees (trees[c] = tree 0 and tree 1 of channel c) when the tuner picks Tree; null
-     * keeps every collective on rings.
-     */
+    /** Lets allReduce run on these trees (trees[c] = tree 0 and tree 1 of channel c) when it is selected. */
     public Planner withTrees(Tree[][] channelTrees) {
         this.trees = channelTrees;
         this.reusableTree = channelTrees == null ? null : new TreeAllReduce(channelTrees, stepBytes, p2pStepBytes);
         return this;
     }
 
-    /** Takes the one-shot and two-shot limits (without this: one-shot up to the area's size, no two-shot). */
-    public Planner withShots(ShotLimits shots) {
-        if (area != null) {
-            this.oneShotMax = Math.min(shots.oneShotMaxBytes(), area.maxBytes());
-            this.twoShotMax = shots.twoShotMaxBytes();
-        }
-        return this;
-    }
-
-    /** True when an allReduce of {@code bytes} per rank that is neither one-shot nor registered runs on the trees. */
-    public boolean treeChosen(long bytes) {
-        return trees != null && tuner != null && nRanks > 1
-                && Tuner.algorithmOf(tuner.choose(Collective.ALL_REDUCE, bytes, 1)) == Algorithm.TREE;
+    /**
+     * Whether {@code send} and {@code recv} are both registered ({@code allocate}) so that the single-copy allReduce
+     * applies to them with {@code op}: an input of the selection.
+     */
+    public boolean registered(MemorySegment send, MemorySegment recv, RedOp op) {
+        return registry != null && area != null && !registry.isEmpty() && send != null && recv != null
+                && RegisteredAllReduce.applies(registry.lookup(send), registry.lookup(recv), op);
     }
 
     public List<Work> plan(List<CollArgs> calls) {
@@ -119,10 +102,10 @@ public final class Planner {
             }
             switch (a.coll()) {
                 case ALL_REDUCE -> works.add(allReduce(a.seq(), a.send(), a.recv(), a.count(), a.type(), a.op(),
-                        false));
+                        a.choice(), false));
                 case ALL_GATHER, REDUCE_SCATTER, BROADCAST, REDUCE -> works.add(ring(a));
                 case BARRIER -> works.add(ring(new CollArgs(Collective.ALL_REDUCE, a.seq(), barrierScratch,
-                        barrierScratch, 1, DataType.INT32, RedOp.SUM, 0, -1)));
+                        barrierScratch, 1, DataType.INT32, RedOp.SUM, 0, -1, a.choice())));
                 case SEND, RECV -> {
                     P2pOp op = P2pOp.of(a.coll() == Collective.SEND, a.peer(),
                             a.coll() == Collective.SEND ? a.send() : a.recv(), 0, a);
@@ -157,140 +140,37 @@ public final class Planner {
 
     private RingCollective ring(CollArgs a) {
         Reducer red = a.coll().reduces() ? reducer(a.type(), a.op()) : null;
-        return tune(new RingCollective(stepBytes).set(a.coll(), a.seq(), a.send(), a.recv(), a.count(), a.type(),
-                a.op(),
-                a.root(), red, 1), a.coll(), a.bytes());
+        return tuned(new RingCollective(stepBytes).set(a.coll(), a.seq(), a.send(), a.recv(), a.count(), a.type(),
+                a.op(), a.root(), red, 1), a.choice());
     }
 
-    /** Channels the ring work of {@code coll} on {@code bytes} per rank uses (what {@link #plan} would set). */
-    public int channels(Collective coll, long bytes) {
-        long c = ringChoice(coll, bytes);
-        return (int) (c >>> 8);
-    }
-
-    /** The protocol the ring work of {@code coll} on {@code bytes} per rank uses (what {@link #plan} would set). */
-    public Protocol protocol(Collective coll, long bytes) {
-        return Protocol.of((int) (ringChoice(coll, bytes) & 0xff));
-    }
-
-    /** (channels << 8) | protocol ordinal, without allocating. */
-    private long ringChoice(Collective coll, long bytes) {
-        long traffic = bytes * (coll == Collective.ALL_GATHER || coll == Collective.REDUCE_SCATTER ? nRanks : 1);
-        if (tuner == null || nRanks == 1) {
-            return (Math.max(1, Math.min(nChannels, traffic / BYTES_PER_CHANNEL)) << 8) | Protocol.SIMPLE.ordinal();
-        }
-        return packRing(tuner.choose(coll, traffic, 1));
-    }
-
-    private long packRing(long tunerChoice) {
-        return ((long) Math.max(1, Math.min(nChannels, Tuner.channelsOf(tunerChoice))) << 8)
-                | Tuner.protocolOf(tunerChoice).ordinal();
-    }
-
-    /**
-     * Sets the protocol and channel count the tuner picks for {@code bytes} per rank (for allGather and
-     * reduceScatter NCCL prices the whole gathered buffer); the same on every rank.
-     */
-    private RingCollective tune(RingCollective r, Collective coll, long bytes) {
-        return tuned(r, ringChoice(coll, bytes));
-    }
-
-    private RingCollective tuned(RingCollective r, long c) {
-        Protocol p = Protocol.of((int) (c & 0xff));
+    private static RingCollective tuned(RingCollective r, long choice) {
+        Protocol p = HostSelector.protocolOf(choice);
         return r.protocol(p == Protocol.LL ? LineFormat.LL : p == Protocol.LL128 ? LineFormat.LL128 : null)
-                .channels((int) (c >>> 8));
+                .channels(HostSelector.channelsOf(choice));
     }
 
     /**
-     * The algorithm for an allReduce, chosen only from what every rank knows alike (size, type, op, buffer
-     * registration, communicator shape): one-shot for small messages on one host, the single-copy registered
-     * algorithm when both buffers are registered, else the tree or the ring as the tuner picks. With {@code reuse},
-     * returns this planner's reusable
-     * instances (the allocation-free path runs them at once, before planning anything else).
+     * The allReduce work that {@code choice} (a {@link HostSelector} decision) names. With {@code reuse}, returns
+     * this planner's reusable instances (the allocation-free path runs them at once, before planning anything else).
      */
     public Work allReduce(long seq, MemorySegment send, MemorySegment recv, long count, DataType type, RedOp op,
-                          boolean reuse) {
-        long bytes = count * type.sizeBytes();
+                          long choice, boolean reuse) {
         Reducer red = reducer(type, op);
-        boolean oneShot = oneShot(bytes);
-        if (oneShot && !registeredFirst(bytes)) {
-            return (reuse ? reusableOneShot : oneShot()).set(seq, send, recv, count, type, op, red);
-        }
-        if (registry != null && area != null && !registry.isEmpty()) {
-            ShmRegistry.Location s = registry.lookup(send);
-            ShmRegistry.Location r = registry.lookup(recv);
-            if (RegisteredAllReduce.applies(s, r, op)) {
-                return new RegisteredAllReduce(area, registry, oneShotSeq, scratch).set(seq, send, s, recv, r, count,
-                        type, op, red);
-            }
-        }
-        if (oneShot) {
-            return (reuse ? reusableOneShot : oneShot()).set(seq, send, recv, count, type, op, red);
-        }
-        if (twoShot(bytes)) {
-            return (reuse ? reusableTwoShot : new TwoShotAllReduce(area, oneShotSeq)).set(seq, send, recv, count, type,
-                    op, red);
-        }
-        RingCollective ring = reuse ? reusableRing : new RingCollective(stepBytes);
-        if (tuner == null || nRanks == 1) {
-            return tune(ring.set(Collective.ALL_REDUCE, seq, send, recv, count, type, op, -1, red, 1),
-                    Collective.ALL_REDUCE, bytes);
-        }
-        long c = tuner.choose(Collective.ALL_REDUCE, bytes, 1);
-        if (trees != null && Tuner.algorithmOf(c) == Algorithm.TREE) {
-            TreeAllReduce t = reuse ? reusableTree : new TreeAllReduce(trees, stepBytes, p2pStepBytes);
-            return t.set(seq, send, recv, count, type, op, red, Math.min(nChannels, Tuner.channelsOf(c)));
-        }
-        return tuned(ring.set(Collective.ALL_REDUCE, seq, send, recv, count, type, op, -1, red, 1), packRing(c));
+        AlgoKind kind = HostSelector.kindOf(choice);
+        return switch (kind) {
+            case ONE_SHOT -> (reuse ? reusableOneShot : oneShot()).set(seq, send, recv, count, type, op, red);
+            case TWO_SHOT -> (reuse ? reusableTwoShot : new TwoShotAllReduce(area, oneShotSeq)).set(seq, send, recv,
+                    count, type, op, red);
+            case REGISTERED -> new RegisteredAllReduce(area, registry, oneShotSeq, scratch).set(seq, send,
+                    registry.lookup(send), recv, registry.lookup(recv), count, type, op, red);
+            case TREE -> (reuse ? reusableTree : new TreeAllReduce(trees, stepBytes, p2pStepBytes)).set(seq, send,
+                    recv, count, type, op, red, HostSelector.channelsOf(choice));
+            case RING -> tuned((reuse ? reusableRing : new RingCollective(stepBytes)).set(Collective.ALL_REDUCE, seq,
+                    send, recv, count, type, op, -1, red, 1), choice);
+            default -> throw new IllegalStateException("an allReduce cannot run as " + kind);
+        };
     }
-
-    /** Largest allReduce run one-shot (0 when this communicator has no shared area). */
-    public long oneShotMaxBytes() {
-        return oneShotMax;
-    }
-
-    /** Largest allReduce run two-shot (0: none; always 0 without a shared area). */
-    public long twoShotMaxBytes() {
-        return twoShotMax;
-    }
-
-    /** True when an allReduce of {@code bytes} per rank runs one-shot (the same on every rank). */
-    public boolean oneShot(long bytes) {
-        return area != null && bytes <= oneShotMax;
-    }
-
-    /**
-     * True when an allReduce of {@code bytes} per rank that is not one-shot runs two-shot, unless both buffers are
-     * registered (the same on every rank).
-     */
-    public boolean twoShot(long bytes) {
-        return bytes > oneShotMax && bytes <= twoShotMax;
-    }
-
-    /**
-     * True when this allReduce runs one-shot: small enough, and not a registered pair above
-     * {@link #REGISTERED_FIRST_BYTES} / (ranks - 1), which the single-copy registered algorithm does faster (measured
-     * at 512 KiB on 2 ranks: 39 µs registered against about 100 µs one-shot).
-     */
-    public boolean oneShot(long bytes, MemorySegment send, MemorySegment recv, RedOp op) {
-        if (!oneShot(bytes)) {
-            return false;
-        }
-        if (!registeredFirst(bytes) || registry == null || registry.isEmpty() || send == null || recv == null) {
-            return true;
-        }
-        return !RegisteredAllReduce.applies(registry.lookup(send), registry.lookup(recv), op);
-    }
-
-    /** True when a registered pair of this size takes the registered algorithm even under one-shot's limit. */
-    private boolean registeredFirst(long bytes) {
-        return bytes > REGISTERED_FIRST_BYTES / Math.max(1, nRanks - 1);
-    }
-
-    /**
-     * Registered buffers take the registered algorithm from this size / (ranks - 1) up, even under one-shot's limit.
-     */
-    static final long REGISTERED_FIRST_BYTES = 256L << 10;
 
     /** A new one-shot work sharing this communicator's sequence counter. */
     public OneShotAllReduce oneShot() {

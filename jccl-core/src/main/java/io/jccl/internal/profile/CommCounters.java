@@ -1,5 +1,6 @@
 package io.jccl.internal.profile;
 
+import io.jccl.internal.tuning.AlgoKind;
 import io.jccl.Collective;
 import io.jccl.internal.tuning.Protocol;
 

@@ -1,5 +1,6 @@
 package io.jccl.internal.profile;
 
+import io.jccl.internal.tuning.AlgoKind;
 import io.jccl.Collective;
 import io.jccl.DataType;
 import io.jccl.JcclException;
@@ -8,6 +9,8 @@ import io.jccl.RedOp;
 import io.jccl.internal.debug.Log;
 import io.jccl.internal.debug.Subsys;
 import io.jccl.internal.enqueue.GroupLauncher;
+import io.jccl.internal.tuning.AlgoKind;
+import io.jccl.internal.tuning.HostSelector;
 import io.jccl.internal.tuning.Protocol;
 
 import java.lang.foreign.MemorySegment;
@@ -38,7 +41,6 @@ public final class CommProbe {
     private final int nRanks;
     private final int nNodes;
     private final int nChannels;
-    private final AlgoResolver resolver;
     private final Supplier<JcclException> failure;
     private final CommCounters counters = new CommCounters();
     private final Map<String, Double> phaseMillis = new LinkedHashMap<>();
@@ -51,30 +53,33 @@ public final class CommProbe {
     private int groupedSync;
 
     public CommProbe(String commId, String name, int rank, int nRanks, int nNodes, int nChannels,
-                     AlgoResolver resolver, Supplier<JcclException> failure) {
+                     Supplier<JcclException> failure) {
         this.commId = commId;
         this.name = name == null ? "" : name;
         this.rank = rank;
         this.nRanks = nRanks;
         this.nNodes = nNodes;
         this.nChannels = nChannels;
-        this.resolver = resolver;
         this.failure = failure;
     }
 
-    /** A call passed validation and got sequence number {@code seq}. */
+    /**
+     * A call passed validation and got sequence number {@code seq}; {@code choice} is what it runs (a packed
+     * {@link HostSelector} decision).
+     */
     public void begin(Collective c, long seq, long count, DataType type, RedOp op, int root, int peer,
-                      MemorySegment send, MemorySegment recv) {
+                      MemorySegment send, MemorySegment recv, long choice) {
         if (groupedSync != 0 && !io.jccl.internal.enqueue.GroupState.inGroup()) {
             abandonGroup();
         }
         long bytes = count * type.sizeBytes();
-        AlgoKind algo = resolver.resolve(c, count, bytes, send, recv, op);
-        Protocol protocol = resolver.protocol(c, algo, bytes);
+        AlgoKind algo = HostSelector.kindOf(choice);
+        Protocol protocol = HostSelector.protocolOf(choice);
+        int ch = HostSelector.channelsOf(choice);
         counters.add(c, algo, protocol, bytes);
         inCall = true;
         if (Log.enabled(Log.Level.INFO, Subsys.COLL) || Log.enabled(Log.Level.INFO, Subsys.TUNING)) {
-            logCall(c, seq, count, type, op, root, peer, send, recv, algo, protocol, bytes);
+            logCall(c, seq, count, type, op, root, peer, send, recv, algo, protocol, ch, bytes);
         }
         boolean jfr = JfrGate.on();
         List<Profiler> profilers = Profilers.active();
@@ -82,7 +87,6 @@ public final class CommProbe {
             current = null;
             return;
         }
-        int ch = resolver.channels(c, algo, bytes);
         current = new Pending(new Profiler.Operation(commId, rank, nRanks, seq, c, count, type, root, peer,
                 algo.name(), protocol.name(), ch, bytes), jfr, profilers);
     }
@@ -190,11 +194,11 @@ public final class CommProbe {
     }
 
     private void logCall(Collective c, long seq, long count, DataType type, RedOp op, int root, int peer,
-                         MemorySegment send, MemorySegment recv, AlgoKind algo, Protocol protocol, long bytes) {
+                         MemorySegment send, MemorySegment recv, AlgoKind algo, Protocol protocol, int ch,
+                         long bytes) {
         Log.info(Subsys.COLL, rank, "%s: opCount %x sendbuff %s recvbuff %s count %d datatype %s op %s root %d peer %d "
                 + "comm %s [nranks=%d]", c.ncclName(), seq, address(send), address(recv), count, type.ncclName(),
                 c.reduces() ? op : "none", root, peer, commId, nRanks);
-        int ch = resolver.channels(c, algo, bytes);
         Log.info(Subsys.TUNING, rank, "%s: %d Bytes -> Algo %s proto %s channel{Lo..Hi}={%d..%d}", c.ncclName(), bytes,
                 algo, protocol.name(), 0, Math.max(0, ch - 1));
     }
@@ -230,11 +234,6 @@ public final class CommProbe {
         if (j != null) {
             j.unregister();
         }
-    }
-
-    /** How this communicator's calls are mapped to algorithms. */
-    public AlgoResolver resolver() {
-        return resolver;
     }
 
     public CommCounters counters() {

@@ -2,24 +2,30 @@ package io.jccl.internal.tuning;
 
 import io.jccl.Collective;
 
-import java.util.List;
+import java.util.Locale;
 
 /**
- * The tuner's decision for one operation and how it got there.
+ * What one call runs, decided once: the algorithm as the communicator names it, the protocol, the channels (GPU:
+ * blocks), the chunk each step moves, and why. The planner builds the call's work from it, the counters, JFR events
+ * and profilers report it, and {@code explain} and {@code jccl topo --explain} print it. Owned by: immutable.
+ * Mirrors: the ncclTaskColl fields ncclGetAlgoInfo fills (algorithm, protocol, nMaxChannels, chunk size).
  *
- * @param collective operation
- * @param nBytes     bytes the model was asked about
- * @param algorithm  chosen algorithm
- * @param protocol   chosen protocol
- * @param nChannels  channels to run on
- * @param nThreads   threads per channel (GPU kernels; 1 for the host model)
- * @param timeUs     predicted time of the choice
- * @param forced     NCCL_ALGO / NCCL_PROTO restricted this collective
- * @param candidates every algorithm × protocol with its time or the reason it was not usable, in NCCL id order
+ * @param collective the call's collective
+ * @param nBytes     bytes per rank (the whole buffer for allReduce, broadcast and reduce; one rank's block for
+ *                   allGather, reduceScatter and allToAll)
+ * @param algorithm  the algorithm that runs, e.g. {@code RING}, {@code ONE_SHOT}, {@code ll128}
+ * @param protocol   the protocol its data moves with
+ * @param nChannels  channels (host) or blocks (GPU) the work spans; 0 when nothing runs
+ * @param chunkBytes bytes one step of the work moves (a connector slot, a kernel chunk); 0 when it has none
+ * @param why        the rule that decided, in words
+ * @param model      the cost model's answer when the model decided, else null
  */
-public record Selection(Collective collective, long nBytes, Algorithm algorithm, Protocol protocol, int nChannels,
-                        int nThreads, double timeUs, boolean forced, List<Candidate> candidates) {
-    public Selection {
-        candidates = List.copyOf(candidates);
+public record Selection(Collective collective, long nBytes, String algorithm, Protocol protocol, int nChannels,
+                        long chunkBytes, String why, ModelChoice model) {
+    /** E.g. {@code AllReduce 4096 bytes -> ONE_SHOT/Simple, 1 channel: one-shot through shared memory ...}. */
+    public String line() {
+        return String.format(Locale.ROOT, "%s %d bytes -> %s/%s, %d channel%s%s: %s", collective.ncclName(), nBytes,
+                algorithm, protocol.ncclName(), nChannels, nChannels == 1 ? "" : "s",
+                chunkBytes > 0 ? ", chunks of " + chunkBytes + " B" : "", why);
     }
 }

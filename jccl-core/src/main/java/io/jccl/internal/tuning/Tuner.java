@@ -156,7 +156,7 @@ public final class Tuner implements AutoCloseable {
      * @throws JcclException INVALID_ARGUMENT for collectives that are not tuned; INVALID_USAGE when NCCL_ALGO /
      *                       NCCL_PROTO leave nothing usable; INTERNAL_ERROR when nothing is usable otherwise
      */
-    public Selection select(Collective coll, long nBytes, int numPipeOps) {
+    public ModelChoice select(Collective coll, long nBytes, int numPipeOps) {
         int f = checkedFunc(coll, nBytes, numPipeOps);
         ModelTable table = model.table();
         List<Candidate> candidates = new ArrayList<>();
@@ -168,7 +168,8 @@ public final class Tuner implements AutoCloseable {
                 candidates.add(new Candidate(a, p, chosen ? 0 : -1, 0, 0, chosen ? null
                         : "single rank: the operation is a local copy"));
             }
-            return new Selection(coll, nBytes, Algorithm.RING, Protocol.SIMPLE, 1, 1, 0, filter.forced(f), candidates);
+            return new ModelChoice(coll, nBytes, Algorithm.RING, Protocol.SIMPLE, 1, 1, 0, filter.forced(f),
+                    candidates);
         }
         double[] time = new double[IDS];
         String[] reason = new String[IDS];
@@ -216,7 +217,7 @@ public final class Tuner implements AutoCloseable {
         Algorithm a = Algorithm.of(best / Protocol.COUNT);
         Protocol p = Protocol.of(best % Protocol.COUNT);
         CostModel.ChannelChoice ch = model.channels(a, p, nBytes, maxChannels);
-        return new Selection(coll, nBytes, a, p, ch.nChannels(), ch.nThreads(), time[best], filter.forced(f),
+        return new ModelChoice(coll, nBytes, a, p, ch.nChannels(), ch.nThreads(), time[best], filter.forced(f),
                 candidates);
     }
 

@@ -40,7 +40,7 @@ public final class TuningReport {
     }
 
     /** The decision for one operation and every candidate considered. */
-    public static String selection(Selection s) {
+    public static String selection(ModelChoice s) {
         StringBuilder sb = new StringBuilder();
         sb.append(String.format(Locale.ROOT, "%s %d bytes -> %s/%s, %d channel%s x %d threads, predicted %.2f us%s%n",
                 s.collective().ncclName(), s.nBytes(), s.algorithm().ncclName(), s.protocol().ncclName(),

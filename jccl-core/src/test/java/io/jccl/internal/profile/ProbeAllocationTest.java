@@ -42,11 +42,14 @@ class ProbeAllocationTest {
     }
 
     private static void call(CommProbe probe, long seq, MemorySegment buf) {
-        probe.begin(Collective.ALL_REDUCE, seq, 256 + (seq & 7), DataType.FLOAT32, RedOp.SUM, -1, -1, buf, buf);
+        probe.begin(Collective.ALL_REDUCE, seq, 256 + (seq & 7), DataType.FLOAT32, RedOp.SUM, -1, -1, buf, buf,
+                Probes.choice(Collective.ALL_REDUCE, 256 + (seq & 7)));
         probe.end(null);
-        probe.begin(Collective.SEND, seq, 64, DataType.BFLOAT16, null, -1, 1, buf, null);
+        probe.begin(Collective.SEND, seq, 64, DataType.BFLOAT16, null, -1, 1, buf, null,
+                Probes.choice(Collective.SEND, 64));
         probe.launched(null);
-        probe.begin(Collective.BROADCAST, seq, 64, DataType.INT8, null, 0, -1, buf, buf);
+        probe.begin(Collective.BROADCAST, seq, 64, DataType.INT8, null, 0, -1, buf, buf,
+                Probes.choice(Collective.BROADCAST, 64));
         probe.failed(null);
     }
 }

@@ -1,9 +1,9 @@
 package io.jccl.internal.profile;
 
 import io.jccl.Communicator;
-import io.jccl.internal.enqueue.Planner;
+import io.jccl.Collective;
+import io.jccl.internal.tuning.HostSelector;
 
-import java.lang.foreign.Arena;
 import java.lang.reflect.Field;
 
 /** Test helpers: a communicator's probe, and probes without a communicator. */
@@ -22,11 +22,16 @@ final class Probes {
         }
     }
 
-    /** A probe over a planner without shared memory (every allReduce is a ring), rank 0 of 2, 2 channels. */
+    /** A probe of rank 0 of 2 on 2 channels, without a communicator. */
     static CommProbe standalone() {
-        Arena arena = Arena.ofAuto();
-        Planner planner = new Planner(0, 2, 2, 64 << 10, 64 << 10, arena.allocate(8, 8), null, null,
-                new io.jccl.internal.algorithm.Scratch(arena), null);
-        return new CommProbe("feedc0de", "test", 0, 2, 1, 2, new AlgoResolver(planner, null, 2), () -> null);
+        return new CommProbe("feedc0de", "test", 0, 2, 1, 2, () -> null);
+    }
+
+    /** What a communicator without shared memory or a tuner selects (every allReduce is a ring). */
+    static final HostSelector SELECTOR = new HostSelector(null, 2, 2, 0, 0, false, 64 << 10, 64 << 10);
+
+    /** {@link #SELECTOR}'s decision for {@code count} elements of 4 bytes. */
+    static long choice(Collective c, long count) {
+        return SELECTOR.choose(c, count, count * 4, false);
     }
 }

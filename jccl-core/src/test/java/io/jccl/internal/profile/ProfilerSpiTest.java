@@ -96,9 +96,11 @@ class ProfilerSpiTest {
         JcclException boom = new JcclException(Result.REMOTE_ERROR, "peer 1 vanished");
         try (Profilers.Installed p = Profilers.use(List.of(rec)); Group g = Jccl.group()) {
             MemorySegment buf = Arena.ofAuto().allocate(64);
-            probe.begin(Collective.SEND, 1, 4, DataType.FLOAT32, null, -1, 1, buf, null);
+            probe.begin(Collective.SEND, 1, 4, DataType.FLOAT32, null, -1, 1, buf, null,
+                    Probes.choice(Collective.SEND, 4));
             probe.recorded(null);
-            probe.begin(Collective.RECV, 2, 4, DataType.FLOAT32, null, -1, 1, null, buf);
+            probe.begin(Collective.RECV, 2, 4, DataType.FLOAT32, null, -1, 1, null, buf,
+                    Probes.choice(Collective.RECV, 4));
             probe.recorded(null);
             GroupLauncher.Prepared launch = probe.group(new FailingLaunch(boom));
             assertThatThrownBy(launch::await).isSameAs(boom);
@@ -126,7 +128,8 @@ class ProfilerSpiTest {
         try (Profilers.Installed p = Profilers.use(List.of(broken, rec)); LogCapture c = LogCapture.start(
                 Log.Level.WARN, "")) {
             CompletableFuture<Void> f = new CompletableFuture<>();
-            probe.begin(Collective.ALL_GATHER, 7, 256, DataType.FLOAT32, null, -1, -1, buf, buf);
+            probe.begin(Collective.ALL_GATHER, 7, 256, DataType.FLOAT32, null, -1, -1, buf, buf,
+                    Probes.choice(Collective.ALL_GATHER, 256));
             probe.launched(f);
             assertThat(rec.stopped()).isEmpty();
             f.completeExceptionally(new JcclException(Result.TIMEOUT, "too slow"));
@@ -148,9 +151,11 @@ class ProfilerSpiTest {
         CommProbe probe = Probes.standalone();
         MemorySegment buf = Arena.ofAuto().allocate(64);
         try (Profilers.Installed p = Profilers.use(List.of(rec))) {
-            probe.begin(Collective.SEND, 1, 4, DataType.FLOAT32, null, -1, 1, buf, null);
+            probe.begin(Collective.SEND, 1, 4, DataType.FLOAT32, null, -1, 1, buf, null,
+                    Probes.choice(Collective.SEND, 4));
             probe.recorded(null);
-            probe.begin(Collective.ALL_REDUCE, 2, 4, DataType.FLOAT32, RedOp.SUM, -1, -1, buf, buf);
+            probe.begin(Collective.ALL_REDUCE, 2, 4, DataType.FLOAT32, RedOp.SUM, -1, -1, buf, buf,
+                    Probes.choice(Collective.ALL_REDUCE, 4));
             probe.end(null);
         }
         assertThat(rec.stopped()).hasSize(2);

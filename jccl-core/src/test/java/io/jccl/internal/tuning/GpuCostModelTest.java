@@ -83,12 +83,12 @@ class GpuCostModelTest {
         // LL128 is off: the GPU-NIC paths are PXN/PHB, farther than PXB (Ampere).
         assertThat(m.disabledReason(AR, Algorithm.RING, Protocol.LL128)).contains("PXN is farther than PXB");
         // 8 bytes: Ring/LL (lat 6.6 + 4 x max(0.6, 1.0 overhead) + 2 x 2.7 = 16.0) beats Tree/LL (18.0).
-        Selection small = t.select(Collective.ALL_REDUCE, 8, 1);
+        ModelChoice small = t.select(Collective.ALL_REDUCE, 8, 1);
         assertThat(small.algorithm()).isEqualTo(Algorithm.RING);
         assertThat(small.protocol()).isEqualTo(Protocol.LL);
         // 1 GiB: ring Simple pays the multi-node plateau (lat x 1.4): 70 + 2^30/8000 = 134287.7 us; tree Simple
         // (no correction above 512 MB): 44.4 + 2^30/11040 = 97303.6 us -> Tree/Simple.
-        Selection big = t.select(Collective.ALL_REDUCE, 1L << 30, 1);
+        ModelChoice big = t.select(Collective.ALL_REDUCE, 1L << 30, 1);
         assertThat(big.algorithm()).isEqualTo(Algorithm.TREE);
         assertThat(big.protocol()).isEqualTo(Protocol.SIMPLE);
         assertThat(big.timeUs()).isCloseTo(44.4 + (1L << 30) / 11040.0, within(1e-6));
@@ -123,7 +123,7 @@ class GpuCostModelTest {
     @Test
     void forcedAlgorithmsRestrictOrFail() {
         TuningTopology dgx = topo(Fixtures.DGX_H100, 8);
-        Selection s = tuner(dgx, Map.of("NCCL_ALGO", "tree")).select(Collective.ALL_REDUCE, 1 << 30, 1);
+        ModelChoice s = tuner(dgx, Map.of("NCCL_ALGO", "tree")).select(Collective.ALL_REDUCE, 1 << 30, 1);
         assertThat(s.algorithm()).isEqualTo(Algorithm.TREE);
         assertThat(s.forced()).isTrue();
         Tuner onlyTree = tuner(dgx, Map.of("NCCL_ALGO", "tree"));
@@ -133,7 +133,7 @@ class GpuCostModelTest {
                     assertThat(e.getMessage()).contains("No algorithm/protocol available for function AllGather")
                             .contains("NCCL_ALGO was set to \"tree\"");
                 });
-        Selection ll = tuner(dgx, Map.of("NCCL_PROTO", "LL")).select(Collective.ALL_REDUCE, 1 << 30, 1);
+        ModelChoice ll = tuner(dgx, Map.of("NCCL_PROTO", "LL")).select(Collective.ALL_REDUCE, 1 << 30, 1);
         assertThat(ll.protocol()).isEqualTo(Protocol.LL);
     }
 
@@ -144,7 +144,7 @@ class GpuCostModelTest {
         assertThat(t.select(Collective.ALL_REDUCE, 4 << 20, 1).nChannels()).isEqualTo(24);
         assertThat(t.select(Collective.ALL_REDUCE, 256 << 10, 1).nChannels()).isEqualTo(8);
         assertThat(t.select(Collective.ALL_REDUCE, 100 << 10, 1).nChannels()).isEqualTo(3); // 100 KiB / 32 KiB
-        Selection tiny = t.select(Collective.ALL_REDUCE, 8, 1);
+        ModelChoice tiny = t.select(Collective.ALL_REDUCE, 8, 1);
         assertThat(tiny.nChannels()).isEqualTo(1);
         // one channel: threads halved while a multiple of 128 (512 -> 64), one sync warp added: 96.
         assertThat(tiny.nThreads()).isEqualTo(96);
@@ -154,7 +154,7 @@ class GpuCostModelTest {
 
     @Test
     void oneRankIsALocalCopy() {
-        Selection s = tuner(topo(Fixtures.NVLINK_PAIR, 1), Map.of()).select(Collective.ALL_REDUCE, 1 << 20, 1);
+        ModelChoice s = tuner(topo(Fixtures.NVLINK_PAIR, 1), Map.of()).select(Collective.ALL_REDUCE, 1 << 20, 1);
         assertThat(s.algorithm()).isEqualTo(Algorithm.RING);
         assertThat(s.protocol()).isEqualTo(Protocol.SIMPLE);
         assertThat(s.nChannels()).isEqualTo(1);

@@ -198,7 +198,7 @@ class NcclGoldenTest {
         Matcher m = Pattern.compile("AllReduce: (\\d+) Bytes -> Algo (\\w+) proto (\\w+) channel\\{Lo\\.\\.Hi\\}="
                 + "\\{0\\.\\.(\\d+)\\}").matcher(line("AllReduce: "));
         assertThat(m.matches()).isTrue();
-        Selection s = tuner.select(Collective.ALL_REDUCE, Long.parseLong(m.group(1)), 1);
+        ModelChoice s = tuner.select(Collective.ALL_REDUCE, Long.parseLong(m.group(1)), 1);
         assertThat(s.algorithm().name()).isEqualTo(m.group(2));
         assertThat(s.protocol().name()).isEqualTo(m.group(3));
         assertThat(s.nChannels()).isEqualTo(Integer.parseInt(m.group(4)) + 1);

@@ -38,7 +38,7 @@ class TunerChooseTest {
         for (Tuner t : tuners) {
             for (Collective c : TUNED) {
                 for (long n = 0; n <= 1L << 32; n = n == 0 ? 1 : n * 3) {
-                    Selection s = t.select(c, n, 1);
+                    ModelChoice s = t.select(c, n, 1);
                     long packed = t.choose(c, n, 1);
                     String what = c + " " + n + " " + t.model().name();
                     assertThat(Tuner.algorithmOf(packed)).as(what).isEqualTo(s.algorithm());

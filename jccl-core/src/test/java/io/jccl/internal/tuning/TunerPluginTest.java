@@ -57,7 +57,7 @@ class TunerPluginTest {
     @Test
     void pluginEditsTheTableAndCapsChannels() {
         try (Tuner t = Tuner.forGpu(dgx(), TuningParams.defaults(), new TestTunerPlugin())) {
-            Selection s = t.select(Collective.ALL_REDUCE, 8, 1);
+            ModelChoice s = t.select(Collective.ALL_REDUCE, 8, 1);
             // Without the plugin: Ring/LL (15.0 us). The plugin rules it out and makes Tree/Simple 0.5 us.
             assertThat(s.algorithm()).isEqualTo(Algorithm.TREE);
             assertThat(s.protocol()).isEqualTo(Protocol.SIMPLE);
@@ -79,7 +79,7 @@ class TunerPluginTest {
     void aFailingPluginIsIgnored() {
         try (Tuner t = Tuner.forGpu(dgx(), TuningParams.defaults(), new TestTunerPlugin())) {
             TestTunerPlugin.failNext = true;
-            Selection s = t.select(Collective.ALL_REDUCE, 8, 1);
+            ModelChoice s = t.select(Collective.ALL_REDUCE, 8, 1);
             assertThat(s.algorithm()).isEqualTo(Algorithm.RING);
             assertThat(s.protocol()).isEqualTo(Protocol.LL);
         }
@@ -116,7 +116,7 @@ class TunerPluginTest {
             }
         };
         try (Tuner t = Tuner.forGpu(dgx(), TuningParams.defaults(), flat)) {
-            Selection s = t.select(Collective.ALL_REDUCE, 1024, 1);
+            ModelChoice s = t.select(Collective.ALL_REDUCE, 1024, 1);
             assertThat(s.algorithm()).isEqualTo(Algorithm.RING);
             assertThat(s.protocol()).isEqualTo(Protocol.SIMPLE);
         }

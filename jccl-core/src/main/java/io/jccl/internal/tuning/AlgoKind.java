@@ -1,4 +1,4 @@
-package io.jccl.internal.profile;
+package io.jccl.internal.tuning;
 
 /**
  * The algorithms the host executor runs, as logs, JFR events, profilers and JMX counters name them (NCCL's
