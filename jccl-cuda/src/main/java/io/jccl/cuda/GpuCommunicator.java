@@ -22,11 +22,10 @@ import io.jccl.cuda.internal.enqueue.CollPlanner;
 import io.jccl.cuda.internal.enqueue.Enqueuer;
 import io.jccl.cuda.internal.enqueue.GpuGroups;
 import io.jccl.cuda.internal.enqueue.KernelArgs;
-import io.jccl.cuda.internal.enqueue.KernelFamily;
 import io.jccl.cuda.internal.enqueue.P2pQueue;
-import io.jccl.cuda.internal.enqueue.Plan;
 import io.jccl.internal.comm.HostCommunicator;
 import io.jccl.internal.debug.Log;
+import io.jccl.internal.tuning.Selection;
 import io.jccl.internal.debug.Subsys;
 
 import java.lang.foreign.Arena;
@@ -434,9 +433,18 @@ public final class GpuCommunicator implements AutoCloseable {
      * (ring kernels: the ring orders from the topology search that the channels take in turn).
      */
     public String algorithmFor(Collective coll, long count, DataType type, RedOp op) {
-        Plan p = enqueuer.explain(coll, count, type, op);
-        boolean ring = p.family() == KernelFamily.RING || p.family() == KernelFamily.RING_COPY;
-        return ring ? p + " rings " + GpuRings.describe(rings) : p.toString();
+        return describe(selectionFor(coll, count, type, op));
+    }
+
+    /** What {@code coll} runs and why: the one decision the planner launches, explain and {@code jccl topo} print. */
+    Selection selectionFor(Collective coll, long count, DataType type, RedOp op) {
+        return enqueuer.planner().select(coll, Math.multiplyExact(count, (long) type.sizeBytes()),
+                op == null ? RedOp.Kind.SUM : op.kind(), false);
+    }
+
+    private String describe(Selection s) {
+        String grid = s.algorithm() + " x" + s.nChannels() + (s.chunkBytes() > 0 ? " chunk " + s.chunkBytes() : "");
+        return s.algorithm().equals("ring") ? grid + " rings " + GpuRings.describe(rings) : grid;
     }
 
     /** Loads (JIT-compiles) every kernel calls on {@code type} with {@code op} can use (do it before capturing). */

@@ -1,12 +1,10 @@
 package io.jccl.cuda;
 
-import io.jccl.Collective;
 import io.jccl.DataType;
 import io.jccl.JcclException;
 import io.jccl.RedOp;
 import io.jccl.cuda.internal.comm.Clique;
 import io.jccl.cuda.internal.enqueue.Enqueuer;
-import io.jccl.cuda.internal.enqueue.KernelFamily;
 
 /**
  * Whether the other GPUs of an {@code initAll} clique may touch an allReduce's buffers: the pull kernels (one-shot,
@@ -22,11 +20,16 @@ final class PeerReach {
     private PeerReach() {
     }
 
+    /** Whether the allReduce reads its peers' buffers (the pull kernels). */
+    private static boolean pulls(AllReduceAlgorithm a) {
+        return a == AllReduceAlgorithm.ONE_SHOT || a == AllReduceAlgorithm.TWO_SHOT;
+    }
+
     /** Checks {@code send} and {@code recv} of an allReduce of {@code count} elements; {@code clique} null: none. */
     static void require(Clique clique, Enqueuer enqueuer, String where, DeviceBuffer send, DeviceBuffer recv,
                         long count, DataType type, RedOp op) {
         if (clique == null || !(send.grantedAccessOnly() || recv.grantedAccessOnly())
-                || enqueuer.explain(Collective.ALL_REDUCE, count, type, op).family() != KernelFamily.PULL) {
+                || !pulls(enqueuer.planner().chooseAllReduce(count * type.sizeBytes(), op.kind()))) {
             return;
         }
         try {

@@ -2,7 +2,9 @@ package io.jccl.tools.topo;
 
 import io.jccl.JcclException;
 import io.jccl.cuda.CudaDevice;
+import io.jccl.cuda.GpuOptions;
 import io.jccl.cuda.internal.comm.CudaGpuProbe;
+import io.jccl.cuda.internal.enqueue.GpuExplain;
 import io.jccl.internal.topology.NodeType;
 import io.jccl.internal.topology.TopoEnv;
 import io.jccl.internal.topology.TopoParams;
@@ -33,7 +35,8 @@ import java.util.concurrent.Callable;
  * {@code jccl topo}: shows the topology JCCL sees (or reads from an NCCL topology file), the paths, the ring and tree
  * graphs and channels for a communicator of {@code --nranks} ranks over identical nodes, the cost model's table, and,
  * for each {@code --explain COLL:BYTES}, every algorithm × protocol with its predicted time or the reason it was
- * disabled. NCCL_* settings (NCCL_ALGO, NCCL_PROTO, NCCL_P2P_LEVEL, NCCL_MIN/MAX_NCHANNELS, …) apply as in a
+ * disabled; on a GPU system also what a GPU communicator launches for each request (the planner
+ * {@code GpuCommunicator.algorithmFor} asks, built from the topology's facts). NCCL_* settings (NCCL_ALGO, NCCL_PROTO, NCCL_P2P_LEVEL, NCCL_MIN/MAX_NCHANNELS, …) apply as in a
  * communicator.
  *
  * <p>Runs on the main thread; no GPU or network access (GPUs come from the topology file until the CUDA module
@@ -68,6 +71,14 @@ public final class TopoMain implements Callable<Integer> {
 
     @Option(names = "--host", description = "use the host (CPU) cost model even when the topology has GPUs")
     boolean hostModel;
+
+    @Option(names = "--one-process", description = "GPU systems: one process drives every GPU (GpuCommunicator"
+            + ".initAll), so every buffer is addressable from every GPU; default: one process per GPU")
+    boolean oneProcess;
+
+    @Option(names = "--gpu-sms", paramLabel = "N", description = "GPU systems: multiprocessors per GPU; default: the"
+            + " data-centre part of the GPUs' compute capability (132 for SM90)")
+    int gpuSms;
 
     @Option(names = "--host-channels", paramLabel = "N",
             description = "channels per node for CPU-only ranks (default 2)")
@@ -138,6 +149,10 @@ public final class TopoMain implements Callable<Integer> {
                 requests.add(Explain.Request.parse(e));
             }
             out.print(Explain.text(plan, tuner, requests, maxRanksShown));
+            if (gpu && !requests.isEmpty()) {
+                out.print(GpuExplain.text(GpuOptions.fromSystemProperties(),
+                        GpuExplain.GpuSystem.of(plan.nodes().get(0).system(), n, gpuSms, oneProcess), requests));
+            }
         }
         var node0 = plan.nodes().get(0);
         if (dumpGraph != null) {

@@ -6,6 +6,9 @@ import io.jccl.RedOp;
 import io.jccl.Result;
 import io.jccl.cuda.AllReduceAlgorithm;
 import io.jccl.cuda.GpuOptions;
+import io.jccl.internal.tuning.CallSelector;
+import io.jccl.internal.tuning.Protocol;
+import io.jccl.internal.tuning.Selection;
 
 /**
  * Chooses the kernel and grid of one collective call from the collective, the element count and size, the
@@ -17,7 +20,7 @@ import io.jccl.cuda.GpuOptions;
  * <p>Thread: the communicator's calling thread. Plays the role of NCCL's tuning step (ncclGetAlgoInfo) with
  * thresholds measured on the target machine instead of a cost model.
  */
-public final class CollPlanner {
+public final class CollPlanner implements CallSelector {
     /** Threads per block of every kernel (512, the kernels' launch bound). */
     public static final int THREADS = 512;
     /** Data bytes of one LL128 warp chunk: 4 lines of 128 bytes, 120 of them data (coll_ll128.cuh). */
@@ -219,6 +222,60 @@ public final class CollPlanner {
             default -> throw new JcclException(Result.INVALID_ARGUMENT, coll.ncclName()
                     + " is not planned as a collective kernel");
         }
+    }
+
+    /**
+     * What a call of {@code nBytes} runs (for allGather, reduceScatter and allToAll: one rank's block), as the
+     * communicator launches it: the same {@link #plan}, named, with the rule that decided. Point-to-point calls
+     * (send, recv and what is lowered to them) report one send's channels. {@code registered} is ignored: no GPU
+     * algorithm depends on registration yet.
+     */
+    @Override
+    public Selection select(Collective coll, long nBytes, RedOp.Kind op, boolean registered) {
+        if (!coll.reduces() && coll != Collective.ALL_GATHER && coll != Collective.BROADCAST
+                && coll != Collective.ALL_TO_ALL) {
+            return new Selection(coll, nBytes, "p2p", Protocol.SIMPLE, p2pBlocks(nBytes), 0, coll.ncclName()
+                    + " runs as sends and receives: one channel per " + P2P_MIN_BYTES_PER_CHANNEL + " bytes", null);
+        }
+        Plan p = new Plan();
+        plan(coll, nBytes, 1, op, p);
+        KernelFamily f = p.family();
+        Protocol proto = f == KernelFamily.LL128 ? Protocol.LL128
+                : f == KernelFamily.LL || f == KernelFamily.LL_PACKED || f == KernelFamily.LL_COPY ? Protocol.LL
+                : Protocol.SIMPLE;
+        int channels = f == KernelFamily.P2P ? p2pBlocks(nBytes) : p.blocks();
+        return new Selection(coll, nBytes, p.algorithmName(), proto, channels, p.chunkBytes(), why(coll, nBytes, op,
+                p), null);
+    }
+
+    private String why(Collective coll, long bytes, RedOp.Kind op, Plan p) {
+        if (nRanks == 1) {
+            return "one rank: a local copy";
+        }
+        if (coll != Collective.ALL_REDUCE) {
+            return bytes <= llOthersMaxBytes() ? "up to the LL size (" + llOthersMaxBytes() + " bytes)"
+                    : p.family() == KernelFamily.P2P ? "above the LL size: one send and receive per peer"
+                    : "above the LL size (" + llOthersMaxBytes() + " bytes): the ring";
+        }
+        if (options.algorithm() != AllReduceAlgorithm.AUTO) {
+            return "forced by GpuOptions.algorithm (jccl.cuda.algorithm)";
+        }
+        boolean pullOk = peerPointers && op != RedOp.Kind.PRE_MUL_SUM;
+        String links = (nRanks == 2 ? "2 GPUs" : nRanks + " GPUs") + (wholeLineLinks ? " over NVLink" : "");
+        return switch (chooseAllReduce(bytes, op)) {
+            case LL128 -> links + ", up to ll128MaxBytes (" + options.ll128MaxBytes() + ")";
+            case LL -> links + ", up to the LL size (" + (nRanks == 2 ? options.llMaxBytes() : llOthersMaxBytes())
+                    + ")";
+            case LL_PACKED -> links + ", up to llPackedMaxBytes (" + options.llPackedMaxBytes() + ")";
+            case PUSH -> links + ", up to the push size (pushMaxBytes"
+                    + (pullOk ? ", or pullFromBytes when every buffer is addressable" : "") + ")";
+            case ONE_SHOT -> links + ", every buffer addressable, up to oneShotMaxBytes ("
+                    + options.oneShotMaxBytes() + ")";
+            case TWO_SHOT -> links + ", every buffer addressable, up to twoShotMaxBytes ("
+                    + options.twoShotMaxBytes() + ")";
+            default -> links + (pullOk ? ", above every one-shot and two-shot size" : ", peers through CUDA IPC"
+                    + " (no peer reads) and above the push size") + ": the ring";
+        };
     }
 
     /**

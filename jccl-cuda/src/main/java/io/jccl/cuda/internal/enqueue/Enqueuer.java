@@ -83,13 +83,6 @@ public final class Enqueuer implements GpuGroups.Pending {
         return kernels;
     }
 
-    /** The plan {@code coll} would get (a fresh object; for explanations and tests). */
-    public Plan explain(Collective coll, long count, DataType type, RedOp op) {
-        Plan p = new Plan();
-        planner.plan(coll, count, type.sizeBytes(), op.kind(), p);
-        return p;
-    }
-
     /**
      * Launches collective {@code coll} (not allToAll above the LL size: {@link #allToAll}); {@code count} as
      * {@link CollPlanner#plan} defines it.
