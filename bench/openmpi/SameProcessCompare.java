@@ -3,8 +3,8 @@ import io.jccl.DataType;
 import io.jccl.Jccl;
 import io.jccl.RedOp;
 import io.jccl.UniqueId;
-import io.jccl.tools.perf.OversubscriptionBench;
-import io.jccl.tools.perf.PairedSamples;
+import io.jccl.bench.OversubscriptionBench;
+import io.jccl.bench.PairedSamples;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -23,8 +23,8 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
  * JCCL's allReduce and Open MPI's MPI_Allreduce in the same processes, on the same buffers, in alternating ~30 ms
  * phases: started by mpirun, each rank calls Open MPI through FFM (libmpi.so.40), joins a JCCL communicator whose
  * unique id rank 0 broadcasts with MPI_Bcast (the way NCCL is used beside MPI), then times both libraries round after
- * round. Both sides of every round's ratio see the same host state, which two separate jobs on this VM do not (its rows
- * swing 2-3x from run to run). Run by scripts/compare-openmpi.sh --same-process; needs mpirun's
+ * round. Both sides of every round's ratio see the same host state, which two separate jobs on a 2-vCPU VM do not (its
+ * rows swing 2-3x from run to run). Run by bench/sweeps/compare-openmpi.sh --same-process; needs mpirun's
  * {@code --mca opal_signal ""} (Open MPI's SIGSEGV/SIGBUS handlers would replace the JVM's).
  * Args: MIN_BYTES MAX_BYTES FACTOR ROUNDS [registered|plain [PHASE_MS]] (registered: JCCL's and Open MPI's buffers come
  * from comm.allocate, so JCCL takes its single-copy path).
@@ -42,8 +42,9 @@ public final class SameProcessCompare {
 
     public static void main(String[] args) throws Throwable {
         if (args.length < 4) {
-            System.err.println("usage: mpirun -np N --mca opal_signal \"\" ./jccl java bench/openmpi/SameProcessCompare.java "
-                    + "MIN_BYTES MAX_BYTES FACTOR ROUNDS [registered|plain [PHASE_MS]]");
+            System.err.println("usage: mpirun -np N --mca opal_signal \"\" ./jccl java -cp bench/target/jccl-bench.jar "
+                    + "bench/openmpi/SameProcessCompare.java MIN_BYTES MAX_BYTES FACTOR ROUNDS [registered|plain "
+                    + "[PHASE_MS]]");
             System.exit(2);
         }
         long minb = Long.parseLong(args[0]);
@@ -63,7 +64,8 @@ public final class SameProcessCompare {
         MethodHandle init = fn("MPI_Init", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
         MethodHandle commRank = fn("MPI_Comm_rank", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
         MethodHandle commSize = fn("MPI_Comm_size", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
-        MethodHandle bcast = fn("MPI_Bcast", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, JAVA_INT, ADDRESS));
+        MethodHandle bcast = fn("MPI_Bcast",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, JAVA_INT, ADDRESS));
         MethodHandle finalizeMpi = fn("MPI_Finalize", FunctionDescriptor.of(JAVA_INT));
         allreduce = fn("MPI_Allreduce",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
@@ -106,8 +108,8 @@ public final class SameProcessCompare {
                 int least = (int) Math.max(4, Math.min(2000, (64L << 20) / sizes.get(s)));
                 double t = 0;
                 for (int k = 0; k < 8; k++) {
-                    t = maxMpi(Math.max(phase(false, comm, send, recv, count, least), phase(true, comm, send, recv, count,
-                            least)));
+                    t = maxMpi(Math.max(phase(false, comm, send, recv, count, least),
+                            phase(true, comm, send, recv, count, least)));
                 }
                 phase(true, comm, send, recv, count, 1);
                 wrong += OversubscriptionBench.countWrong(recv, count, want);
@@ -136,8 +138,9 @@ public final class SameProcessCompare {
         }
         long wrongAll = (long) reduceMpi(wrong, opSum);
         if (rank == 0) {
-            System.out.printf("# allReduce float sum, out of place, %d ranks: JCCL and Open MPI in the same processes, "
-                    + "alternating phases of ~%.0f ms, %d round(s), %s buffers; us per call (mean over ranks), medians%n",
+            System.out.printf("# allReduce float sum, out of place, %d ranks: JCCL and Open MPI in the same "
+                    + "processes, alternating phases of ~%.0f ms, %d round(s), %s buffers; us per call (mean over "
+                    + "ranks), medians%n",
                     n, phaseNs / 1e6, rounds, registered ? "registered (comm.allocate)" : "plain native");
             System.out.printf("# %10s %7s %10s %10s %8s %8s %8s %8s%n", "bytes", "calls", "ompi_us", "jccl_us",
                     "busbw_x", "pair_p10", "pair_med", "pair_p90");
@@ -172,7 +175,8 @@ public final class SameProcessCompare {
             check((int) barrier.invokeExact(commWorld), "MPI_Barrier");
             long t0 = System.nanoTime();
             for (int i = 0; i < calls; i++) {
-                check((int) allreduce.invokeExact(send, recv, (int) count, mpiFloat, opSum, commWorld), "MPI_Allreduce");
+                check((int) allreduce.invokeExact(send, recv, (int) count, mpiFloat, opSum, commWorld),
+                        "MPI_Allreduce");
             }
             return (System.nanoTime() - t0) / (double) calls;
         }

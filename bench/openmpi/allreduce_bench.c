@@ -1,6 +1,6 @@
 /*
  * MPI_Allreduce benchmark printing the same columns as nccl-tests / ./jccl perf (out-of-place only), so
- * scripts/compare-openmpi.sh can put Open MPI beside JCCL from the same run.
+ * bench/sweeps/compare-openmpi.sh can put Open MPI beside JCCL from the same run.
  * Usage: mpirun -np N allreduce_bench MIN_BYTES MAX_BYTES FACTOR ITERS WARMUP
  */
 #include <mpi.h>

@@ -1,5 +1,5 @@
 /*
- * Open MPI's side of io.jccl.tools.perf.OversubscriptionBench: MPI_Allreduce (float sum, out of place) on all N ranks
+ * Open MPI's side of io.jccl.bench.OversubscriptionBench: MPI_Allreduce (float sum, out of place) on all N ranks
  * against the same on two of them (world ranks 0 and N/2, split off with MPI_Comm_split), in alternating phases of
  * one job, so both sides of every round's ratio see the same machine. While the pair runs, the other ranks wait in
  * an MPI_Ibarrier polled every millisecond with a sleep in between, so they take no CPU from it (a plain MPI_Barrier would

@@ -1,5 +1,5 @@
 /*
- * Cross-core probe for scripts/oversubscribe-ratio.sh: prints the round-trip time in ns of a cache line bounced
+ * Cross-core probe for bench/sweeps/oversubscribe-ratio.sh: prints the round-trip time in ns of a cache line bounced
  * between CPU 0 and CPU 1 (two threads, pinned). On a 2-vCPU VM it tells where the host put the two vCPUs: about
  * 120-170 ns when they share a last-level cache, 500+ ns when they do not (and then every cross-core copy is ~3.5x
  * slower too), so allReduce times measured in the two states are not comparable.

@@ -8,7 +8,7 @@
 #             (the *GpuTest classes that gpu-run.sh tests runs)
 #   gpu-run.sh
 #   jccl-cuda/device/bundle.sh [repo-root-that-travels]      (default: this worktree)
-# Then on the GPU machine, from that repo root:  .device/gpu/gpu-run.sh info tests perf
+# Then on the GPU machine, from that repo root:  .device/gpu/gpu-run.sh info tests ar
 # The device tool copies the tracked tree (about 31 MB, 29 of them committed PTX) plus what it carries (.device/java,
 # .device/jre.tar.xz, .device/gpu: about 38 MB with the cubins pruned to copy + reduce_f32_sum) and refuses more than
 # 64 MiB. The GPU machine reads the PTX from the jccl-cuda jar, so for the call the PTX sources may be moved aside:
@@ -39,6 +39,6 @@ for a in org.junit.platform:junit-platform-console-standalone:1.14.1 org.assertj
 done
 ls "$src"/jccl-cuda/src/main/resources/io/jccl/cuda/kernels/*.ptx \
   | xargs -P "$(nproc)" -I{} sh -c 'ptxas -arch=sm_90 -O3 -o "$1/cubin/$(basename "$2" .ptx).cubin" "$2"' _ "$dst" {}
-cp "$src/jccl" "$here/gpu-run.sh" "$here/tune.awk" "$dst/"
+cp "$src/jccl" "$here/gpu-run.sh" "$dst/"
 chmod +x "$dst/jccl" "$dst/gpu-run.sh"
 du -sh "$dst"

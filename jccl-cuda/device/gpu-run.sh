@@ -10,8 +10,6 @@
 #     others  all_gather, reduce_scatter, broadcast, sendrecv at 128 MiB .. 2 GiB, --backend both
 #     np      one process per GPU (-np 2, IPC handles), all_reduce and all_gather, --backend both
 #     small   alltoall, reduce, gather, scatter, small sizes (correctness of every collective in the perf tool)
-#     sweep   allReduce 1..32 MiB with push (8K/16K/64K pipeline chunks), one-shot and two-shot forced; writes
-#             $OUT/tune.opts: the push chunk and the push / one-shot limits that won, used by the later phases
 # Ends with a summary (JUnit totals, the side-by-side tables). Extra JVM flags: $JOPTS. Per-phase limit: $T s.
 # CUBIN_DIR: pre-assembled kernels (default .device/gpu/cubin; a missing directory means JIT from the PTX).
 # NVLink multicast stays off (NCCL_NVLS_ENABLE=0 and friends are exported here).
@@ -28,15 +26,12 @@ mkdir -p "$out"
 if [ -z "${JCCL_NCCL_LIBRARY:-}" ]; then
   d=$(python3 -c "import nvidia.nccl;print(list(nvidia.nccl.__path__)[0])" 2>/dev/null) && export JCCL_NCCL_LIBRARY="$d/lib/libnccl.so.2"
 fi
-opts() {   # the JVM flags of a perf run: the base flags plus what the sweep tuned
-  echo "$JCCL_JAVA_OPTS $( [ -f "$out/tune.opts" ] && cat "$out/tune.opts")"
-}
 perf() {   # perf <log> <args...>: one ./jccl perf run appended to $out/<log>.txt
   local log=$1
   shift
   echo "### jccl perf $*" >> "$out/$log.txt"
   local t0=$SECONDS
-  JCCL_JAVA_OPTS="$(opts) ${EXTRA:-}" timeout "${T:-240}" "$here/jccl" perf "$@" >> "$out/$log.txt" 2>&1
+  timeout "${T:-240}" "$here/jccl" perf "$@" >> "$out/$log.txt" 2>&1
   echo "rc=$? $((SECONDS - t0))s jccl perf $*" | tee -a "$out/$log.txt"
 }
 for phase in "$@"; do
@@ -71,21 +66,12 @@ for phase in "$@"; do
       done
       perf perf-small all_reduce -g 2 -b 8 -e 64M -f 64 -c 1 -d all -o sum --backend jccl
       perf perf-small all_reduce -g 2 -b 8 -e 64M -f 64 -c 1 -d bfloat16 -o all --backend jccl ;;
-    sweep)
-      for cfg in "push 16K" "push 8K" "push 64K" "oneshot 16K" "twoshot 16K"; do
-        set -- $cfg
-        echo "### cfg $1 $2" >> "$out/perf-sweep.txt"
-        EXTRA="-Djccl.cuda.algorithm=$1 -Djccl.cuda.pushMaxBytes=32M -Djccl.cuda.pushChunkBytes=$2" \
-          perf perf-sweep all_reduce -g 2 -b 1M -e 32M -f 2 -n 30 -w 5 -c 0 --backend jccl
-      done
-      awk -f "$here/tune.awk" "$out/perf-sweep.txt" > "$out/tune.opts"
-      echo "tuned: $(cat "$out/tune.opts")" ;;
+    *) echo "gpu-run.sh: unknown phase $phase (info topo tests ar graph others np small)" >&2 ;;
   esac
 done
 echo "=== summary $(date +%T)"
 [ -f "$out/junit.txt" ] && grep -E "tests (successful|failed)" "$out/junit.txt"
-[ -f "$out/tune.opts" ] && echo "tuned: $(cat "$out/tune.opts")" && awk -f "$here/tune.awk" -v table=1 "$out/perf-sweep.txt"
-for f in "$out"/perf-[!s]*.txt "$out"/perf-small.txt; do
+for f in "$out"/perf-*.txt; do
   [ -f "$f" ] || continue
   echo "--- $(basename "$f")"
   grep -E "^rc=|Out of bounds|rror|xception" "$f" | grep -v "^rc=0" | head -12

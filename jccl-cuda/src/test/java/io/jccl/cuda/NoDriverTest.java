@@ -4,7 +4,6 @@ import io.jccl.JcclException;
 import io.jccl.Result;
 import io.jccl.cuda.internal.driver.CudaLibrary;
 import io.jccl.cuda.internal.ffm.NativeLibrary;
-import io.jccl.cuda.nccl.NcclLibrary;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.FunctionDescriptor;
@@ -15,7 +14,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
-/** Without libcuda.so.1 (or libnccl.so.2) every call fails cleanly with SYSTEM_ERROR and says what to do. */
+/** Without libcuda.so.1 every call fails cleanly with SYSTEM_ERROR and says what to do. */
 class NoDriverTest {
     @Test
     void aMissingLibraryGivesHandlesThatThrowTheReason() throws Throwable {
@@ -49,13 +48,5 @@ class NoDriverTest {
                 .matches(e -> ((JcclException) e).result() == Result.SYSTEM_ERROR);
         assertThatThrownBy(() -> CudaDevice.get(0)).isInstanceOf(JcclException.class);
         assertThat(CudaDevice.isAvailable()).isFalse();
-    }
-
-    @Test
-    void ncclCallsFailCleanlyWhenTheLibraryIsMissing() {
-        NcclLibrary nccl = NcclLibrary.load("/nonexistent/libnccl.so.2");
-        assertThat(nccl.isLoaded()).isFalse();
-        assertThatThrownBy(nccl::version).isInstanceOf(JcclException.class).hasMessageContaining("JCCL_NCCL_LIBRARY")
-                .matches(e -> ((JcclException) e).result() == Result.SYSTEM_ERROR);
     }
 }

@@ -70,6 +70,27 @@ class JcclScriptTest {
     }
 
     @Test
+    void javaAddsClassPathEntriesAfterJcclsOwn() throws Exception {
+        Path dir = Files.createTempDirectory("jccl-cp");
+        try {
+            Path lib = Files.createDirectory(dir.resolve("lib"));
+            Files.createFile(lib.resolve("jccl-tools.jar"));
+            // a java launcher that prints its arguments, one per line
+            Path launcher = Files.writeString(dir.resolve("java"), "#!/bin/sh\nprintf '%s\\n' \"$@\"\n");
+            assertThat(launcher.toFile().setExecutable(true)).isTrue();
+            Result r = run(Map.of("JCCL_JAVA", launcher.toString(), "JCCL_LIB", lib.toString()),
+                    "java", "-cp", "/opt/app/app.jar", "com.example.Main", "arg");
+            assertThat(r.code()).as(r.out()).isZero();
+            assertThat(r.out().lines().toList()).containsSubsequence("-cp", lib + "/*:/opt/app/app.jar",
+                    "com.example.Main", "arg");
+        } finally {
+            try (var files = Files.walk(dir)) {
+                files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+            }
+        }
+    }
+
+    @Test
     void unknownCommandsFail() throws Exception {
         Result r = run(Map.of(), "frobnicate");
         assertThat(r.code()).isNotZero();

@@ -12,7 +12,7 @@ import java.lang.management.ManagementFactory;
  *
  * <p>Thread: the rank's perf thread. Stateless.
  */
-final class JitQuiet {
+public final class JitQuiet {
     private static final CompilationMXBean JIT = ManagementFactory.getCompilationMXBean();
 
     private JitQuiet() {
@@ -24,7 +24,7 @@ final class JitQuiet {
      *
      * @return milliseconds waited
      */
-    static long await(long quietMs, long maxMs) {
+    public static long await(long quietMs, long maxMs) {
         if (JIT == null || !JIT.isCompilationTimeMonitoringSupported()) {
             return 0;
         }

@@ -102,8 +102,8 @@ public final class PerfRunner {
     }
 
     /** Quiet JIT time awaited after a host warm-up ({@link JitQuiet}), and the most time spent waiting for it. */
-    static final long JIT_QUIET_MS = 150;
-    static final long JIT_QUIET_MAX_MS = 3000;
+    public static final long JIT_QUIET_MS = 150;
+    public static final long JIT_QUIET_MAX_MS = 3000;
 
     /** Largest size the up-front JIT warm-up runs (larger calls take long enough to time as they are). */
     static final long JIT_WARMUP_MAX_BYTES = 4L << 20;

@@ -3,16 +3,16 @@ package io.jccl.tools.perf;
 import java.util.function.DoubleUnaryOperator;
 
 /**
- * The two rules that make a host measurement time compiled code on ranks that start together, shared by perf's rows
- * ({@link PerfRunner}) and {@link OversubscriptionBench}: warm up until the time per call stops improving, and
- * barrier until every rank leaves the barrier within microseconds. Stateless; called on each rank's thread, every
- * rank making the same calls (the decisions use a value reduced over the ranks).
+ * The two rules that make a host measurement time compiled code on ranks that start together, used by perf's rows
+ * ({@link PerfRunner}) and open to other timed loops that should be measured the same way: warm up until the time per
+ * call stops improving, and barrier until every rank leaves the barrier within microseconds. Stateless; called on
+ * each rank's thread, every rank making the same calls (the decisions use a value reduced over the ranks).
  */
-final class Settle {
+public final class Settle {
     /** A barrier counts as aligned when the slowest rank spent less than this in it. */
-    static final double ALIGNED_BARRIER_US = 50;
+    public static final double ALIGNED_BARRIER_US = 50;
     /** Warm-up rounds at most. */
-    static final int MAX_ROUNDS = 60;
+    public static final int MAX_ROUNDS = 60;
 
     private Settle() {
     }
@@ -29,7 +29,7 @@ final class Settle {
      *                  same on every rank (the slowest rank's)
      * @return the last round's time per call
      */
-    static double untilFlat(int minRounds, double first, DoubleUnaryOperator round) {
+    public static double untilFlat(int minRounds, double first, DoubleUnaryOperator round) {
         double t = first;
         double best = first;
         int flat = 0;
@@ -51,7 +51,7 @@ final class Settle {
      * @param barrier        one barrier over the ranks
      * @param slowestRankUs  the largest of every rank's value (a MAX reduction over the ranks)
      */
-    static void alignRanks(Runnable barrier, DoubleUnaryOperator slowestRankUs) {
+    public static void alignRanks(Runnable barrier, DoubleUnaryOperator slowestRankUs) {
         for (int i = 0; i < 10; i++) {
             long t0 = System.nanoTime();
             barrier.run();

@@ -8,7 +8,6 @@ import io.jccl.cuda.CudaGraph;
 import io.jccl.cuda.CudaStream;
 import io.jccl.cuda.DeviceBuffer;
 import io.jccl.cuda.GpuCommunicator;
-import io.jccl.cuda.nccl.NcclLibrary;
 import io.jccl.tools.perf.CollectiveCall;
 import io.jccl.tools.perf.PerfBackend;
 import io.jccl.tools.perf.PerfBuffer;

@@ -9,7 +9,6 @@ import io.jccl.Result;
 import io.jccl.cuda.CudaDevice;
 import io.jccl.cuda.CudaStream;
 import io.jccl.cuda.GpuCommunicator;
-import io.jccl.cuda.nccl.NcclLibrary;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

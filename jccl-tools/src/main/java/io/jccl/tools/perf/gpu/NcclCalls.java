@@ -5,7 +5,6 @@ import io.jccl.RedOp;
 import io.jccl.cuda.CudaStream;
 import io.jccl.cuda.DeviceBuffer;
 import io.jccl.cuda.GpuCommunicator;
-import io.jccl.cuda.nccl.NcclLibrary;
 import io.jccl.tools.perf.CollectiveCall;
 import io.jccl.tools.perf.PerfBackend;
 

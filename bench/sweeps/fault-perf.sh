@@ -3,11 +3,11 @@
 #   ./jccl perf all_reduce -np N -b 32M -e 32M -n 100000
 # kills one rank (chosen at random) with SIGKILL a random time after the timed loop started, and checks that the
 # launcher exits non-zero within 15 s and that every survivor's error names the killed rank.
-#   scripts/fault-perf.sh [-runs K] [-np N] [--tcp] [-seed S]
+#   bench/sweeps/fault-perf.sh [-runs K] [-np N] [--tcp] [-seed S]
 # Prints one line per run and a summary: runs, hangs (launcher still running 15 s after the kill), runs where a
 # survivor's error did not name the lost rank, and wrong results (#wrong > 0 in any printed row).
 set -euo pipefail
-cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.."
+cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.."
 runs=5 np=4 seed=$RANDOM tcp=0
 while [ $# -gt 0 ]; do
   case "$1" in

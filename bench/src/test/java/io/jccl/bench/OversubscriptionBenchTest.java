@@ -1,4 +1,4 @@
-package io.jccl.tools.perf;
+package io.jccl.bench;
 
 import io.jccl.Communicator;
 import io.jccl.Config;
@@ -77,7 +77,8 @@ class OversubscriptionBenchTest {
             ByteArrayOutputStream bytes = new ByteArrayOutputStream();
             OversubscriptionBench.print(r0, 4, 3, 0.2, new PrintStream(bytes, true, StandardCharsets.UTF_8));
             String table = bytes.toString(StandardCharsets.UTF_8);
-            assertThat(table).contains("4 ranks against 2 of them (world ranks 0 and 2)").contains("# wrong elements: 0")
+            assertThat(table).contains("4 ranks against 2 of them (world ranks 0 and 2)")
+                    .contains("# wrong elements: 0")
                     .containsPattern("(?m)^\\s+65536\\s+\\d+\\s+[0-9.]+\\s+[0-9.]+");
         } finally {
             pool.shutdownNow();

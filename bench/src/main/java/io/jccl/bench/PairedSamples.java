@@ -1,4 +1,4 @@
-package io.jccl.tools.perf;
+package io.jccl.bench;
 
 import java.util.Arrays;
 

@@ -1,9 +1,14 @@
-package io.jccl.tools.perf;
+package io.jccl.bench;
 
 import io.jccl.Communicator;
 import io.jccl.DataType;
 import io.jccl.JcclException;
 import io.jccl.RedOp;
+import io.jccl.tools.perf.JitQuiet;
+import io.jccl.tools.perf.PerfRunner;
+import io.jccl.tools.perf.Settle;
+import io.jccl.tools.perf.SizeParser;
+import io.jccl.tools.perf.SizeSweep;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -24,10 +29,11 @@ import java.util.List;
  * about {@code --phase-ms} long; the table gives the medians over the rounds, the ratio of the medians and the spread
  * of the per-round ratios (N-rank time over 2-rank time per call, which is the time per byte at equal size).
  *
- * <pre>{@code ./jccl run -np 4 io.jccl.tools.perf.OversubscriptionBench -b 32K -e 8M --rounds 40}</pre>
+ * <pre>{@code ./jccl run -np 4 -cp bench/target/jccl-bench.jar io.jccl.bench.OversubscriptionBench -b 32K -e 8M}</pre>
  *
  * <p>Runs on each rank's main thread; rank 0 prints. Written for the oversubscription target (4 ranks on 2 cores
- * within 3x of the 2-rank time); there is no NCCL counterpart.
+ * within 3x of the 2-rank time); there is no NCCL counterpart. It times its loops by perf's rules ({@link Settle},
+ * {@link JitQuiet}) so that both sides time compiled code.
  */
 @Command(name = "OversubscriptionBench", mixinStandardHelpOptions = true,
         description = "allReduce (float sum, out of place) with all ranks against two of them, in alternating phases "

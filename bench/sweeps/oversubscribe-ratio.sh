@@ -1,22 +1,22 @@
 #!/usr/bin/env bash
 # Measures the oversubscription target: allReduce time per byte with N ranks on this machine's cores against
 # the 2-rank time, JCCL and (with --ompi) Open MPI, in one run.
-#   scripts/oversubscribe-ratio.sh [-np N] [-b MIN] [-e MAX] [-f FACTOR] [-n ITERS] [-w WARMUP] [--rounds K] [--ompi]
-#                                  [--keep FILE]
+#   bench/sweeps/oversubscribe-ratio.sh [-np N] [-b MIN] [-e MAX] [-f FACTOR] [-n ITERS] [-w WARMUP] [--rounds K]
+#                                       [--ompi] [--keep FILE] [--paired]
 # Each round runs 2 ranks then N ranks back to back (and the same with Open MPI), so both sides of a round's ratio
-# see the same machine; on this VM a row varies 2-3x from run to run. Prints, per size, the median time of each
+# see the same machine; on a 2-vCPU VM a row varies 2-3x from run to run. Prints, per size, the median time of each
 # over the rounds, the ratio of the medians (target: <= 3 for 4 ranks on 2 cores) and the lowest and highest
 # per-round ratio, and the same from only the runs in which the host kept CPUs 0 and 1 on cores sharing a last-level
 # cache ("near") or not ("far"; cross-core copies ~3.5x slower). --keep FILE also writes every row (tool, ranks,
 # round, state, bytes, us) to FILE.
-# --paired measures inside one job instead: N ranks against 2 of them split off (io.jccl.tools.perf.OversubscriptionBench,
-# and bench/openmpi/oversub_paired.c with --ompi), in ~30 ms phases that alternate within every round, so each round's
-# ratio compares the two under the same host state; it prints the medians, their ratio and the per-round ratios'
-# 10th/50th/90th percentiles (--rounds defaults to 100 there; -n and -w do not apply).
+# --paired measures inside one job instead: N ranks against 2 of them split off (io.jccl.bench.OversubscriptionBench
+# of the bench module, and bench/openmpi/oversub_paired.c with --ompi), in ~30 ms phases that alternate within every
+# round, so each round's ratio compares the two under the same host state; it prints the medians, their ratio and
+# the per-round ratios' 10th/50th/90th percentiles (--rounds defaults to 100 there; -n and -w do not apply).
 set -euo pipefail
-cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.."
+cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.."
 np=4 minb=32K maxb=8M factor=4 iters=200 warm=20 rounds= ompi=0 keep= paired=0
-. scripts/lib/sweep-options.sh
+. bench/sweeps/lib/sweep-options.sh
 while [ $# -gt 0 ]; do
   if sweep_option "$@"; then shift 2; continue; fi
   case "$1" in
@@ -42,8 +42,9 @@ fi
 root=(); [ "$(id -u)" = 0 ] && root=(--allow-run-as-root)
 if [ "$paired" = 1 ]; then
   rounds=${rounds:-100}
-  ./jccl run -np "$np" io.jccl.tools.perf.OversubscriptionBench -b "$minb" -e "$maxb" -f "$factor" --rounds "$rounds" \
-    2> >(grep -v "^jccl run:" >&2) | sed -e 's/^\[0\] //' -e 's/^# allReduce/# jccl: allReduce/'
+  . bench/sweeps/lib/bench-jar.sh
+  ./jccl run -np "$np" -cp "$BENCH_JAR" io.jccl.bench.OversubscriptionBench -b "$minb" -e "$maxb" -f "$factor" \
+    --rounds "$rounds" 2> >(grep -v "^jccl run:" >&2) | sed -e 's/^\[0\] //' -e 's/^# allReduce/# jccl: allReduce/'
   if [ "$ompi" = 1 ]; then
     mpicc -O2 -o "$out/oversub_paired" bench/openmpi/oversub_paired.c
     oversub=(); [ "$np" -gt "$(nproc)" ] && oversub=(--oversubscribe)
@@ -53,8 +54,9 @@ if [ "$paired" = 1 ]; then
   exit 0
 fi
 rounds=${rounds:-3}
-# The host may move this VM's two vCPUs between cores that share a last-level cache and cores that do not, and a
-# cross-core copy is then ~3.5x slower: a probe (bench/probe/crosscore.c) before and after every run tags its rows.
+# On a 2-vCPU VM the host may move the two vCPUs between cores that share a last-level cache and cores that do not,
+# and a cross-core copy is then ~3.5x slower: a probe (bench/probe/crosscore.c) before and after every run tags its
+# rows.
 far_ns=300
 if [ "$(nproc)" -ge 2 ] && command -v cc >/dev/null; then
   cc -O2 -pthread -o "$out/crosscore" bench/probe/crosscore.c

@@ -3,9 +3,9 @@
 # so shared memory joins the ranks of a host and loopback TCP joins the hosts. Runs ./jccl perf all_reduce once per
 # NCCL_ALGO value in ALGOS (default: "allreduce:ring allreduce:tree"; "auto" leaves it unset), rank 0's tables to
 # stdout.
-#   scripts/tree-vs-ring.sh [perf flags...]      e.g. scripts/tree-vs-ring.sh -b 8 -e 32M -f 4 -n 20 -w 5
+#   bench/sweeps/tree-vs-ring.sh [perf flags...]      e.g. bench/sweeps/tree-vs-ring.sh -b 8 -e 32M -f 4 -n 20 -w 5
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$(readlink -f "$0")")/../.."
 algos=${ALGOS:-"allreduce:ring allreduce:tree"}
 for algo in $algos; do
   port=$(python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])')

@@ -1,4 +1,4 @@
-package io.jccl.cuda.nccl;
+package io.jccl.tools.perf.gpu;
 
 import io.jccl.DataType;
 import io.jccl.JcclException;
@@ -25,10 +25,11 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
- * NVIDIA's NCCL ({@code libnccl.so.2}) through FFM, for side-by-side comparisons with JCCL in one process on the
- * same buffers and streams. Device buffers are passed as addresses, streams and communicators as native handles
- * ({@code CudaStream.handle()} is a {@code cudaStream_t}). Every ncclResult_t is checked: a failure becomes a
- * {@link JcclException} with the {@link Result} of the same number and NCCL's own error string.
+ * NVIDIA's NCCL ({@code libnccl.so.2}) through FFM, for perf's side-by-side comparisons with JCCL
+ * ({@code --backend nccl|both}) in one process on the same buffers and streams. Device buffers are passed as
+ * addresses, streams and communicators as native handles ({@code CudaStream.handle()} is a {@code cudaStream_t}).
+ * Every ncclResult_t is checked: a failure becomes a {@link JcclException} with the {@link Result} of the same number
+ * and NCCL's own error string.
  *
  * <p>Where the library comes from: {@link #load()} takes {@code JCCL_NCCL_LIBRARY} (environment) or
  * {@code jccl.nccl.library} (system property), else the {@code nvidia.nccl} Python package's copy (as installed
@@ -36,7 +37,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  *
  * <p>Thread: immutable; NCCL's own rules apply (one thread driving several GPUs must use group calls).
  */
-public final class NcclLibrary {
+final class NcclLibrary {
     /** Bytes in an ncclUniqueId. */
     public static final int UNIQUE_ID_BYTES = 128;
     private static final StructLayout UNIQUE_ID = MemoryLayout.structLayout(

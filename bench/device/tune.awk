@@ -1,4 +1,4 @@
-# Reads the sweep log of gpu-run.sh (blocks "### cfg <algorithm> <pushChunk>" followed by perf tables) and prints
+# Reads the sweep log of tune.sh (blocks "### cfg <algorithm> <pushChunk>" followed by perf tables) and prints
 # the JVM flags that pick, per size, the fastest allReduce kernel of the sweep: the push pipeline chunk that was
 # fastest over 4..32 MiB, the largest size up to which push beats both pull forms at every size (pullFromBytes), then
 # the largest size up to which one-shot beats two-shot (oneShotMaxBytes). With -v table=1 prints the times instead.

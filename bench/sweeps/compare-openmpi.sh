@@ -1,19 +1,19 @@
 #!/usr/bin/env bash
 # Runs Open MPI's MPI_Allreduce (Debian's openmpi-bin, shared memory) and ./jccl perf all_reduce on this machine, in
 # the same run, and prints them side by side with ratios.
-#   scripts/compare-openmpi.sh [-np N] [-b MIN] [-e MAX] [-f FACTOR] [-n ITERS] [-w WARMUP] [--registered]
-#                              [--rounds K]
+#   bench/sweeps/compare-openmpi.sh [-np N] [-b MIN] [-e MAX] [-f FACTOR] [-n ITERS] [-w WARMUP] [--registered]
+#                                   [--rounds K] [--same-process]
 # --rounds K runs both K times, alternating (Open MPI, JCCL, Open MPI, ...), and prints each one's median per size
-# (this VM's rows vary 2-3x from run to run for both), with the best and worst round's time ratio beside it.
+# (on a 2-vCPU VM rows vary 2-3x from run to run for both), with the best and worst round's time ratio beside it.
 # --same-process runs both libraries in the same processes instead (bench/openmpi/SameProcessCompare.java: mpirun
 # starts JVMs that call MPI_Allreduce through FFM and JCCL's allReduce on the same buffers, in alternating ~30 ms phases,
 # --rounds times, default 30), so every round compares the two under the same host state; -n and -w do not apply;
 # with --registered both use buffers from comm.allocate.
 # Installs openmpi-bin and libopenmpi-dev with apt-get when mpicc is missing (needs root).
 set -euo pipefail
-cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.."
+cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.."
 np=2 minb=8 maxb=134217728 factor=4 iters=200 warm=20 rounds= extra=() same=0
-. scripts/lib/sweep-options.sh
+. bench/sweeps/lib/sweep-options.sh
 while [ $# -gt 0 ]; do
   if sweep_option "$@"; then shift 2; continue; fi
   case "$1" in
@@ -36,10 +36,11 @@ root=(); [ "$(id -u)" = 0 ] && root=(--allow-run-as-root)
 oversub=(); [ "$np" -gt "$(nproc)" ] && oversub=(--oversubscribe)
 if [ "$same" = 1 ]; then
   ./jccl java -version >/dev/null 2>&1 || ./jccl java -version  # builds once here, not in every rank
+  . bench/sweeps/lib/bench-jar.sh
   echo "# Open MPI $(mpirun --version | head -1 | awk '{print $NF}') (btl vader) and JCCL in the same $np processes"
   # opal_signal "": Open MPI's SIGSEGV/SIGBUS handlers would replace the JVM's, which it relies on
   exec mpirun "${root[@]}" "${oversub[@]}" -np "$np" --mca btl self,vader --mca opal_signal "" \
-    ./jccl java bench/openmpi/SameProcessCompare.java "$minb" "$maxb" "$factor" "${rounds:-30}" \
+    ./jccl java -cp "$BENCH_JAR" bench/openmpi/SameProcessCompare.java "$minb" "$maxb" "$factor" "${rounds:-30}" \
     "$([ ${#extra[@]} -gt 0 ] && echo registered || echo plain)"
 fi
 rounds=${rounds:-1}

@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
 # Knob exploration for the allReduce kernels on 2 GPUs (one ./jccl perf per variant), run on the GPU machine from
-# the repo root that carried .device/:  jccl-cuda/device/explore.sh  ->  $OUT/explore.txt and a summary table.
-# Variants: pull unroll (2/4/8 packs in flight per source), packs per thread (grid density), push chunk, grid limit.
+# the repo root that carried .device/ (see jccl-cuda/device/bundle.sh):
+#   bash bench/device/explore.sh SET      ->  $OUT/explore.txt and a summary table ($OUT: default a new temporary
+#                                             directory, printed)
+# SET (default pdl) is one of the case labels below: knobs, pdl, ll, packed, v2, v3, v4, final, stall, stall2..stall8,
+# blocks8, gather8, ll128b2. Variants: pull unroll (2/4/8 packs in flight per source), packs per thread (grid
+# density), push chunk, grid limit, programmatic launch, protocol limits, the stall diagnostics (-Djccl.perf.trace).
 set -u
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 root=$(pwd)
 here="$root/.device/gpu"
 export JCCL_JAVA="$root/.device/java" JCCL_LIB="$here/lib"
 d=$(python3 -c "import nvidia.nccl;print(list(nvidia.nccl.__path__)[0])" 2>/dev/null) && export JCCL_NCCL_LIBRARY="$d/lib/libnccl.so.2"
-out=${OUT:-/tmp/jccl-out}
+out=${OUT:-$(mktemp -d)}
 mkdir -p "$out"
+[ -n "${OUT:-}" ] || echo "explore.sh: output in $out"
 log="$out/explore.txt"
 # variant <ranks: "-g 2" or "-np 2"> <header prefix> <name> <jvm props> <perf args...>: one logged perf run
 variant() {

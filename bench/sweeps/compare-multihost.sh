@@ -4,8 +4,8 @@
 # bench/openmpi/allreduce_bench.c) and Gloo (torch.distributed, bench/gloo/allreduce_bench.py), on unshaped veths
 # and on veths shaped with tbf, in the same run, printed as one table with ratios.
 #
-#   scripts/compare-multihost.sh [--ranks-per-host N] [--rates "none 10gbit"] [-b 1M] [-e 128M] [-f 2]
-#                                [-n ITERS] [-w WARMUP] [--small-iters N] [--prefix jcmp] [--subnet 10.77.0]
+#   bench/sweeps/compare-multihost.sh [--ranks-per-host N] [--rates "none 10gbit"] [-b 1M] [-e 128M] [-f 2]
+#                                     [-n ITERS] [-w WARMUP] [--small-iters N] [--prefix jcmp] [--subnet 10.77.0]
 #
 # Sizes: 8 B (latency, --small-iters iterations) and -b..-e by factor -f (bandwidth). float32 sum, out-of-place
 # columns of every tool; every tool checks its results (#wrong). Needs root (namespaces), mpicc/mpirun
@@ -22,7 +22,7 @@
 #           ranks per host), btl_tcp_if_include/oob_tcp_if_include the veths' subnet
 #   Gloo:   one python process per rank started with 'ip netns exec', GLOO_SOCKET_IFNAME = that host's veth
 set -euo pipefail
-cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.."
+cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.."
 ROOT="$PWD"
 
 per_host=1 rates="none 10gbit" minb=1M maxb=128M factor=2 iters=5 warm=2 small_iters=200 prefix=jcmp subnet=10.77.0
