@@ -36,8 +36,8 @@ import java.util.concurrent.Callable;
  * graphs and channels for a communicator of {@code --nranks} ranks over identical nodes, the cost model's table, and,
  * for each {@code --explain COLL:BYTES}, every algorithm × protocol with its predicted time or the reason it was
  * disabled; on a GPU system also what a GPU communicator launches for each request (the planner
- * {@code GpuCommunicator.algorithmFor} asks, built from the topology's facts). NCCL_* settings (NCCL_ALGO, NCCL_PROTO, NCCL_P2P_LEVEL, NCCL_MIN/MAX_NCHANNELS, …) apply as in a
- * communicator.
+ * {@code GpuCommunicator.algorithmFor} asks, built from the topology's facts). NCCL_* settings (NCCL_ALGO,
+ * NCCL_PROTO, NCCL_P2P_LEVEL, NCCL_MIN/MAX_NCHANNELS, …) apply as in a communicator.
  *
  * <p>Runs on the main thread; no GPU or network access (GPUs come from the topology file until the CUDA module
  * provides a probe).
