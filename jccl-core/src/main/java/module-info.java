@@ -3,28 +3,28 @@
  * flight-recorder events and {@code java.management} for its MXBeans; profiler plugins are services of
  * {@link io.jccl.Profiler}.
  */
-@SuppressWarnings("module") // the qualified exports name io.jccl.cuda, which is not built yet when this is
+@SuppressWarnings("module") // the qualified exports name io.jccl.cuda and io.jccl.tools, not built yet when this module compiles
 module io.jccl {
     requires jdk.incubator.vector;
     requires jdk.jfr;
     requires java.management;
     exports io.jccl;
     exports io.jccl.net;
-    exports io.jccl.internal.algorithm to io.jccl.cuda;
     exports io.jccl.internal.base to io.jccl.cuda;
     exports io.jccl.internal.comm to io.jccl.cuda;
     exports io.jccl.internal.debug to io.jccl.cuda;
     exports io.jccl.internal.enqueue to io.jccl.cuda;
-    exports io.jccl.internal.param to io.jccl.cuda;
+    exports io.jccl.internal.param to io.jccl.cuda, io.jccl.tools;
     exports io.jccl.internal.profile to io.jccl.cuda;
-    exports io.jccl.internal.ras to io.jccl.cuda;
-    exports io.jccl.internal.tuning to io.jccl.cuda;
-    exports io.jccl.internal.topology to io.jccl.cuda;
+    exports io.jccl.internal.ras to io.jccl.cuda, io.jccl.tools;
+    exports io.jccl.internal.topology to io.jccl.cuda, io.jccl.tools;
     exports io.jccl.internal.topology.channels to io.jccl.cuda;
-    exports io.jccl.internal.topology.discovery to io.jccl.cuda;
-    exports io.jccl.internal.topology.setup to io.jccl.cuda;
-    exports io.jccl.internal.topology.xml to io.jccl.cuda;
+    exports io.jccl.internal.topology.discovery to io.jccl.cuda, io.jccl.tools;
+    exports io.jccl.internal.topology.search to io.jccl.tools;
+    exports io.jccl.internal.topology.setup to io.jccl.cuda, io.jccl.tools;
+    exports io.jccl.internal.topology.xml to io.jccl.cuda, io.jccl.tools;
     exports io.jccl.internal.transport.shm to io.jccl.cuda;
+    exports io.jccl.internal.tuning to io.jccl.cuda, io.jccl.tools;
     uses io.jccl.Profiler;
     uses io.jccl.net.NetPlugin;
 }

@@ -5,7 +5,7 @@ package io.jccl.internal.algorithm;
  * rank. Owned by: stateless. Mirrors: the channel partitioning of NCCL's scheduleCollTasksToPlan (simplified:
  * contiguous ranges, no cells).
  */
-public final class ChannelSplit {
+final class ChannelSplit {
     private ChannelSplit() {
     }
 

@@ -3,7 +3,7 @@ package io.jccl.internal.algorithm;
 import java.lang.foreign.MemorySegment;
 
 /** Small helpers on memory segments. Owned by: stateless. */
-public final class Segments {
+final class Segments {
     private Segments() {
     }
 

@@ -29,7 +29,7 @@ import java.util.Arrays;
  *
  * <p>Owned by: stateless. Mirrors: bootstrap.cc's extInfo exchange, with authentication added.
  */
-public final class Handshake {
+final class Handshake {
     static final int TAG_CHALLENGE = 0x4a43_4300;
     static final int TAG_HELLO = 0x4a43_4301;
     static final int TAG_NEXT = 0x4a43_4302;

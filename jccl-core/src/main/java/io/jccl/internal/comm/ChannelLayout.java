@@ -19,7 +19,7 @@ import io.jccl.internal.topology.setup.HostChannels;
  * <p>Owned by: immutable, computed at init on the initialising thread. Mirrors: the ring/tree fields NCCL's
  * ncclTopoPostset and setupChannel fill into comm->channels[c].
  */
-public record ChannelLayout(Ring[] rings, Tree[][] trees, CommPlan plan) {
+record ChannelLayout(Ring[] rings, Tree[][] trees, CommPlan plan) {
 
     /** Connector channels a communicator of {@code nChannels} needs (trees 1 have their own). */
     public static int connectorChannels(int nChannels) {

@@ -43,7 +43,7 @@ import java.util.concurrent.locks.LockSupport;
  * shutdown. Owned by: the communicator's launching thread; teardown may come from any thread (abort).
  * Mirrors: ncclComm plus the parts of enqueue.cc / group.cc / init.cc that act on one communicator.
  */
-public final class CommRuntime {
+final class CommRuntime {
     /** Ends a failure a peer reported (it is not passed on again). */
     private static final String REPORTED_BY = " (reported by rank ";
     private final int rank;

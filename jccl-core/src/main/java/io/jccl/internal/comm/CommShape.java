@@ -17,7 +17,7 @@ import java.util.Map;
  * @param stepBytes     ring connector slot size
  * @param p2pStepBytes  slot size of connectors made for point-to-point work
  */
-public record CommShape(int nNodes, int localRanks, int nChannels, int stepBytes, int p2pStepBytes) {
+record CommShape(int nNodes, int localRanks, int nChannels, int stepBytes, int p2pStepBytes) {
     /** Most channels chosen automatically on the host path. */
     static final int AUTO_MAX_CHANNELS = 4;
     /** A rank's {@code stepBytes} when it did not set NCCL_BUFFSIZE: the communicator's shape decides. */

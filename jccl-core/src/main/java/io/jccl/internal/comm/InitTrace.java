@@ -22,7 +22,7 @@ import java.util.Map;
  *
  * <p>Owned by: the initialising thread. Mirrors: NCCL's INIT log lines and its profiler's init events.
  */
-public final class InitTrace {
+final class InitTrace {
     private final String commId;
     private final int rank;
     private final int nRanks;

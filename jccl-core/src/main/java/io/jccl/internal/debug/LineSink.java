@@ -12,7 +12,7 @@ import java.net.InetAddress;
  *
  * <p>Owned by: any thread (lines are written whole under the stream's lock). Mirrors: NCCL's ncclDebugLog output.
  */
-public final class LineSink implements LogSink {
+final class LineSink implements LogSink {
     static final String HOST = hostName();
     static final long PID = ProcessHandle.current().pid();
 

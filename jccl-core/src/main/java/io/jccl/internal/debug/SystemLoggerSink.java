@@ -12,7 +12,7 @@ import java.util.Map;
  *
  * <p>Owned by: any thread (loggers are looked up once and cached; System.Logger implementations are thread-safe).
  */
-public final class SystemLoggerSink implements LogSink {
+final class SystemLoggerSink implements LogSink {
     private final System.Logger root;
     private final Map<Subsys, System.Logger> bySubsys = new EnumMap<>(Subsys.class);
 

@@ -4,7 +4,7 @@ package io.jccl.internal.param;
  * Which part of JCCL reads a parameter, named after NCCL's debug subsystems where one fits; used to group the
  * {@code ./jccl params} table and the generated documentation. Owned by: any thread (constant).
  */
-public enum ParamCategory {
+enum ParamCategory {
     /** Logging: NCCL_DEBUG and friends. */
     DEBUG("Logging"),
     /** Communicator creation, deadlines, channel counts, buffer sizes. */

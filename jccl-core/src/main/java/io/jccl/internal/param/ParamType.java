@@ -9,7 +9,7 @@ import java.util.Locale;
  *
  * <p>Owned by: any thread (stateless). Mirrors: the {@code strtoll} parsing in NCCL's ncclLoadParam.
  */
-public enum ParamType {
+enum ParamType {
     /** A 32-bit integer. */
     INT("integer"),
     /** A 64-bit integer, often a size in bytes. */

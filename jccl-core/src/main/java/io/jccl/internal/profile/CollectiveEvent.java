@@ -18,7 +18,7 @@ import jdk.jfr.StackTrace;
 @Category("JCCL")
 @Description("One collective or point-to-point call on one rank, from the call to its completion")
 @StackTrace(false)
-public final class CollectiveEvent extends CallEvent {
+final class CollectiveEvent extends CallEvent {
     @Label("Algorithm")
     public String algorithm;
 

@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * <p>Owned by: the communicator's calling thread (writes); any thread (reads). Mirrors: nothing in NCCL (its
  * profiler plugins keep such counts themselves).
  */
-public final class CommCounters {
+final class CommCounters {
     private static final Collective[] COLLS = Collective.values();
     private static final AlgoKind[] ALGOS = AlgoKind.values();
     private static final Protocol[] PROTOS = Protocol.values();

@@ -22,7 +22,7 @@ import java.util.concurrent.CompletableFuture;
  * <p>Owned by: the registering virtual thread and the destroying thread (state changes under this object's lock);
  * attributes are read by JMX threads. Mirrors: nothing in NCCL.
  */
-public final class CommJmx implements CommunicatorMXBean {
+final class CommJmx implements CommunicatorMXBean {
     private final CommProbe probe;
     private final ObjectName objectName;
     private final CompletableFuture<ObjectName> registration = new CompletableFuture<>();

@@ -13,7 +13,7 @@ import java.util.TreeSet;
  * (which ranks have not reached it, which ranks the waiting ones wait for). Owned by: built per query.
  * Mirrors: the report of NCCL's RAS client ({@code ncclras}).
  */
-public final class StatusReport {
+final class StatusReport {
     private StatusReport() {
     }
 

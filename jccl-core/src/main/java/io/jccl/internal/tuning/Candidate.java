@@ -13,7 +13,7 @@ package io.jccl.internal.tuning;
  *
  * <p>Immutable; one entry of NCCL's tuning result list, plus the reason NCCL only logs.
  */
-public record Candidate(Algorithm algorithm, Protocol protocol, double timeUs, double latUs, double bwGBps,
+record Candidate(Algorithm algorithm, Protocol protocol, double timeUs, double latUs, double bwGBps,
                         String disabledBy) {
     public boolean usable() {
         return disabledBy == null && timeUs >= 0;

@@ -7,7 +7,7 @@ package io.jccl.internal.tuning;
  *
  * <p>Implementations are immutable after construction and safe to call from any thread.
  */
-public interface CostModel {
+interface CostModel {
     /** Short name for explanations ("NCCL GPU model", "host model"). */
     String name();
 

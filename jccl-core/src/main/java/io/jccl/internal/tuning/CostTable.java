@@ -8,7 +8,7 @@ package io.jccl.internal.tuning;
  * <p>Created per call on the selecting thread and handed to the plugin for the duration of the call; mirrors the
  * {@code float table[NCCL_NUM_ALGORITHMS][NCCL_NUM_PROTOCOLS]} of ncclTuner_t.getCollInfo.
  */
-public final class CostTable {
+final class CostTable {
     /** NCCL_TUNING_IGNORE: not usable. */
     public static final double IGNORE = -1.0;
 

@@ -25,7 +25,7 @@ import io.jccl.internal.topology.search.GraphPattern;
  *
  * <p>Immutable after construction; mirrors NCCL's ring.cc / tree.cc models and isLL128Enabled.
  */
-public final class GpuCostModel implements CostModel {
+final class GpuCostModel implements CostModel {
     /** Operations batched per work element for non-ring algorithms (latency counted once per batch). */
     static final int MAX_DEV_WORK_BATCH_COLLS = 8;
 

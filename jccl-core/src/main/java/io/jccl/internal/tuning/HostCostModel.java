@@ -16,7 +16,7 @@ import io.jccl.Collective;
  *
  * <p>Immutable after construction.
  */
-public final class HostCostModel implements CostModel {
+final class HostCostModel implements CostModel {
     private static final long[] MIN_BYTES_PER_CHANNEL = {4 << 10, 8 << 10, 32 << 10};
 
     private final ModelTable table = new ModelTable();

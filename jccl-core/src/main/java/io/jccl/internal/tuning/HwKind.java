@@ -5,7 +5,7 @@ package io.jccl.internal.tuning;
  *
  * <p>Immutable; mirrors NCCL's {@code NCCL_HW_*}.
  */
-public enum HwKind {
+enum HwKind {
     NVLINK,
     PCI,
     NET

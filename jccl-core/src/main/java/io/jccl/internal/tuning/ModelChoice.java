@@ -19,7 +19,7 @@ import java.util.List;
  * @param forced     NCCL_ALGO / NCCL_PROTO restricted this collective
  * @param candidates every algorithm × protocol with its time or the reason it was not usable, in NCCL id order
  */
-public record ModelChoice(Collective collective, long nBytes, Algorithm algorithm, Protocol protocol, int nChannels,
+record ModelChoice(Collective collective, long nBytes, Algorithm algorithm, Protocol protocol, int nChannels,
                           int nThreads, double timeUs, boolean forced, List<Candidate> candidates) {
     public ModelChoice {
         candidates = List.copyOf(candidates);

@@ -7,7 +7,7 @@ package io.jccl.internal.tuning;
  * <p>Filled once by the model's init on the initialising thread, read-only afterwards (safe to share); mirrors NCCL's
  * {@code generalLatencies / generalBandwidths} and the {@code enabled} matrix.
  */
-public final class ModelTable {
+final class ModelTable {
     private final double[][][] latUs = new double[AlgoProtoFilter.FUNCS.length][Algorithm.COUNT][Protocol.COUNT];
     private final double[][][] bwGBps = new double[AlgoProtoFilter.FUNCS.length][Algorithm.COUNT][Protocol.COUNT];
     private final String[][][] reason = new String[AlgoProtoFilter.FUNCS.length][Algorithm.COUNT][Protocol.COUNT];

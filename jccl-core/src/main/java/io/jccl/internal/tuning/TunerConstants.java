@@ -17,7 +17,7 @@ package io.jccl.internal.tuning;
  *
  * <p>Immutable by convention: arrays are shared, never modify them.
  */
-public record TunerConstants(double[][] baseLatUs, double[][][] hwLatUs, double[][] llMaxBws,
+record TunerConstants(double[][] baseLatUs, double[][][] hwLatUs, double[][] llMaxBws,
                              double[][] perChMaxRingLL128, double[][] perChMaxTreeLL128, double[][] perChMaxTree,
                              double[][] perChMaxNvlsTree, double[][] treeCorrection) {
 

@@ -14,7 +14,7 @@ import io.jccl.Result;
  *
  * <p>Stateless; mirrors ncclGetBtree / ncclGetDtree (src/graph/trees.cc).
  */
-public final class BinaryTrees {
+final class BinaryTrees {
     private BinaryTrees() {
     }
 

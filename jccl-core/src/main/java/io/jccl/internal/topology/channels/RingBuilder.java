@@ -9,7 +9,7 @@ import io.jccl.Result;
  *
  * <p>Stateless; mirrors ncclBuildRings (src/graph/rings.cc).
  */
-public final class RingBuilder {
+final class RingBuilder {
     private RingBuilder() {
     }
 

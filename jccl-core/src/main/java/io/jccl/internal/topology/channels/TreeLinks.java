@@ -11,5 +11,5 @@ package io.jccl.internal.topology.channels;
  *
  * <p>Immutable; the out-parameters of NCCL's ncclGetBtree.
  */
-public record TreeLinks(int up, int down0, int down1, int parentChildType) {
+record TreeLinks(int up, int down0, int down1, int parentChildType) {
 }

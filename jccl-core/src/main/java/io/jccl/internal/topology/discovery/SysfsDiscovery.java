@@ -28,7 +28,7 @@ import java.util.Map;
  *
  * <p>Runs once on the initialising thread; mirrors ncclTopoGetXmlFromSys / ncclTopoGetXmlFromCpu (src/graph/xml.cc).
  */
-public final class SysfsDiscovery {
+final class SysfsDiscovery {
     private final Sysfs fs;
     private final String osArch;
     private final XmlElement system = new XmlElement("system");

@@ -23,7 +23,7 @@ import io.jccl.internal.topology.TopoSystem;
  *
  * <p>Stateless; mirrors ncclTopoCheckP2p and ncclTopoCheckGdr (src/graph/paths.cc).
  */
-public final class P2pPolicy {
+final class P2pPolicy {
     private P2pPolicy() {
     }
 

@@ -8,7 +8,7 @@ package io.jccl.internal.topology.search;
  *
  * <p>Constants only.
  */
-public final class SpeedArrays {
+final class SpeedArrays {
     private SpeedArrays() {
     }
 

@@ -15,7 +15,7 @@ import java.lang.invoke.MethodHandle;
  * <p>Owned by: stateless, any thread. Mirrors: nothing in NCCL (NCCL spins on GPUs); the cross-process sleep the
  * shared-memory notes recommend instead of parkNanos, which another process cannot wake.
  */
-public final class Futex {
+final class Futex {
     private static final int FUTEX_WAIT = 0;
     private static final int FUTEX_WAKE = 1;
     private static final long SYS_FUTEX = switch (System.getProperty("os.arch")) {

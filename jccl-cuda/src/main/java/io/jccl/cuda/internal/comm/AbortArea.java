@@ -28,7 +28,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * records and the state. Mirrors NCCL's host-mapped abort flag; the deadline has no NCCL counterpart (NCCL's kernels
  * wait until aborted, and its users poll {@code ncclCommGetAsyncError} with a timer of their own).
  */
-public final class AbortArea implements AutoCloseable {
+final class AbortArea implements AutoCloseable {
     /** Size of the area: a 16-byte header and one 32-byte record per rank. */
     public static final int BYTES = 16 + 32 * KernelArgs.MAX_RANKS;
     /** state: running. */

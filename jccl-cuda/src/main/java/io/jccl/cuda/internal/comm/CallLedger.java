@@ -32,7 +32,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * checks only that a receive is not shorter than its send); it is the host communicator's fingerprint check, done at
  * enqueue through memory the ranks share.
  */
-public final class CallLedger {
+final class CallLedger {
     /** Calls remembered per row; a rank more than this far ahead of another is not compared with it. */
     static final int WINDOW = 256;
     /** What {@link Row#peek} returns when the call is not there (never a fingerprint or a byte count). */

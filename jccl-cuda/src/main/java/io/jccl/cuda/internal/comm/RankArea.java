@@ -12,7 +12,7 @@ import io.jccl.cuda.DeviceBuffer;
  * <p>Thread: created and closed by the communicator's owner. Mirrors NCCL's per-peer connection buffers
  * (transport/p2p.cc) and its device-side channel state.
  */
-public final class RankArea implements AutoCloseable {
+final class RankArea implements AutoCloseable {
     private final AreaLayout layout;
     private final DeviceBuffer buffer;
 

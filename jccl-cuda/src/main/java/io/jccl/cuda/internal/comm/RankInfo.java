@@ -28,7 +28,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
  * @param areaBase     its address (valid in the rank's own process)
  * @param ipcHandle    its CUDA IPC handle (64 bytes)
  */
-public record RankInfo(long pid, String busId, int sms, String layout, long areaBytes, long areaBase,
+record RankInfo(long pid, String busId, int sms, String layout, long areaBytes, long areaBase,
                        byte[] ipcHandle) {
     /** Bytes of the encoding. */
     public static final int BYTES = 256;

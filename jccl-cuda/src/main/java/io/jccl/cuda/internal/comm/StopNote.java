@@ -22,7 +22,7 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
  * <p>Thread: any thread of any rank posts and reads (a compare-and-set claims the note; release/acquire on the state
  * publishes it). Mirrors nothing in NCCL, whose ranks each learn of a failure on their own.
  */
-public final class StopNote {
+final class StopNote {
     /** Size of the note in shared memory. */
     public static final int BYTES = 4096;
     private static final int HEADER = 16;

@@ -20,7 +20,7 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
  *
  * <p>Thread: stateless, any thread. Mirrors NCCL's CUCHECK macro.
  */
-public final class CuCheck {
+final class CuCheck {
     /** CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED. */
     public static final int PEER_ACCESS_ALREADY_ENABLED = 704;
     /** CUDA_ERROR_NOT_READY (stream or event still busy). */

@@ -23,7 +23,7 @@ import jdk.jfr.StackTrace;
 @Description("One GPU collective or point-to-point kernel launch on one rank, from planning to the launch on the "
         + "stream")
 @StackTrace(false)
-public final class GpuLaunchEvent extends CallEvent {
+final class GpuLaunchEvent extends CallEvent {
     @Label("Algorithm")
     @Description("The kernel: ll, llpacked, ll128, push, oneshot, twoshot, ring, p2p")
     public String algorithm;

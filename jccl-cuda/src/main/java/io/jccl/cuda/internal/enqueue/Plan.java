@@ -6,7 +6,7 @@ package io.jccl.cuda.internal.enqueue;
  *
  * <p>Thread: the communicator's calling thread. Mirrors NCCL's ncclTaskColl after ncclGetAlgoInfo.
  */
-public final class Plan {
+final class Plan {
     KernelFamily family;
     int blocks;
     long chunkBytes;
