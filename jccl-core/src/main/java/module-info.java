@@ -3,7 +3,8 @@
  * flight-recorder events and {@code java.management} for its MXBeans; profiler plugins are services of
  * {@link io.jccl.Profiler}.
  */
-@SuppressWarnings("module") // the qualified exports name io.jccl.cuda and io.jccl.tools, not built yet when this module compiles
+// the qualified exports name io.jccl.cuda and io.jccl.tools, which are not built yet when this module compiles
+@SuppressWarnings("module")
 module io.jccl {
     requires jdk.incubator.vector;
     requires jdk.jfr;

@@ -3,7 +3,8 @@
  * device buffers, streams, events, CUDA graphs, and GPU communicators ({@link io.jccl.cuda.GpuCommunicator}).
  * Exported: {@code io.jccl.cuda}; driver bindings and kernels are internal.
  */
-@SuppressWarnings("module") // the qualified exports name io.jccl.tools, which is not built yet when this module compiles
+// the qualified exports name io.jccl.tools, which is not built yet when this module compiles
+@SuppressWarnings("module")
 module io.jccl.cuda {
     requires transitive io.jccl;
     requires jdk.jfr;
