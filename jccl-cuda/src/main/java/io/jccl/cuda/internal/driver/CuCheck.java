@@ -6,11 +6,11 @@ import io.jccl.cuda.internal.ffm.NativeLibrary;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.invoke.MethodHandle;
 import java.util.StringJoiner;
 
+import static io.jccl.cuda.internal.driver.DriverCall.Arg.INT;
+import static io.jccl.cuda.internal.driver.DriverCall.Arg.PTR;
 import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 /**
  * Turns a failed {@code CUresult} into {@link JcclException}({@link Result#UNHANDLED_CUDA_ERROR},
@@ -32,8 +32,8 @@ final class CuCheck {
     }
 
     private static final class H {
-        static final MethodHandle NAME = CudaLibrary.bind("cuGetErrorName", JAVA_INT, ADDRESS);
-        static final MethodHandle STRING = CudaLibrary.bind("cuGetErrorString", JAVA_INT, ADDRESS);
+        static final DriverCall NAME = DriverCall.of("cuGetErrorName", INT, PTR).unchecked();
+        static final DriverCall STRING = DriverCall.of("cuGetErrorString", INT, PTR).unchecked();
     }
 
     /** The exception for a failed call; {@code args} are printed with {@link String#valueOf}. */
@@ -55,14 +55,11 @@ final class CuCheck {
         return name + (text != null ? " (" + text + ")" : "");
     }
 
-    private static String lookup(MethodHandle h, int rc) {
+    private static String lookup(DriverCall call, int rc) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(ADDRESS);
-            int r = (int) h.invokeExact(rc, out);
-            return r == 0 ? NativeLibrary.cString(out.get(ADDRESS, 0)) : null;
-        } catch (RuntimeException e) {
-            return null;
-        } catch (Throwable t) {
+            return call.call(rc, out) == 0 ? NativeLibrary.cString(out.get(ADDRESS, 0)) : null;
+        } catch (RuntimeException | Error e) {
             return null;
         }
     }

@@ -1,15 +1,16 @@
 package io.jccl.cuda.internal.driver;
 
-import io.jccl.cuda.internal.ffm.NativeLibrary;
-
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
-import java.lang.invoke.MethodHandle;
 
-import static io.jccl.cuda.internal.driver.CuCheck.error;
-import static io.jccl.cuda.internal.driver.CuCheck.hex;
+import static io.jccl.cuda.internal.driver.DriverCall.Arg.DPTR;
+import static io.jccl.cuda.internal.driver.DriverCall.Arg.INT;
+import static io.jccl.cuda.internal.driver.DriverCall.Arg.PTR;
+import static io.jccl.cuda.internal.driver.DriverCall.Arg.fixed;
+import static io.jccl.cuda.internal.driver.DriverCall.Arg.label;
+import static io.jccl.cuda.internal.driver.DriverCall.Arg.out;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -45,32 +46,28 @@ public final class CuIpcGraphs {
     }
 
     private static final class H {
-        static final MethodHandle IPC_GET = CudaLibrary.bind("cuIpcGetMemHandle", ADDRESS, JAVA_LONG);
-        static final MethodHandle IPC_OPEN = CudaLibrary.bind("cuIpcOpenMemHandle_v2", ADDRESS, IPC_HANDLE, JAVA_INT);
-        static final MethodHandle IPC_CLOSE = CudaLibrary.bind("cuIpcCloseMemHandle", JAVA_LONG);
-        static final MethodHandle BEGIN_CAPTURE = CudaLibrary.bind("cuStreamBeginCapture_v2", ADDRESS, JAVA_INT);
-        static final MethodHandle END_CAPTURE = CudaLibrary.bind("cuStreamEndCapture", ADDRESS, ADDRESS);
-        static final MethodHandle IS_CAPTURING = CudaLibrary.bind("cuStreamIsCapturing", ADDRESS, ADDRESS);
-        static final MethodHandle EXCHANGE_MODE = CudaLibrary.bind("cuThreadExchangeStreamCaptureMode", ADDRESS);
-        static final MethodHandle INSTANTIATE = CudaLibrary.bind("cuGraphInstantiateWithFlags", ADDRESS, ADDRESS,
-                JAVA_LONG);
-        static final MethodHandle GRAPH_LAUNCH = CudaLibrary.bindHot("cuGraphLaunch", ADDRESS, ADDRESS);
-        static final MethodHandle GRAPH_UPLOAD = CudaLibrary.bind("cuGraphUpload", ADDRESS, ADDRESS);
-        static final MethodHandle EXEC_DESTROY = CudaLibrary.bind("cuGraphExecDestroy", ADDRESS);
-        static final MethodHandle GRAPH_DESTROY = CudaLibrary.bind("cuGraphDestroy", ADDRESS);
+        static final DriverCall IPC_GET = DriverCall.of("cuIpcGetMemHandle", label("&handle"), DPTR);
+        static final DriverCall IPC_OPEN = DriverCall.of("cuIpcOpenMemHandle_v2", out("&dptr", JAVA_LONG),
+                label(IPC_HANDLE, "<64-byte handle>"), fixed(IPC_LAZY_ENABLE_PEER_ACCESS));
+        static final DriverCall IPC_CLOSE = DriverCall.of("cuIpcCloseMemHandle", DPTR);
+        static final DriverCall BEGIN_CAPTURE = DriverCall.of("cuStreamBeginCapture_v2", PTR, INT);
+        static final DriverCall END_CAPTURE = DriverCall.of("cuStreamEndCapture", PTR, out("&graph", ADDRESS));
+        static final DriverCall IS_CAPTURING = DriverCall.of("cuStreamIsCapturing", PTR, out("&status", JAVA_INT));
+        static final DriverCall EXCHANGE_MODE = DriverCall.of("cuThreadExchangeStreamCaptureMode", PTR).unchecked();
+        static final DriverCall INSTANTIATE = DriverCall.of("cuGraphInstantiateWithFlags", out("&exec", ADDRESS),
+                PTR, fixed(0L));
+        static final DriverCall GRAPH_LAUNCH = DriverCall.hot("cuGraphLaunch", PTR, PTR);
+        static final DriverCall GRAPH_UPLOAD = DriverCall.of("cuGraphUpload", PTR, PTR);
+        static final DriverCall EXEC_DESTROY = DriverCall.of("cuGraphExecDestroy", PTR);
+        static final DriverCall GRAPH_DESTROY = DriverCall.of("cuGraphDestroy", PTR);
     }
 
     /** The IPC handle of the allocation whose base address is {@code base}. */
     public static byte[] ipcGetMemHandle(long base) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment h = a.allocate(IPC_HANDLE);
-            int rc = (int) H.IPC_GET.invokeExact(h, base);
-            if (rc != 0) {
-                throw error(rc, "cuIpcGetMemHandle", "&handle", hex(base));
-            }
+            H.IPC_GET.call(h, base);
             return h.toArray(JAVA_BYTE);
-        } catch (Throwable t) {
-            throw NativeLibrary.rethrow(t);
         }
     }
 
@@ -80,144 +77,62 @@ public final class CuIpcGraphs {
             throw new IllegalArgumentException("a CUipcMemHandle has 64 bytes, got " + handle.length);
         }
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment h = a.allocate(IPC_HANDLE);
-            h.copyFrom(MemorySegment.ofArray(handle));
-            MemorySegment p = a.allocate(JAVA_LONG);
-            int rc = (int) H.IPC_OPEN.invokeExact(p, h, IPC_LAZY_ENABLE_PEER_ACCESS);
-            if (rc != 0) {
-                throw error(rc, "cuIpcOpenMemHandle_v2", "&dptr", "<64-byte handle>", IPC_LAZY_ENABLE_PEER_ACCESS);
-            }
-            return p.get(JAVA_LONG, 0);
-        } catch (Throwable t) {
-            throw NativeLibrary.rethrow(t);
+            return H.IPC_OPEN.call(a.allocate(IPC_HANDLE).copyFrom(MemorySegment.ofArray(handle)));
         }
     }
 
     /** Unmaps memory opened with {@link #ipcOpenMemHandle}. */
     public static void ipcCloseMemHandle(long dptr) {
-        int rc;
-        try {
-            rc = (int) H.IPC_CLOSE.invokeExact(dptr);
-        } catch (Throwable t) {
-            throw NativeLibrary.rethrow(t);
-        }
-        if (rc != 0) {
-            throw error(rc, "cuIpcCloseMemHandle", hex(dptr));
-        }
+        H.IPC_CLOSE.call(dptr);
     }
 
     /** Starts capturing the work issued to {@code stream} into a graph. */
     public static void beginCapture(MemorySegment stream, int mode) {
-        int rc;
-        try {
-            rc = (int) H.BEGIN_CAPTURE.invokeExact(stream, mode);
-        } catch (Throwable t) {
-            throw NativeLibrary.rethrow(t);
-        }
-        if (rc != 0) {
-            throw error(rc, "cuStreamBeginCapture_v2", hex(stream), mode);
-        }
+        H.BEGIN_CAPTURE.call(stream, mode);
     }
 
     /** Ends the capture on {@code stream} and returns the captured CUgraph. */
     public static MemorySegment endCapture(MemorySegment stream) {
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment g = a.allocate(ADDRESS);
-            int rc = (int) H.END_CAPTURE.invokeExact(stream, g);
-            if (rc != 0) {
-                throw error(rc, "cuStreamEndCapture", hex(stream), "&graph");
-            }
-            return g.get(ADDRESS, 0);
-        } catch (Throwable t) {
-            throw NativeLibrary.rethrow(t);
-        }
+        return MemorySegment.ofAddress(H.END_CAPTURE.call(stream));
     }
 
     /** The stream's CUstreamCaptureStatus (CAPTURE_STATUS_*). */
     public static int captureStatus(MemorySegment stream) {
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment s = a.allocate(JAVA_INT);
-            int rc = (int) H.IS_CAPTURING.invokeExact(stream, s);
-            if (rc != 0) {
-                throw error(rc, "cuStreamIsCapturing", hex(stream), "&status");
-            }
-            return s.get(JAVA_INT, 0);
-        } catch (Throwable t) {
-            throw NativeLibrary.rethrow(t);
-        }
+        return (int) H.IS_CAPTURING.call(stream);
     }
 
     /** Sets the calling thread's capture interaction mode; returns the previous one. */
     public static int exchangeCaptureMode(int mode) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment m = a.allocateFrom(JAVA_INT, mode);
-            int rc = (int) H.EXCHANGE_MODE.invokeExact(m);
+            long rc = H.EXCHANGE_MODE.call(m);
             if (rc != 0) {
-                throw error(rc, "cuThreadExchangeStreamCaptureMode", mode);
+                throw H.EXCHANGE_MODE.error((int) rc, mode);
             }
             return m.get(JAVA_INT, 0);
-        } catch (Throwable t) {
-            throw NativeLibrary.rethrow(t);
         }
     }
 
     /** Instantiates an executable graph. */
     public static MemorySegment instantiate(MemorySegment graph) {
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment e = a.allocate(ADDRESS);
-            int rc = (int) H.INSTANTIATE.invokeExact(e, graph, 0L);
-            if (rc != 0) {
-                throw error(rc, "cuGraphInstantiateWithFlags", "&exec", hex(graph), 0);
-            }
-            return e.get(ADDRESS, 0);
-        } catch (Throwable t) {
-            throw NativeLibrary.rethrow(t);
-        }
+        return MemorySegment.ofAddress(H.INSTANTIATE.call(graph));
     }
 
     /** Launches an executable graph on a stream. Allocation-free. */
     public static void launch(MemorySegment exec, MemorySegment stream) {
-        int rc;
-        try {
-            rc = (int) H.GRAPH_LAUNCH.invokeExact(exec, stream);
-        } catch (Throwable t) {
-            throw NativeLibrary.rethrow(t);
-        }
-        if (rc != 0) {
-            throw error(rc, "cuGraphLaunch", hex(exec), hex(stream));
-        }
+        H.GRAPH_LAUNCH.call(exec, stream);
     }
 
     /** Uploads an executable graph's work ahead of its first launch. */
     public static void upload(MemorySegment exec, MemorySegment stream) {
-        int rc;
-        try {
-            rc = (int) H.GRAPH_UPLOAD.invokeExact(exec, stream);
-        } catch (Throwable t) {
-            throw NativeLibrary.rethrow(t);
-        }
-        if (rc != 0) {
-            throw error(rc, "cuGraphUpload", hex(exec), hex(stream));
-        }
+        H.GRAPH_UPLOAD.call(exec, stream);
     }
 
     public static void destroyExec(MemorySegment exec) {
-        destroy(H.EXEC_DESTROY, "cuGraphExecDestroy", exec);
+        H.EXEC_DESTROY.call(exec);
     }
 
     public static void destroyGraph(MemorySegment graph) {
-        destroy(H.GRAPH_DESTROY, "cuGraphDestroy", graph);
-    }
-
-    private static void destroy(MethodHandle h, String call, MemorySegment handle) {
-        int rc;
-        try {
-            rc = (int) h.invokeExact(handle);
-        } catch (Throwable t) {
-            throw NativeLibrary.rethrow(t);
-        }
-        if (rc != 0) {
-            throw error(rc, call, hex(handle));
-        }
+        H.GRAPH_DESTROY.call(graph);
     }
 }

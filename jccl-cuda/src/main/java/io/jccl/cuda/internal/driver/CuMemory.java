@@ -1,16 +1,17 @@
 package io.jccl.cuda.internal.driver;
 
-import io.jccl.cuda.internal.ffm.NativeLibrary;
-
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.invoke.MethodHandle;
 
-import static io.jccl.cuda.internal.driver.CuCheck.error;
-import static io.jccl.cuda.internal.driver.CuCheck.hex;
+import static io.jccl.cuda.internal.driver.DriverCall.Arg.BYTE;
+import static io.jccl.cuda.internal.driver.DriverCall.Arg.DPTR;
+import static io.jccl.cuda.internal.driver.DriverCall.Arg.INT;
+import static io.jccl.cuda.internal.driver.DriverCall.Arg.LONG;
+import static io.jccl.cuda.internal.driver.DriverCall.Arg.PTR;
+import static io.jccl.cuda.internal.driver.DriverCall.Arg.fixed;
+import static io.jccl.cuda.internal.driver.DriverCall.Arg.label;
+import static io.jccl.cuda.internal.driver.DriverCall.Arg.out;
 import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
@@ -48,67 +49,41 @@ public final class CuMemory {
     }
 
     private static final class H {
-        static final MethodHandle ALLOC = CudaLibrary.bind("cuMemAlloc_v2", ADDRESS, JAVA_LONG);
-        static final MethodHandle FREE = CudaLibrary.bind("cuMemFree_v2", JAVA_LONG);
-        static final MethodHandle ALLOC_ASYNC = CudaLibrary.bind("cuMemAllocAsync", ADDRESS, JAVA_LONG, ADDRESS);
-        static final MethodHandle FREE_ASYNC = CudaLibrary.bind("cuMemFreeAsync", JAVA_LONG, ADDRESS);
-        static final MethodHandle HOST_ALLOC = CudaLibrary.bind("cuMemHostAlloc", ADDRESS, JAVA_LONG, JAVA_INT);
-        static final MethodHandle HOST_FREE = CudaLibrary.bind("cuMemFreeHost", ADDRESS);
-        static final MethodHandle HOST_REGISTER = CudaLibrary.bind("cuMemHostRegister_v2", ADDRESS, JAVA_LONG,
-                JAVA_INT);
-        static final MethodHandle HOST_UNREGISTER = CudaLibrary.bind("cuMemHostUnregister", ADDRESS);
-        static final MethodHandle HOST_DEVICE_POINTER = CudaLibrary.bind("cuMemHostGetDevicePointer_v2", ADDRESS,
-                ADDRESS, JAVA_INT);
-        static final MethodHandle HTOD = CudaLibrary.bind("cuMemcpyHtoD_v2", JAVA_LONG, ADDRESS, JAVA_LONG);
-        static final MethodHandle DTOH = CudaLibrary.bind("cuMemcpyDtoH_v2", ADDRESS, JAVA_LONG, JAVA_LONG);
-        static final MethodHandle DTOD = CudaLibrary.bind("cuMemcpyDtoD_v2", JAVA_LONG, JAVA_LONG, JAVA_LONG);
-        static final MethodHandle HTOD_ASYNC = CudaLibrary.bindHot("cuMemcpyHtoDAsync_v2", JAVA_LONG, ADDRESS,
-                JAVA_LONG, ADDRESS);
-        static final MethodHandle DTOH_ASYNC = CudaLibrary.bindHot("cuMemcpyDtoHAsync_v2", ADDRESS, JAVA_LONG,
-                JAVA_LONG, ADDRESS);
-        static final MethodHandle DTOD_ASYNC = CudaLibrary.bindHot("cuMemcpyDtoDAsync_v2", JAVA_LONG, JAVA_LONG,
-                JAVA_LONG, ADDRESS);
-        static final MethodHandle COPY_ASYNC = CudaLibrary.bindHot("cuMemcpyAsync", JAVA_LONG, JAVA_LONG, JAVA_LONG,
-                ADDRESS);
-        static final MethodHandle PEER_ASYNC = CudaLibrary.bindHot("cuMemcpyPeerAsync", JAVA_LONG, ADDRESS, JAVA_LONG,
-                ADDRESS, JAVA_LONG, ADDRESS);
-        static final MethodHandle PEER = CudaLibrary.bind("cuMemcpyPeer", JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS,
-                JAVA_LONG);
-        static final MethodHandle MEMSET_D8 = CudaLibrary.bind("cuMemsetD8_v2", JAVA_LONG, JAVA_BYTE, JAVA_LONG);
-        static final MethodHandle MEMSET_D8_ASYNC = CudaLibrary.bindHot("cuMemsetD8Async", JAVA_LONG, JAVA_BYTE,
-                JAVA_LONG, ADDRESS);
-        static final MethodHandle MEMSET_D32_ASYNC = CudaLibrary.bindHot("cuMemsetD32Async", JAVA_LONG, JAVA_INT,
-                JAVA_LONG, ADDRESS);
-        static final MethodHandle MEM_GET_INFO = CudaLibrary.bind("cuMemGetInfo_v2", ADDRESS, ADDRESS);
-        static final MethodHandle POINTER_ATTRIBUTE = CudaLibrary.bind("cuPointerGetAttribute", ADDRESS, JAVA_INT,
-                JAVA_LONG);
+        static final DriverCall ALLOC = DriverCall.of("cuMemAlloc_v2", out("&dptr", JAVA_LONG), LONG);
+        static final DriverCall FREE = DriverCall.of("cuMemFree_v2", DPTR);
+        static final DriverCall ALLOC_ASYNC = DriverCall.of("cuMemAllocAsync", out("&dptr", JAVA_LONG), LONG, PTR);
+        static final DriverCall FREE_ASYNC = DriverCall.of("cuMemFreeAsync", DPTR, PTR);
+        static final DriverCall HOST_ALLOC = DriverCall.of("cuMemHostAlloc", out("&ptr", ADDRESS), LONG, INT);
+        static final DriverCall HOST_FREE = DriverCall.of("cuMemFreeHost", PTR);
+        static final DriverCall HOST_REGISTER = DriverCall.of("cuMemHostRegister_v2", PTR, LONG, INT);
+        static final DriverCall HOST_UNREGISTER = DriverCall.of("cuMemHostUnregister", PTR);
+        static final DriverCall HOST_DEVICE_POINTER = DriverCall.of("cuMemHostGetDevicePointer_v2",
+                out("&dptr", JAVA_LONG), PTR, fixed(0));
+        static final DriverCall HTOD = DriverCall.of("cuMemcpyHtoD_v2", DPTR, PTR, LONG);
+        static final DriverCall DTOH = DriverCall.of("cuMemcpyDtoH_v2", PTR, DPTR, LONG);
+        static final DriverCall DTOD = DriverCall.of("cuMemcpyDtoD_v2", DPTR, DPTR, LONG);
+        static final DriverCall HTOD_ASYNC = DriverCall.hot("cuMemcpyHtoDAsync_v2", DPTR, PTR, LONG, PTR);
+        static final DriverCall DTOH_ASYNC = DriverCall.hot("cuMemcpyDtoHAsync_v2", PTR, DPTR, LONG, PTR);
+        static final DriverCall DTOD_ASYNC = DriverCall.hot("cuMemcpyDtoDAsync_v2", DPTR, DPTR, LONG, PTR);
+        static final DriverCall COPY_ASYNC = DriverCall.hot("cuMemcpyAsync", DPTR, DPTR, LONG, PTR);
+        static final DriverCall PEER_ASYNC = DriverCall.hot("cuMemcpyPeerAsync", DPTR, PTR, DPTR, PTR, LONG, PTR);
+        static final DriverCall PEER = DriverCall.of("cuMemcpyPeer", DPTR, PTR, DPTR, PTR, LONG);
+        static final DriverCall MEMSET_D8 = DriverCall.of("cuMemsetD8_v2", DPTR, BYTE, LONG);
+        static final DriverCall MEMSET_D8_ASYNC = DriverCall.hot("cuMemsetD8Async", DPTR, BYTE, LONG, PTR);
+        static final DriverCall MEMSET_D32_ASYNC = DriverCall.hot("cuMemsetD32Async", DPTR, INT, LONG, PTR);
+        static final DriverCall MEM_GET_INFO = DriverCall.of("cuMemGetInfo_v2", label("&free"), label("&total"));
+        static final DriverCall POINTER_ATTRIBUTE = DriverCall.of("cuPointerGetAttribute", out("&value", JAVA_LONG),
+                INT, DPTR);
     }
 
     /** Allocates {@code bytes} of device memory in the current context (256-byte aligned). */
     public static long alloc(long bytes) {
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment p = a.allocate(JAVA_LONG);
-            int rc = (int) H.ALLOC.invokeExact(p, bytes);
-            if (rc != 0) {
-                throw error(rc, "cuMemAlloc_v2", "&dptr", bytes);
-            }
-            return p.get(JAVA_LONG, 0);
-        } catch (Throwable t) {
-            throw NativeLibrary.rethrow(t);
-        }
+        return H.ALLOC.call(bytes);
     }
 
     /** Frees device memory from {@link #alloc}. */
     public static void free(long dptr) {
-        int rc;
-        try {
-            rc = (int) H.FREE.invokeExact(dptr);
-        } catch (Throwable t) {
-            throw NativeLibrary.rethrow(t);
-        }
-        if (rc != 0) {
-            throw error(rc, "cuMemFree_v2", hex(dptr));
-        }
+        H.FREE.call(dptr);
     }
 
     /**
@@ -116,57 +91,23 @@ public final class CuMemory {
      * memory: other GPUs reach it only where the pool grants them access).
      */
     public static long allocAsync(long bytes, MemorySegment stream) {
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment p = a.allocate(JAVA_LONG);
-            int rc = (int) H.ALLOC_ASYNC.invokeExact(p, bytes, stream);
-            if (rc != 0) {
-                throw error(rc, "cuMemAllocAsync", "&dptr", bytes, hex(stream));
-            }
-            return p.get(JAVA_LONG, 0);
-        } catch (Throwable t) {
-            throw NativeLibrary.rethrow(t);
-        }
+        return H.ALLOC_ASYNC.call(bytes, stream);
     }
 
     /** Returns memory from {@link #allocAsync} to its pool, stream-ordered. */
     public static void freeAsync(long dptr, MemorySegment stream) {
-        int rc;
-        try {
-            rc = (int) H.FREE_ASYNC.invokeExact(dptr, stream);
-        } catch (Throwable t) {
-            throw NativeLibrary.rethrow(t);
-        }
-        if (rc != 0) {
-            throw error(rc, "cuMemFreeAsync", hex(dptr), hex(stream));
-        }
+        H.FREE_ASYNC.call(dptr, stream);
     }
 
     /** Allocates page-locked host memory ({@code flags}: HOST_ALLOC_*); the segment has {@code bytes} bytes. */
     @SuppressWarnings("restricted") // FFM: JCCL is run with --enable-native-access
     public static MemorySegment hostAlloc(long bytes, int flags) {
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment p = a.allocate(ADDRESS);
-            int rc = (int) H.HOST_ALLOC.invokeExact(p, bytes, flags);
-            if (rc != 0) {
-                throw error(rc, "cuMemHostAlloc", "&ptr", bytes, flags);
-            }
-            return p.get(ADDRESS, 0).reinterpret(bytes);
-        } catch (Throwable t) {
-            throw NativeLibrary.rethrow(t);
-        }
+        return MemorySegment.ofAddress(H.HOST_ALLOC.call(bytes, flags)).reinterpret(bytes);
     }
 
     /** Frees memory from {@link #hostAlloc}. */
     public static void hostFree(MemorySegment host) {
-        int rc;
-        try {
-            rc = (int) H.HOST_FREE.invokeExact(host);
-        } catch (Throwable t) {
-            throw NativeLibrary.rethrow(t);
-        }
-        if (rc != 0) {
-            throw error(rc, "cuMemFreeHost", hex(host));
-        }
+        H.HOST_FREE.call(host);
     }
 
     /**
@@ -175,199 +116,78 @@ public final class CuMemory {
      * _DEVICEMAP). Undo with {@link #hostUnregister} before the memory goes.
      */
     public static void hostRegister(MemorySegment host, int flags) {
-        int rc;
-        try {
-            rc = (int) H.HOST_REGISTER.invokeExact(host, host.byteSize(), flags);
-        } catch (Throwable t) {
-            throw NativeLibrary.rethrow(t);
-        }
-        if (rc != 0) {
-            throw error(rc, "cuMemHostRegister_v2", hex(host), host.byteSize(), flags);
-        }
+        H.HOST_REGISTER.call(host, host.byteSize(), flags);
     }
 
     /** Undoes {@link #hostRegister}. */
     public static void hostUnregister(MemorySegment host) {
-        int rc;
-        try {
-            rc = (int) H.HOST_UNREGISTER.invokeExact(host);
-        } catch (Throwable t) {
-            throw NativeLibrary.rethrow(t);
-        }
-        if (rc != 0) {
-            throw error(rc, "cuMemHostUnregister", hex(host));
-        }
+        H.HOST_UNREGISTER.call(host);
     }
 
     /** The device-side address of mapped pinned host memory (equal to the host address with unified addressing). */
     public static long hostDevicePointer(MemorySegment host) {
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment p = a.allocate(JAVA_LONG);
-            int rc = (int) H.HOST_DEVICE_POINTER.invokeExact(p, host, 0);
-            if (rc != 0) {
-                throw error(rc, "cuMemHostGetDevicePointer_v2", "&dptr", hex(host), 0);
-            }
-            return p.get(JAVA_LONG, 0);
-        } catch (Throwable t) {
-            throw NativeLibrary.rethrow(t);
-        }
+        return H.HOST_DEVICE_POINTER.call(host);
     }
 
     /** Synchronous host-to-device copy; {@code src} must be native memory. */
     public static void copyHtoD(long dst, MemorySegment src, long bytes) {
-        int rc;
-        try {
-            rc = (int) H.HTOD.invokeExact(dst, src, bytes);
-        } catch (Throwable t) {
-            throw NativeLibrary.rethrow(t);
-        }
-        if (rc != 0) {
-            throw error(rc, "cuMemcpyHtoD_v2", hex(dst), hex(src), bytes);
-        }
+        H.HTOD.call(dst, src, bytes);
     }
 
     /** Synchronous device-to-host copy; {@code dst} must be native memory. */
     public static void copyDtoH(MemorySegment dst, long src, long bytes) {
-        int rc;
-        try {
-            rc = (int) H.DTOH.invokeExact(dst, src, bytes);
-        } catch (Throwable t) {
-            throw NativeLibrary.rethrow(t);
-        }
-        if (rc != 0) {
-            throw error(rc, "cuMemcpyDtoH_v2", hex(dst), hex(src), bytes);
-        }
+        H.DTOH.call(dst, src, bytes);
     }
 
     /** Synchronous device-to-device copy. */
     public static void copyDtoD(long dst, long src, long bytes) {
-        int rc;
-        try {
-            rc = (int) H.DTOD.invokeExact(dst, src, bytes);
-        } catch (Throwable t) {
-            throw NativeLibrary.rethrow(t);
-        }
-        if (rc != 0) {
-            throw error(rc, "cuMemcpyDtoD_v2", hex(dst), hex(src), bytes);
-        }
+        H.DTOD.call(dst, src, bytes);
     }
 
     /** Stream-ordered host-to-device copy (truly asynchronous only from pinned memory). */
     public static void copyHtoDAsync(long dst, MemorySegment src, long bytes, MemorySegment stream) {
-        int rc;
-        try {
-            rc = (int) H.HTOD_ASYNC.invokeExact(dst, src, bytes, stream);
-        } catch (Throwable t) {
-            throw NativeLibrary.rethrow(t);
-        }
-        if (rc != 0) {
-            throw error(rc, "cuMemcpyHtoDAsync_v2", hex(dst), hex(src), bytes, hex(stream));
-        }
+        H.HTOD_ASYNC.call(dst, src, bytes, stream);
     }
 
     /** Stream-ordered device-to-host copy (truly asynchronous only into pinned memory). */
     public static void copyDtoHAsync(MemorySegment dst, long src, long bytes, MemorySegment stream) {
-        int rc;
-        try {
-            rc = (int) H.DTOH_ASYNC.invokeExact(dst, src, bytes, stream);
-        } catch (Throwable t) {
-            throw NativeLibrary.rethrow(t);
-        }
-        if (rc != 0) {
-            throw error(rc, "cuMemcpyDtoHAsync_v2", hex(dst), hex(src), bytes, hex(stream));
-        }
+        H.DTOH_ASYNC.call(dst, src, bytes, stream);
     }
 
     /** Stream-ordered device-to-device copy within one device. */
     public static void copyDtoDAsync(long dst, long src, long bytes, MemorySegment stream) {
-        int rc;
-        try {
-            rc = (int) H.DTOD_ASYNC.invokeExact(dst, src, bytes, stream);
-        } catch (Throwable t) {
-            throw NativeLibrary.rethrow(t);
-        }
-        if (rc != 0) {
-            throw error(rc, "cuMemcpyDtoDAsync_v2", hex(dst), hex(src), bytes, hex(stream));
-        }
+        H.DTOD_ASYNC.call(dst, src, bytes, stream);
     }
 
     /** Stream-ordered copy between any two unified addresses (host or any device). */
     public static void copyAsync(long dst, long src, long bytes, MemorySegment stream) {
-        int rc;
-        try {
-            rc = (int) H.COPY_ASYNC.invokeExact(dst, src, bytes, stream);
-        } catch (Throwable t) {
-            throw NativeLibrary.rethrow(t);
-        }
-        if (rc != 0) {
-            throw error(rc, "cuMemcpyAsync", hex(dst), hex(src), bytes, hex(stream));
-        }
+        H.COPY_ASYNC.call(dst, src, bytes, stream);
     }
 
     /** Stream-ordered copy from memory of {@code srcCtx}'s device to memory of {@code dstCtx}'s device. */
     public static void copyPeerAsync(long dst, MemorySegment dstCtx, long src, MemorySegment srcCtx, long bytes,
                                      MemorySegment stream) {
-        int rc;
-        try {
-            rc = (int) H.PEER_ASYNC.invokeExact(dst, dstCtx, src, srcCtx, bytes, stream);
-        } catch (Throwable t) {
-            throw NativeLibrary.rethrow(t);
-        }
-        if (rc != 0) {
-            throw error(rc, "cuMemcpyPeerAsync", hex(dst), hex(dstCtx), hex(src), hex(srcCtx), bytes, hex(stream));
-        }
+        H.PEER_ASYNC.call(dst, dstCtx, src, srcCtx, bytes, stream);
     }
 
     /** Synchronous copy between two devices' memory. */
     public static void copyPeer(long dst, MemorySegment dstCtx, long src, MemorySegment srcCtx, long bytes) {
-        int rc;
-        try {
-            rc = (int) H.PEER.invokeExact(dst, dstCtx, src, srcCtx, bytes);
-        } catch (Throwable t) {
-            throw NativeLibrary.rethrow(t);
-        }
-        if (rc != 0) {
-            throw error(rc, "cuMemcpyPeer", hex(dst), hex(dstCtx), hex(src), hex(srcCtx), bytes);
-        }
+        H.PEER.call(dst, dstCtx, src, srcCtx, bytes);
     }
 
     /** Sets {@code bytes} bytes to {@code value}, synchronously. */
     public static void memsetD8(long dst, byte value, long bytes) {
-        int rc;
-        try {
-            rc = (int) H.MEMSET_D8.invokeExact(dst, value, bytes);
-        } catch (Throwable t) {
-            throw NativeLibrary.rethrow(t);
-        }
-        if (rc != 0) {
-            throw error(rc, "cuMemsetD8_v2", hex(dst), value, bytes);
-        }
+        H.MEMSET_D8.call(dst, value, bytes);
     }
 
     /** Sets {@code bytes} bytes to {@code value}, stream-ordered. */
     public static void memsetD8Async(long dst, byte value, long bytes, MemorySegment stream) {
-        int rc;
-        try {
-            rc = (int) H.MEMSET_D8_ASYNC.invokeExact(dst, value, bytes, stream);
-        } catch (Throwable t) {
-            throw NativeLibrary.rethrow(t);
-        }
-        if (rc != 0) {
-            throw error(rc, "cuMemsetD8Async", hex(dst), value, bytes, hex(stream));
-        }
+        H.MEMSET_D8_ASYNC.call(dst, value, bytes, stream);
     }
 
     /** Sets {@code words} 32-bit words (not bytes) to {@code value}, stream-ordered; {@code dst} 4-byte aligned. */
     public static void memsetD32Async(long dst, int value, long words, MemorySegment stream) {
-        int rc;
-        try {
-            rc = (int) H.MEMSET_D32_ASYNC.invokeExact(dst, value, words, stream);
-        } catch (Throwable t) {
-            throw NativeLibrary.rethrow(t);
-        }
-        if (rc != 0) {
-            throw error(rc, "cuMemsetD32Async", hex(dst), value, words, hex(stream));
-        }
+        H.MEMSET_D32_ASYNC.call(dst, value, words, stream);
     }
 
     /** {free, total} bytes of the current context's device. */
@@ -375,13 +195,8 @@ public final class CuMemory {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment free = a.allocate(JAVA_LONG);
             MemorySegment total = a.allocate(JAVA_LONG);
-            int rc = (int) H.MEM_GET_INFO.invokeExact(free, total);
-            if (rc != 0) {
-                throw error(rc, "cuMemGetInfo_v2", "&free", "&total");
-            }
+            H.MEM_GET_INFO.call(free, total);
             return new long[] {free.get(JAVA_LONG, 0), total.get(JAVA_LONG, 0)};
-        } catch (Throwable t) {
-            throw NativeLibrary.rethrow(t);
         }
     }
 
@@ -391,17 +206,8 @@ public final class CuMemory {
      * their width) as a long.
      */
     public static long pointerAttribute(int attribute, long ptr) {
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment v = a.allocate(JAVA_LONG);
-            v.set(JAVA_LONG, 0, 0L);
-            int rc = (int) H.POINTER_ATTRIBUTE.invokeExact(v, attribute, ptr);
-            if (rc != 0) {
-                throw error(rc, "cuPointerGetAttribute", "&value", attribute, hex(ptr));
-            }
-            boolean fourBytes = attribute == POINTER_MEMORY_TYPE || attribute == POINTER_DEVICE_ORDINAL;
-            return fourBytes ? v.get(JAVA_INT, 0) : v.get(JAVA_LONG, 0);
-        } catch (Throwable t) {
-            throw NativeLibrary.rethrow(t);
-        }
+        long v = H.POINTER_ATTRIBUTE.call(attribute, ptr);
+        boolean fourBytes = attribute == POINTER_MEMORY_TYPE || attribute == POINTER_DEVICE_ORDINAL;
+        return fourBytes ? (int) v : v;
     }
 }

@@ -1,16 +1,18 @@
 package io.jccl.cuda.internal.driver;
 
-import io.jccl.cuda.internal.ffm.NativeLibrary;
-
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.invoke.MethodHandle;
 
-import static io.jccl.cuda.internal.driver.CuCheck.error;
-import static io.jccl.cuda.internal.driver.CuCheck.hex;
+import static io.jccl.cuda.internal.driver.DriverCall.Arg.CSTRING;
+import static io.jccl.cuda.internal.driver.DriverCall.Arg.INT;
+import static io.jccl.cuda.internal.driver.DriverCall.Arg.LONG;
+import static io.jccl.cuda.internal.driver.DriverCall.Arg.NULL;
+import static io.jccl.cuda.internal.driver.DriverCall.Arg.PTR;
+import static io.jccl.cuda.internal.driver.DriverCall.Arg.fixed;
+import static io.jccl.cuda.internal.driver.DriverCall.Arg.out;
+import static io.jccl.cuda.internal.driver.DriverCall.Arg.text;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * Driver calls for modules (PTX JIT-compiled by the driver with cuModuleLoadData), functions and launches.
@@ -27,87 +29,58 @@ public final class CuModules {
     }
 
     private static final class H {
-        static final MethodHandle LOAD_DATA = CudaLibrary.bind("cuModuleLoadData", ADDRESS, ADDRESS);
-        static final MethodHandle UNLOAD = CudaLibrary.bind("cuModuleUnload", ADDRESS);
-        static final MethodHandle GET_FUNCTION = CudaLibrary.bind("cuModuleGetFunction", ADDRESS, ADDRESS, ADDRESS);
-        static final MethodHandle LAUNCH_EX = CudaLibrary.bindHot("cuLaunchKernelEx", ADDRESS, ADDRESS, ADDRESS,
-                ADDRESS);
-        static final MethodHandle FUNC_SET_ATTRIBUTE = CudaLibrary.bind("cuFuncSetAttribute", ADDRESS, JAVA_INT,
-                JAVA_INT);
-        static final MethodHandle LIBRARY_LOAD_DATA = CudaLibrary.bind("cuLibraryLoadData", ADDRESS, ADDRESS, ADDRESS,
-                ADDRESS, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT);
-        static final MethodHandle LIBRARY_GET_KERNEL = CudaLibrary.bind("cuLibraryGetKernel", ADDRESS, ADDRESS,
-                ADDRESS);
-        static final MethodHandle OCCUPANCY = CudaLibrary.bind("cuOccupancyMaxActiveBlocksPerMultiprocessor",
-                ADDRESS, ADDRESS, JAVA_INT, JAVA_LONG);
+        static final DriverCall LOAD_DATA = DriverCall.of("cuModuleLoadData", PTR, PTR).unchecked();
+        static final DriverCall UNLOAD = DriverCall.of("cuModuleUnload", PTR);
+        static final DriverCall GET_FUNCTION = DriverCall.of("cuModuleGetFunction", out("&function", ADDRESS), PTR,
+                CSTRING);
+        static final DriverCall LAUNCH_EX = DriverCall.hot("cuLaunchKernelEx", text(LaunchConfig::describe), PTR,
+                PTR, NULL);
+        static final DriverCall FUNC_SET_ATTRIBUTE = DriverCall.of("cuFuncSetAttribute", PTR, INT, INT);
+        static final DriverCall LIBRARY_LOAD_DATA = DriverCall.of("cuLibraryLoadData", PTR, PTR, NULL, NULL,
+                fixed(0), NULL, NULL, fixed(0)).unchecked();
+        static final DriverCall LIBRARY_GET_KERNEL = DriverCall.of("cuLibraryGetKernel", out("&kernel", ADDRESS),
+                PTR, CSTRING);
+        static final DriverCall OCCUPANCY = DriverCall.of("cuOccupancyMaxActiveBlocksPerMultiprocessor",
+                out("&n", JAVA_INT), PTR, INT, LONG);
     }
 
     /** Loads a module from a NUL-terminated PTX image (the driver JIT-compiles it for the current device). */
     public static MemorySegment loadData(MemorySegment image, String what) {
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment p = a.allocate(ADDRESS);
-            int rc = (int) H.LOAD_DATA.invokeExact(p, image);
-            if (rc != 0) {
-                throw error(rc, "cuModuleLoadData", "&module", what);
-            }
-            return p.get(ADDRESS, 0);
-        } catch (Throwable t) {
-            throw NativeLibrary.rethrow(t);
-        }
+        return load(H.LOAD_DATA, image, "&module", what);
     }
 
     /** Loads a context-independent library from a NUL-terminated PTX image (no JIT or library options). */
     public static MemorySegment libraryLoadData(MemorySegment image, String what) {
+        return load(H.LIBRARY_LOAD_DATA, image, "&library", what, "NULL", "NULL", 0, "NULL", "NULL", 0);
+    }
+
+    /** Loads {@code image} with {@code load}; a failure shows {@code shown} (the image by its description). */
+    private static MemorySegment load(DriverCall load, MemorySegment image, Object... shown) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment p = a.allocate(ADDRESS);
-            MemorySegment n = MemorySegment.NULL;
-            int rc = (int) H.LIBRARY_LOAD_DATA.invokeExact(p, image, n, n, 0, n, n, 0);
+            long rc = load.call(p, image);
             if (rc != 0) {
-                throw error(rc, "cuLibraryLoadData", "&library", what, "NULL", "NULL", 0, "NULL", "NULL", 0);
+                throw load.error((int) rc, shown);
             }
             return p.get(ADDRESS, 0);
-        } catch (Throwable t) {
-            throw NativeLibrary.rethrow(t);
         }
     }
 
     /** The CUkernel {@code name} of a library (usable wherever a CUfunction is expected, for launches). */
     public static MemorySegment libraryKernel(MemorySegment library, String name) {
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment p = a.allocate(ADDRESS);
-            int rc = (int) H.LIBRARY_GET_KERNEL.invokeExact(p, library, a.allocateFrom(name));
-            if (rc != 0) {
-                throw error(rc, "cuLibraryGetKernel", "&kernel", hex(library), name);
-            }
-            return p.get(ADDRESS, 0);
-        } catch (Throwable t) {
-            throw NativeLibrary.rethrow(t);
+            return MemorySegment.ofAddress(H.LIBRARY_GET_KERNEL.call(library, a.allocateFrom(name)));
         }
     }
 
     public static void unload(MemorySegment module) {
-        int rc;
-        try {
-            rc = (int) H.UNLOAD.invokeExact(module);
-        } catch (Throwable t) {
-            throw NativeLibrary.rethrow(t);
-        }
-        if (rc != 0) {
-            throw error(rc, "cuModuleUnload", hex(module));
-        }
+        H.UNLOAD.call(module);
     }
 
     /** The kernel {@code name} of {@code module}. */
     public static MemorySegment function(MemorySegment module, String name) {
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment p = a.allocate(ADDRESS);
-            int rc = (int) H.GET_FUNCTION.invokeExact(p, module, a.allocateFrom(name));
-            if (rc != 0) {
-                throw error(rc, "cuModuleGetFunction", "&function", hex(module), name);
-            }
-            return p.get(ADDRESS, 0);
-        } catch (Throwable t) {
-            throw NativeLibrary.rethrow(t);
+            return MemorySegment.ofAddress(H.GET_FUNCTION.call(module, a.allocateFrom(name)));
         }
     }
 
@@ -116,41 +89,15 @@ public final class CuModules {
      * already written into the caller's reusable {@link LaunchConfig}.
      */
     public static void launch(MemorySegment fn, LaunchConfig config, MemorySegment params) {
-        int rc;
-        try {
-            rc = (int) H.LAUNCH_EX.invokeExact(config.segment(), fn, params, MemorySegment.NULL);
-        } catch (Throwable t) {
-            throw NativeLibrary.rethrow(t);
-        }
-        if (rc != 0) {
-            throw error(rc, "cuLaunchKernelEx", config, hex(fn), hex(params), "NULL");
-        }
+        H.LAUNCH_EX.call(config.segment(), fn, params);
     }
 
     public static void setAttribute(MemorySegment fn, int attribute, int value) {
-        int rc;
-        try {
-            rc = (int) H.FUNC_SET_ATTRIBUTE.invokeExact(fn, attribute, value);
-        } catch (Throwable t) {
-            throw NativeLibrary.rethrow(t);
-        }
-        if (rc != 0) {
-            throw error(rc, "cuFuncSetAttribute", hex(fn), attribute, value);
-        }
+        H.FUNC_SET_ATTRIBUTE.call(fn, attribute, value);
     }
 
     /** How many blocks of {@code blockSize} threads of {@code fn} can be resident on one multiprocessor. */
     public static int maxActiveBlocksPerSm(MemorySegment fn, int blockSize, long dynamicSharedBytes) {
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment n = a.allocate(JAVA_INT);
-            int rc = (int) H.OCCUPANCY.invokeExact(n, fn, blockSize, dynamicSharedBytes);
-            if (rc != 0) {
-                throw error(rc, "cuOccupancyMaxActiveBlocksPerMultiprocessor", "&n", hex(fn), blockSize,
-                        dynamicSharedBytes);
-            }
-            return n.get(JAVA_INT, 0);
-        } catch (Throwable t) {
-            throw NativeLibrary.rethrow(t);
-        }
+        return (int) H.OCCUPANCY.call(fn, blockSize, dynamicSharedBytes);
     }
 }

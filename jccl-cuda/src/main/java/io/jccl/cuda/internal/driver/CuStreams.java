@@ -1,16 +1,14 @@
 package io.jccl.cuda.internal.driver;
 
-import io.jccl.cuda.internal.ffm.NativeLibrary;
-
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.invoke.MethodHandle;
 
-import static io.jccl.cuda.internal.driver.CuCheck.error;
-import static io.jccl.cuda.internal.driver.CuCheck.hex;
+import static io.jccl.cuda.internal.driver.DriverCall.Arg.INT;
+import static io.jccl.cuda.internal.driver.DriverCall.Arg.PTR;
+import static io.jccl.cuda.internal.driver.DriverCall.Arg.fixed;
+import static io.jccl.cuda.internal.driver.DriverCall.Arg.out;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 /**
  * Driver calls for streams and events. Record, wait-event and query allocate nothing (hot path).
@@ -29,51 +27,48 @@ public final class CuStreams {
     }
 
     private static final class H {
-        static final MethodHandle STREAM_CREATE = CudaLibrary.bind("cuStreamCreate", ADDRESS, JAVA_INT);
-        static final MethodHandle STREAM_CREATE_PRIO = CudaLibrary.bind("cuStreamCreateWithPriority", ADDRESS, JAVA_INT,
-                JAVA_INT);
-        static final MethodHandle STREAM_DESTROY = CudaLibrary.bind("cuStreamDestroy_v2", ADDRESS);
-        static final MethodHandle STREAM_SYNC = CudaLibrary.bind("cuStreamSynchronize", ADDRESS);
-        static final MethodHandle STREAM_QUERY = CudaLibrary.bindHot("cuStreamQuery", ADDRESS);
-        static final MethodHandle STREAM_GET_CTX = CudaLibrary.bind("cuStreamGetCtx", ADDRESS, ADDRESS);
-        static final MethodHandle STREAM_WAIT_EVENT = CudaLibrary.bindHot("cuStreamWaitEvent", ADDRESS, ADDRESS,
-                JAVA_INT);
-        static final MethodHandle EVENT_CREATE = CudaLibrary.bind("cuEventCreate", ADDRESS, JAVA_INT);
-        static final MethodHandle EVENT_DESTROY = CudaLibrary.bind("cuEventDestroy_v2", ADDRESS);
-        static final MethodHandle EVENT_RECORD = CudaLibrary.bindHot("cuEventRecord", ADDRESS, ADDRESS);
-        static final MethodHandle EVENT_SYNC = CudaLibrary.bind("cuEventSynchronize", ADDRESS);
-        static final MethodHandle EVENT_QUERY = CudaLibrary.bindHot("cuEventQuery", ADDRESS);
-        static final MethodHandle EVENT_ELAPSED = CudaLibrary.bind("cuEventElapsedTime_v2", ADDRESS, ADDRESS, ADDRESS);
+        static final DriverCall STREAM_CREATE = DriverCall.of("cuStreamCreate", PTR, INT).unchecked();
+        static final DriverCall STREAM_CREATE_PRIO = DriverCall.of("cuStreamCreateWithPriority", PTR, INT, INT)
+                .unchecked();
+        static final DriverCall STREAM_DESTROY = DriverCall.of("cuStreamDestroy_v2", PTR);
+        static final DriverCall STREAM_SYNC = DriverCall.of("cuStreamSynchronize", PTR);
+        static final DriverCall STREAM_QUERY = DriverCall.hot("cuStreamQuery", PTR).accepting(CuCheck.NOT_READY);
+        static final DriverCall STREAM_GET_CTX = DriverCall.of("cuStreamGetCtx", PTR, out("&ctx", ADDRESS));
+        static final DriverCall STREAM_WAIT_EVENT = DriverCall.hot("cuStreamWaitEvent", PTR, PTR, fixed(0));
+        static final DriverCall EVENT_CREATE = DriverCall.of("cuEventCreate", out("&event", ADDRESS), INT);
+        static final DriverCall EVENT_DESTROY = DriverCall.of("cuEventDestroy_v2", PTR);
+        static final DriverCall EVENT_RECORD = DriverCall.hot("cuEventRecord", PTR, PTR);
+        static final DriverCall EVENT_SYNC = DriverCall.of("cuEventSynchronize", PTR);
+        static final DriverCall EVENT_QUERY = DriverCall.hot("cuEventQuery", PTR).accepting(CuCheck.NOT_READY);
+        static final DriverCall EVENT_ELAPSED = DriverCall.of("cuEventElapsedTime_v2", out("&ms", JAVA_FLOAT), PTR,
+                PTR);
     }
 
     /** Creates a stream in the current context. */
     public static MemorySegment createStream(int flags, int priority) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment p = a.allocate(ADDRESS);
-            int rc = priority == 0 ? (int) H.STREAM_CREATE.invokeExact(p, flags)
-                    : (int) H.STREAM_CREATE_PRIO.invokeExact(p, flags, priority);
+            DriverCall create = priority == 0 ? H.STREAM_CREATE : H.STREAM_CREATE_PRIO;
+            long rc = priority == 0 ? create.call(p, flags) : create.call(p, flags, priority);
             if (rc != 0) {
-                throw error(rc, priority == 0 ? "cuStreamCreate" : "cuStreamCreateWithPriority", "&stream", flags,
-                        priority);
+                throw create.error((int) rc, "&stream", flags, priority);
             }
             return p.get(ADDRESS, 0);
-        } catch (Throwable t) {
-            throw NativeLibrary.rethrow(t);
         }
     }
 
     public static void destroyStream(MemorySegment stream) {
-        check(H.STREAM_DESTROY, "cuStreamDestroy_v2", stream);
+        H.STREAM_DESTROY.call(stream);
     }
 
     /** Blocks until all work queued on the stream has finished. */
     public static void synchronizeStream(MemorySegment stream) {
-        check(H.STREAM_SYNC, "cuStreamSynchronize", stream);
+        H.STREAM_SYNC.call(stream);
     }
 
     /** True when all work queued on the stream has finished; false while some is still running. */
     public static boolean queryStream(MemorySegment stream) {
-        return query(H.STREAM_QUERY, "cuStreamQuery", stream);
+        return H.STREAM_QUERY.call(stream) == 0;
     }
 
     /**
@@ -81,110 +76,39 @@ public final class CuStreams {
      * calling thread's current context.
      */
     public static MemorySegment streamContext(MemorySegment stream) {
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment p = a.allocate(ADDRESS);
-            int rc = (int) H.STREAM_GET_CTX.invokeExact(stream, p);
-            if (rc != 0) {
-                throw error(rc, "cuStreamGetCtx", hex(stream), "&ctx");
-            }
-            return p.get(ADDRESS, 0);
-        } catch (Throwable t) {
-            throw NativeLibrary.rethrow(t);
-        }
+        return MemorySegment.ofAddress(H.STREAM_GET_CTX.call(stream));
     }
 
     /** Makes future work on {@code stream} wait for {@code event}. */
     public static void streamWaitEvent(MemorySegment stream, MemorySegment event) {
-        int rc;
-        try {
-            rc = (int) H.STREAM_WAIT_EVENT.invokeExact(stream, event, 0);
-        } catch (Throwable t) {
-            throw NativeLibrary.rethrow(t);
-        }
-        if (rc != 0) {
-            throw error(rc, "cuStreamWaitEvent", hex(stream), hex(event), 0);
-        }
+        H.STREAM_WAIT_EVENT.call(stream, event);
     }
 
     /** Creates an event in the current context ({@code flags}: EVENT_*). */
     public static MemorySegment createEvent(int flags) {
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment p = a.allocate(ADDRESS);
-            int rc = (int) H.EVENT_CREATE.invokeExact(p, flags);
-            if (rc != 0) {
-                throw error(rc, "cuEventCreate", "&event", flags);
-            }
-            return p.get(ADDRESS, 0);
-        } catch (Throwable t) {
-            throw NativeLibrary.rethrow(t);
-        }
+        return MemorySegment.ofAddress(H.EVENT_CREATE.call(flags));
     }
 
     public static void destroyEvent(MemorySegment event) {
-        check(H.EVENT_DESTROY, "cuEventDestroy_v2", event);
+        H.EVENT_DESTROY.call(event);
     }
 
     /** Records {@code event} on {@code stream}. */
     public static void recordEvent(MemorySegment event, MemorySegment stream) {
-        int rc;
-        try {
-            rc = (int) H.EVENT_RECORD.invokeExact(event, stream);
-        } catch (Throwable t) {
-            throw NativeLibrary.rethrow(t);
-        }
-        if (rc != 0) {
-            throw error(rc, "cuEventRecord", hex(event), hex(stream));
-        }
+        H.EVENT_RECORD.call(event, stream);
     }
 
     public static void synchronizeEvent(MemorySegment event) {
-        check(H.EVENT_SYNC, "cuEventSynchronize", event);
+        H.EVENT_SYNC.call(event);
     }
 
     /** True when the work before the event's last record has finished. */
     public static boolean queryEvent(MemorySegment event) {
-        return query(H.EVENT_QUERY, "cuEventQuery", event);
+        return H.EVENT_QUERY.call(event) == 0;
     }
 
     /** Milliseconds between two completed events created with timing enabled (about 0.5 µs resolution). */
     public static float elapsedMs(MemorySegment start, MemorySegment end) {
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment ms = a.allocate(JAVA_FLOAT);
-            int rc = (int) H.EVENT_ELAPSED.invokeExact(ms, start, end);
-            if (rc != 0) {
-                throw error(rc, "cuEventElapsedTime_v2", "&ms", hex(start), hex(end));
-            }
-            return ms.get(JAVA_FLOAT, 0);
-        } catch (Throwable t) {
-            throw NativeLibrary.rethrow(t);
-        }
-    }
-
-    private static void check(MethodHandle h, String call, MemorySegment handle) {
-        int rc;
-        try {
-            rc = (int) h.invokeExact(handle);
-        } catch (Throwable t) {
-            throw NativeLibrary.rethrow(t);
-        }
-        if (rc != 0) {
-            throw error(rc, call, hex(handle));
-        }
-    }
-
-    private static boolean query(MethodHandle h, String call, MemorySegment handle) {
-        int rc;
-        try {
-            rc = (int) h.invokeExact(handle);
-        } catch (Throwable t) {
-            throw NativeLibrary.rethrow(t);
-        }
-        if (rc == CuCheck.NOT_READY) {
-            return false;
-        }
-        if (rc != 0) {
-            throw error(rc, call, hex(handle));
-        }
-        return true;
+        return Float.intBitsToFloat((int) H.EVENT_ELAPSED.call(start, end));
     }
 }

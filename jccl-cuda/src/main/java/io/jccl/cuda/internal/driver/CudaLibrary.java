@@ -2,17 +2,10 @@ package io.jccl.cuda.internal.driver;
 
 import io.jccl.cuda.internal.ffm.NativeLibrary;
 
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
-import java.lang.foreign.MemoryLayout;
-import java.lang.invoke.MethodHandle;
-
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-
 /**
  * The CUDA driver library, {@code libcuda.so.1}, opened on first use (system property {@code jccl.cuda.library}
- * may name another file). Binds every driver entry point by its versioned exported name (reference §10): the
- * header-level names of several functions are older ABIs in the library.
+ * may name another file). {@link DriverCall} binds every driver entry point from it by its versioned exported name
+ * (reference §10): the header-level names of several functions are older ABIs in the library.
  *
  * <p>Thread: immutable, any thread. Mirrors NCCL's cudawrap.cc (driver symbols resolved at run time).
  */
@@ -41,21 +34,5 @@ public final class CudaLibrary {
     /** True when libcuda.so.1 could be opened (says nothing about GPUs being present). */
     public static boolean isLoaded() {
         return Holder.LIB.isLoaded();
-    }
-
-    /** Binds {@code int symbol(args...)} (every driver function returns a CUresult). */
-    static MethodHandle bind(String symbol, MemoryLayout... args) {
-        return Holder.LIB.bind(symbol, FunctionDescriptor.of(JAVA_INT, args));
-    }
-
-    /**
-     * Binds a short, never-blocking driver call for the hot path. With {@code -Djccl.cuda.critical=true} the
-     * handle skips the Java thread-state transition ({@link Linker.Option#critical}); off by default.
-     */
-    static MethodHandle bindHot(String symbol, MemoryLayout... args) {
-        if (io.jccl.internal.param.InternalProperties.CUDA_CRITICAL.get()) {
-            return Holder.LIB.bind(symbol, FunctionDescriptor.of(JAVA_INT, args), Linker.Option.critical(false));
-        }
-        return bind(symbol, args);
     }
 }

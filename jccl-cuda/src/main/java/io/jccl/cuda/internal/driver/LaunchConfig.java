@@ -77,6 +77,11 @@ public final class LaunchConfig {
 
     @Override
     public String toString() {
+        return describe(config);
+    }
+
+    /** A configuration's launch as error messages show it: {@code {grid 96, block 512, stream 0x.., programmatic}}. */
+    static String describe(MemorySegment config) {
         return "{grid " + (int) GRID_X.get(config, 0L) + ", block " + (int) BLOCK_X.get(config, 0L) + ", stream "
                 + CuCheck.hex((MemorySegment) STREAM.get(config, 0L)) + ((int) NUM_ATTRS.get(config, 0L) == 1
                 ? ", programmatic}" : "}");

@@ -4,13 +4,13 @@ import io.jccl.internal.param.InternalProperties;
 import io.jccl.cuda.internal.ffm.NativeLibrary;
 
 import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemorySegment;
-import java.lang.invoke.MethodHandle;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 
+import static io.jccl.cuda.internal.driver.DriverCall.Arg.INT;
+import static io.jccl.cuda.internal.driver.DriverCall.Arg.PTR;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
@@ -39,16 +39,16 @@ public final class Nvml {
     private static final class Holder {
         static final NativeLibrary LIB = NativeLibrary.open(InternalProperties.NVML_LIBRARY.get(),
                 "NVML (libnvidia-ml.so.1) not found");
-        static final MethodHandle INIT = bind("nvmlInit_v2");
-        static final MethodHandle HANDLE_BY_BUS_ID = bind("nvmlDeviceGetHandleByPciBusId_v2", ADDRESS, ADDRESS);
-        static final MethodHandle LINK_STATE = bind("nvmlDeviceGetNvLinkState", ADDRESS, JAVA_INT, ADDRESS);
-        static final MethodHandle REMOTE_PCI = bind("nvmlDeviceGetNvLinkRemotePciInfo_v2", ADDRESS, JAVA_INT, ADDRESS);
-        static final MethodHandle REMOTE_TYPE = bind("nvmlDeviceGetNvLinkRemoteDeviceType", ADDRESS, JAVA_INT,
-                ADDRESS);
+        static final DriverCall INIT = bind("nvmlInit_v2");
+        static final DriverCall HANDLE_BY_BUS_ID = bind("nvmlDeviceGetHandleByPciBusId_v2", PTR, PTR);
+        static final DriverCall LINK_STATE = bind("nvmlDeviceGetNvLinkState", PTR, INT, PTR);
+        static final DriverCall REMOTE_PCI = bind("nvmlDeviceGetNvLinkRemotePciInfo_v2", PTR, INT, PTR);
+        static final DriverCall REMOTE_TYPE = bind("nvmlDeviceGetNvLinkRemoteDeviceType", PTR, INT, PTR);
         static final boolean READY = init();
 
-        private static MethodHandle bind(String symbol, java.lang.foreign.MemoryLayout... args) {
-            return LIB.bind(symbol, FunctionDescriptor.of(JAVA_INT, args));
+        /** An NVML function; every nvmlReturn_t is read here (a failure means no answer, not an error). */
+        private static DriverCall bind(String symbol, DriverCall.Arg... args) {
+            return DriverCall.of(LIB, symbol, args).unchecked();
         }
 
         private static boolean init() {
@@ -56,8 +56,8 @@ public final class Nvml {
                 return false;
             }
             try {
-                return (int) INIT.invokeExact() == 0;
-            } catch (Throwable t) {
+                return INIT.call() == 0;
+            } catch (RuntimeException | Error e) {
                 return false;
             }
         }
@@ -83,7 +83,7 @@ public final class Nvml {
         }
         try (Arena a = Arena.ofConfined()) {
             MemorySegment handle = a.allocate(ADDRESS);
-            if ((int) Holder.HANDLE_BY_BUS_ID.invokeExact(a.allocateFrom(busId), handle) != 0) {
+            if (Holder.HANDLE_BY_BUS_ID.call(a.allocateFrom(busId), handle) != 0) {
                 return Optional.empty();
             }
             MemorySegment dev = handle.get(ADDRESS, 0);
@@ -93,22 +93,21 @@ public final class Nvml {
             Map<String, Integer> counts = new LinkedHashMap<>();
             Map<String, String> classes = new LinkedHashMap<>();
             for (int link = 0; link < MAX_LINKS; link++) {
-                if ((int) Holder.LINK_STATE.invokeExact(dev, link, state) != 0 || state.get(JAVA_INT, 0) == 0) {
+                if (Holder.LINK_STATE.call(dev, link, state) != 0 || state.get(JAVA_INT, 0) == 0) {
                     continue;
                 }
-                if ((int) Holder.REMOTE_PCI.invokeExact(dev, link, pci) != 0) {
+                if (Holder.REMOTE_PCI.call(dev, link, pci) != 0) {
                     continue;
                 }
                 String remote = pci.asSlice(PCI_INFO_BUS_ID_OFFSET, 32).getString(0);
-                int t = (int) Holder.REMOTE_TYPE.invokeExact(dev, link, type) == 0 ? type.get(JAVA_INT, 0)
-                        : DEVICE_TYPE_GPU;
+                int t = Holder.REMOTE_TYPE.call(dev, link, type) == 0 ? type.get(JAVA_INT, 0) : DEVICE_TYPE_GPU;
                 counts.merge(remote, 1, Integer::sum);
                 classes.putIfAbsent(remote, isHiddenSwitch(remote) ? pciClass(DEVICE_TYPE_SWITCH) : pciClass(t));
             }
             Map<String, Target> out = new LinkedHashMap<>();
             counts.forEach((k, v) -> out.put(k, new Target(v, classes.get(k))));
             return Optional.of(out);
-        } catch (Throwable t) {
+        } catch (RuntimeException | Error e) {
             return Optional.empty();
         }
     }
