@@ -6,7 +6,7 @@
 // the qualified exports name io.jccl.cuda and io.jccl.tools, which are not built yet when this module compiles
 @SuppressWarnings("module")
 module io.jccl {
-    requires jdk.incubator.vector;
+    requires static jdk.incubator.vector;
     requires jdk.jfr;
     requires java.management;
     exports io.jccl;

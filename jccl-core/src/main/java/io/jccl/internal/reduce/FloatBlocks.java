@@ -12,8 +12,6 @@ import jdk.incubator.vector.VectorSpecies;
  * (stateless). Mirrors: the fp32 accumulation NCCL's half-precision functors do in registers.
  */
 final class FloatBlocks {
-    private static final VectorSpecies<Float> S = Simd.F32;
-    private static final int LANES = S.length();
 
     private FloatBlocks() {
     }
@@ -22,12 +20,12 @@ final class FloatBlocks {
     static void binary(Kernel k, float[] x, float[] y, int n, float s, float q, boolean vector) {
         if (vector) {
             switch (k) {
-                case SUM -> sumV(x, y, n);
-                case PROD -> prodV(x, y, n);
-                case MIN -> minV(x, y, n);
-                case MAX -> maxV(x, y, n);
-                case MUL_ADD -> mulAddV(x, y, n, s);
-                case SUM_DIV -> sumDivV(x, y, n, q);
+                case SUM -> V.sumV(x, y, n);
+                case PROD -> V.prodV(x, y, n);
+                case MIN -> V.minV(x, y, n);
+                case MAX -> V.maxV(x, y, n);
+                case MUL_ADD -> V.mulAddV(x, y, n, s);
+                case SUM_DIV -> V.sumDivV(x, y, n, q);
             }
         } else {
             switch (k) {
@@ -45,62 +43,14 @@ final class FloatBlocks {
     static void unary(boolean divide, float[] x, int n, float s, float q, boolean vector) {
         if (vector) {
             if (divide) {
-                divV(x, n, q);
+                V.divV(x, n, q);
             } else {
-                mulV(x, n, s);
+                V.mulV(x, n, s);
             }
         } else if (divide) {
             divS(x, n, q);
         } else {
             mulS(x, n, s);
-        }
-    }
-
-    private static void sumV(float[] x, float[] y, int n) {
-        for (int i = 0; i < n; i += LANES) {
-            FloatVector.fromArray(S, x, i).add(FloatVector.fromArray(S, y, i)).intoArray(x, i);
-        }
-    }
-
-    private static void prodV(float[] x, float[] y, int n) {
-        for (int i = 0; i < n; i += LANES) {
-            FloatVector.fromArray(S, x, i).mul(FloatVector.fromArray(S, y, i)).intoArray(x, i);
-        }
-    }
-
-    private static void minV(float[] x, float[] y, int n) {
-        for (int i = 0; i < n; i += LANES) {
-            FloatVector.fromArray(S, x, i).min(FloatVector.fromArray(S, y, i)).intoArray(x, i);
-        }
-    }
-
-    private static void maxV(float[] x, float[] y, int n) {
-        for (int i = 0; i < n; i += LANES) {
-            FloatVector.fromArray(S, x, i).max(FloatVector.fromArray(S, y, i)).intoArray(x, i);
-        }
-    }
-
-    private static void mulAddV(float[] x, float[] y, int n, float s) {
-        for (int i = 0; i < n; i += LANES) {
-            FloatVector.fromArray(S, x, i).add(FloatVector.fromArray(S, y, i).mul(s)).intoArray(x, i);
-        }
-    }
-
-    private static void sumDivV(float[] x, float[] y, int n, float q) {
-        for (int i = 0; i < n; i += LANES) {
-            FloatVector.fromArray(S, x, i).add(FloatVector.fromArray(S, y, i)).div(q).intoArray(x, i);
-        }
-    }
-
-    private static void mulV(float[] x, int n, float s) {
-        for (int i = 0; i < n; i += LANES) {
-            FloatVector.fromArray(S, x, i).mul(s).intoArray(x, i);
-        }
-    }
-
-    private static void divV(float[] x, int n, float q) {
-        for (int i = 0; i < n; i += LANES) {
-            FloatVector.fromArray(S, x, i).div(q).intoArray(x, i);
         }
     }
 
@@ -151,6 +101,66 @@ final class FloatBlocks {
     private static void divS(float[] x, int n, float q) {
         for (int i = 0; i < n; i++) {
             x[i] = x[i] / q;
+        }
+    }
+
+    /**
+     * The vector kernels, apart so that they are loaded (and verified) only when the Vector API is present:
+     * without it this class is never touched.
+     */
+    private static final class V {
+        static final VectorSpecies<Float> S = Simd.F32;
+        static final int LANES = S.length();
+
+        private V() {
+        }
+
+        static void sumV(float[] x, float[] y, int n) {
+            for (int i = 0; i < n; i += LANES) {
+                FloatVector.fromArray(S, x, i).add(FloatVector.fromArray(S, y, i)).intoArray(x, i);
+            }
+        }
+
+        static void prodV(float[] x, float[] y, int n) {
+            for (int i = 0; i < n; i += LANES) {
+                FloatVector.fromArray(S, x, i).mul(FloatVector.fromArray(S, y, i)).intoArray(x, i);
+            }
+        }
+
+        static void minV(float[] x, float[] y, int n) {
+            for (int i = 0; i < n; i += LANES) {
+                FloatVector.fromArray(S, x, i).min(FloatVector.fromArray(S, y, i)).intoArray(x, i);
+            }
+        }
+
+        static void maxV(float[] x, float[] y, int n) {
+            for (int i = 0; i < n; i += LANES) {
+                FloatVector.fromArray(S, x, i).max(FloatVector.fromArray(S, y, i)).intoArray(x, i);
+            }
+        }
+
+        static void mulAddV(float[] x, float[] y, int n, float s) {
+            for (int i = 0; i < n; i += LANES) {
+                FloatVector.fromArray(S, x, i).add(FloatVector.fromArray(S, y, i).mul(s)).intoArray(x, i);
+            }
+        }
+
+        static void sumDivV(float[] x, float[] y, int n, float q) {
+            for (int i = 0; i < n; i += LANES) {
+                FloatVector.fromArray(S, x, i).add(FloatVector.fromArray(S, y, i)).div(q).intoArray(x, i);
+            }
+        }
+
+        static void mulV(float[] x, int n, float s) {
+            for (int i = 0; i < n; i += LANES) {
+                FloatVector.fromArray(S, x, i).mul(s).intoArray(x, i);
+            }
+        }
+
+        static void divV(float[] x, int n, float q) {
+            for (int i = 0; i < n; i += LANES) {
+                FloatVector.fromArray(S, x, i).div(q).intoArray(x, i);
+            }
         }
     }
 }

@@ -99,6 +99,75 @@ class ReducerContractTest {
         assertThat(out).contains("vectorized=false").contains("[scalar forced]");
     }
 
+    /**
+     * A plain {@code java} without {@code --add-modules jdk.incubator.vector}: init, every type reduced across two
+     * ranks with SUM and MAX, exact; no class of the Vector API is loaded, and one INFO line says the reductions run
+     * scalar.
+     */
+    @Test
+    void withoutTheVectorModuleReductionsRunScalar() throws IOException, InterruptedException {
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        ProcessBuilder pb = new ProcessBuilder(java.toString(), "--enable-native-access=ALL-UNNAMED",
+                "-verbose:class", "-cp", System.getProperty("java.class.path"), NoVectorModule.class.getName())
+                .redirectErrorStream(true);
+        pb.environment().put("NCCL_DEBUG", "INFO");
+        pb.environment().put("NCCL_DEBUG_SUBSYS", "INIT");
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes());
+        assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).as(out).isZero();
+        assertThat(out).contains("reductions run scalar loops: jdk.incubator.vector is not in the module graph")
+                .contains("every type reduced exactly, vectorized=false")
+                .doesNotContain("[class,load] jdk.incubator.vector.").doesNotContain("Exception in thread");
+    }
+
+    /** Entry point of the fresh JVM above. */
+    public static final class NoVectorModule {
+        public static void main(String[] args) throws Exception {
+            if (ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent()) {
+                throw new AssertionError("the Vector API module is present");
+            }
+            List<io.jccl.Communicator> comms = io.jccl.Communicator.initAll(2, io.jccl.Config.defaults());
+            int n = 1000;
+            java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+            try {
+                for (DataType type : DataType.values()) {
+                    for (RedOp op : List.of(RedOp.SUM, RedOp.MAX)) {
+                        List<java.util.concurrent.Future<MemorySegment>> f = new java.util.ArrayList<>();
+                        for (io.jccl.Communicator c : comms) {
+                            f.add(pool.submit(() -> {
+                                MemorySegment buf = java.lang.foreign.Arena.ofAuto().allocate((long) n
+                                        * type.sizeBytes(), 16);
+                                for (int i = 0; i < n; i++) {
+                                    type.setDouble(buf, i, (i + c.rank()) % 4);
+                                }
+                                c.allReduce(buf, buf, n, type, op);
+                                return buf;
+                            }));
+                        }
+                        for (java.util.concurrent.Future<MemorySegment> r : f) {
+                            MemorySegment buf = r.get(60, TimeUnit.SECONDS);
+                            for (int i = 0; i < n; i++) {
+                                double want = op == RedOp.SUM ? i % 4 + (i + 1) % 4 : Math.max(i % 4, (i + 1) % 4);
+                                if (type.getDouble(buf, i) != want) {
+                                    throw new AssertionError(type + " " + op + " element " + i + ": "
+                                            + type.getDouble(buf, i) + " != " + want);
+                                }
+                            }
+                        }
+                    }
+                }
+            } finally {
+                pool.shutdown();
+                for (io.jccl.Communicator c : comms) {
+                    c.close();
+                }
+            }
+            System.out.println("every type reduced exactly, vectorized="
+                    + ((ReducerBase) Reducer.of(DataType.FLOAT32, RedOp.SUM, 2)).vectorized() + " " + Simd.describe());
+        }
+    }
+
     /** Entry point of the fresh JVM above. */
     public static final class PrintVectorized {
         public static void main(String[] args) {
