@@ -12,7 +12,7 @@
 # The device tool copies the tracked tree (about 31 MB, 29 of them committed PTX) plus what it carries (.device/java,
 # .device/jre.tar.xz, .device/gpu: about 38 MB with the cubins pruned to copy + reduce_f32_sum) and refuses more than
 # 64 MiB. The GPU machine reads the PTX from the jccl-cuda jar, so for the call the PTX sources may be moved aside:
-#   mv jccl-cuda/src/main/resources/io/jccl/cuda/kernels/*.ptx /tmp/ptx-hold/   (then move them back, or git checkout)
+#   mv jccl-cuda/src/main/resources/io/jccl/cuda/kernels/*.ptx DIR/   (DIR outside the tree; move them back after)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
