@@ -39,8 +39,9 @@ class GpuAcrossHostsGpuTest {
                 String plan = line.substring(line.indexOf(": ") + 2);
                 assertThat(plan).as(line).matches("(ring|p2p) x[12].*");
             }
-            assertThat(out.lines().filter(l -> l.contains(" plans ")).count()).isEqualTo(12);
-            assertThat(out).contains("plans AllToAll 5: p2p", "plans AllGather 5: ring", "plans AllReduce 5: ring");
+            assertThat(out.lines().filter(l -> l.contains(" plans ")).count()).isEqualTo(18);
+            assertThat(out).contains("plans AllToAll 5: p2p x1", "plans AllGather 5: ring x1",
+                    "plans AllReduce 5: ring x1", "plans AllReduce 140001: ring x2", "plans AllToAll 140001: p2p");
         }
     }
 }
