@@ -24,6 +24,8 @@ module io.jccl {
     exports io.jccl.internal.topology.search to io.jccl.tools;
     exports io.jccl.internal.topology.setup to io.jccl.cuda, io.jccl.tools;
     exports io.jccl.internal.topology.xml to io.jccl.cuda, io.jccl.tools;
+    exports io.jccl.internal.transport to io.jccl.cuda;
+    exports io.jccl.internal.transport.net to io.jccl.cuda;
     exports io.jccl.internal.transport.shm to io.jccl.cuda;
     exports io.jccl.internal.tuning to io.jccl.cuda, io.jccl.tools;
     uses io.jccl.Profiler;

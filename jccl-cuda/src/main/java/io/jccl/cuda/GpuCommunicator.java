@@ -109,13 +109,16 @@ public final class GpuCommunicator implements AutoCloseable {
         args.setRings(rings);
         this.rings = rings;
         peers.writeTables(args, layout);
+        int hosts = wiring != null ? wiring.hosts() : 1;
+        String transport = wiring != null ? wiring.transport() : null;
         this.enqueuer = new Enqueuer(device, host.id(), rank, nRanks, args,
-                new CollPlanner(options, nRanks, residentBlocks, peerPointers, wholeLineLinks), calls.defersInGroups());
+                new CollPlanner(options, nRanks, residentBlocks, peerPointers, wholeLineLinks, hosts, transport),
+                calls.defersInGroups());
         if (Log.enabled(Log.Level.INFO, Subsys.INIT)) {   // NCCL's "Init COMPLETE" line, with the kernels by size
             Log.info(Subsys.INIT, rank, "%s: init COMPLETE (communicator %s; %s%s); allReduce: %s", name, host.id(),
-                    peerPointers ? "every buffer addressable" : "peers through CUDA IPC", wholeLineLinks ? ", NVLink"
-                            : "",
-                    enqueuer.planner().allReduceRanges());
+                    hosts > 1 ? "ranks on " + hosts + " hosts, every peer via " + transport + " (proxy)"
+                            : peerPointers ? "every buffer addressable" : "peers through CUDA IPC",
+                    wholeLineLinks ? ", NVLink" : "", enqueuer.planner().allReduceRanges());
         }
         if (host instanceof HostCommunicator h) {   // a lost peer process stops every rank's kernels at once
             h.onFailure(() -> {

@@ -49,10 +49,14 @@ final class GpuInit {
     }
 
     /** Builds the GPU side of a one-process-per-GPU communicator on top of {@code host} (which it then owns). */
-    static GpuCommunicator attach(Communicator host, CudaDevice device, GpuOptions options, Config config) {
-        AreaLayout layout = AreaLayout.of(host.size(), options);
+    static GpuCommunicator attach(Communicator host, CudaDevice device, GpuOptions requested, Config config) {
         ProcessWiring w;
+        GpuOptions options;
+        AreaLayout layout;
         try {
+            // across hosts every connection is a pair of proxy connectors: fewer channels of smaller slots
+            options = ProcessWiring.hostCount(host) > 1 ? ProcessWiring.acrossHosts(requested) : requested;
+            layout = AreaLayout.of(host.size(), options);
             w = ProcessWiring.connect(host, device, layout, gpuTimeoutMs(config));
         } catch (RuntimeException e) {
             host.abort();

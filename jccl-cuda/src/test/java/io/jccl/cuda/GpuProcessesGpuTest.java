@@ -216,7 +216,7 @@ class GpuProcessesGpuTest {
     }
 
     /** As {@link #runRanks(Class, Map, int)} with {@code nProcs} processes. */
-    private static List<String> runRanks(int nProcs, Class<?> main, Map<String, String> extraEnv, int limitSec)
+    static List<String> runRanks(int nProcs, Class<?> main, Map<String, String> extraEnv, int limitSec)
             throws Exception {
         assumeTrue(CudaDevice.isAvailable() && (CudaDevice.count() >= 2 || Boolean.getBoolean("jccl.cuda.shareDevices")),
                 "needs 2 GPUs, or one shared (-Djccl.cuda.shareDevices=true)");

@@ -19,12 +19,14 @@ import io.jccl.internal.topology.TopoEnv;
 import io.jccl.internal.transport.ConnFifo;
 import io.jccl.internal.transport.Connections;
 import io.jccl.internal.transport.Transport;
+import io.jccl.internal.transport.net.GpuNetConnections;
 import io.jccl.internal.transport.net.NetChecksum;
 import io.jccl.internal.transport.net.NetPlugins;
 import io.jccl.internal.transport.net.NetTransport;
 import io.jccl.internal.transport.shm.ShmPeerArea;
 import io.jccl.internal.transport.shm.ShmTransport;
 import io.jccl.internal.tuning.HostTuning;
+import io.jccl.net.NetPlugin;
 
 import java.lang.foreign.Arena;
 import java.time.Duration;
@@ -98,8 +100,9 @@ public final class CommFactory {
                 proxy = new ProxyThread(health, rank, prefix + "-proxy", policy.proxySpins());
             }
             boolean allLocal = shape.nNodes() == 1 && id.rootAddress().getAddress().isLoopbackAddress();
-            NetTransport net = anyNet ? new NetTransport(arena, proxy, health, NetPlugins.select(rank, allLocal), 0,
-                    bootstrap.keys(), rank, timeoutNs, policy, NetChecksum.enabled(shape.nNodes() > 1)) : null;
+            NetPlugin plugin = anyNet ? NetPlugins.select(rank, allLocal) : null;
+            NetTransport net = anyNet ? new NetTransport(arena, proxy, health, plugin, 0, bootstrap.keys(), rank,
+                    timeoutNs, policy, NetChecksum.enabled(shape.nNodes() > 1)) : null;
             shm = new ShmTransport(arena, health, commId, rank, timeoutNs, policy);
             ShmTransport shmT = shm;
             Transport[] byPeer = new Transport[nRanks];
@@ -149,7 +152,10 @@ public final class CommFactory {
                     "comm %s rank %d nRanks %d nNodes %d localRanks %d nChannels %d - Init COMPLETE "
                     + "(%.1f ms)", commId, rank, nRanks, shape.nNodes(), shape.localRanks(), shape.nChannels(),
                     (System.nanoTime() - t0) / 1e6);
-            return new HostCommunicator(rt, resilience.ready(peers));
+            GpuAccess gpu = new GpuAccess(hostOfRank, bootstrap.keys(), health, bootstrap, anyNet
+                    ? new GpuNetConnections(arena, proxy, health, plugin, 0, bootstrap.keys(), rank, nRanks, timeoutNs,
+                            bootstrap) : null);
+            return new HostCommunicator(rt, resilience.ready(peers), gpu);
         } catch (RuntimeException e) {
             health.fail(e instanceof JcclException j ? j : new JcclException(Result.INTERNAL_ERROR, e.toString(), e));
             if (proxy != null) {

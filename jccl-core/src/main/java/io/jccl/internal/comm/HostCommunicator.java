@@ -28,16 +28,18 @@ public final class HostCommunicator implements Communicator, GroupState.Launchab
     private final CommRuntime rt;
     private final io.jccl.internal.profile.CommProbe probe;
     private final CommResilience res;
+    private final GpuAccess gpu;
     private final AtomicLong seq = new AtomicLong();
     private final AtomicReference<Thread> user = new AtomicReference<>();
     private volatile boolean closed;
     /** The communicators of this one's initAll, released together; null for every other communicator. */
     private volatile LocalCloseGroup closeGroup;
 
-    HostCommunicator(CommRuntime runtime, CommResilience resilience) {
+    HostCommunicator(CommRuntime runtime, CommResilience resilience, GpuAccess gpu) {
         this.rt = runtime;
         this.probe = runtime.probe();
         this.res = resilience;
+        this.gpu = gpu;
     }
 
     @Override
@@ -391,6 +393,18 @@ public final class HostCommunicator implements Communicator, GroupState.Launchab
      */
     public void onFailure(Runnable r) {
         rt.health().onFailure(r);
+    }
+
+    /**
+     * What a GPU communicator over the same ranks needs from this one to wire GPUs across hosts: host hashes, keys,
+     * health, the bootstrap exchange and network connectors for kernels (internal: not part of the
+     * {@link Communicator} API).
+     *
+     * @throws JcclException {@link Result#INVALID_USAGE} once this communicator is closed or aborted
+     */
+    public GpuAccess gpuAccess() {
+        checkOpen("gpuAccess");
+        return gpu;
     }
 
     /** Makes this communicator one of {@code group}, released when the last of them closes (initAll). */

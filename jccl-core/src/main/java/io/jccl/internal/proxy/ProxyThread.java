@@ -54,8 +54,13 @@ public final class ProxyThread implements Runnable {
         this.thread.start();
     }
 
-    /** Hands a connector to the proxy thread. */
+    /** Hands a connector to the proxy thread; refused (and the connector closed) once the thread is stopping. */
     public void add(ProxyConnection c) {
+        if (stopping) {
+            c.close();
+            throw new JcclException(Result.INVALID_USAGE, "rank " + rank + ": a data connection was set up after "
+                    + "the communicator's proxy thread stopped (the communicator is closed or aborted)");
+        }
         pending.add(c);
         selector.wakeup();
     }

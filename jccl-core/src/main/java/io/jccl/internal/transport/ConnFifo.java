@@ -16,7 +16,7 @@ import java.nio.ByteBuffer;
  * <p>Owned by: written by exactly one producer thread and one consumer thread. Mirrors: NCCL's ncclSendMem /
  * ncclRecvMem ({@code head}, {@code tail}, {@code connFifo[NCCL_STEPS].size}) and the Simple protocol's buffer.
  */
-public final class ConnFifo {
+public final class ConnFifo implements SlotWords {
     /** Slots per connector, NCCL's {@code NCCL_STEPS}. */
     public static final int NSTEPS = 8;
     public static final long HEAD_OFF = 0;
@@ -104,6 +104,7 @@ public final class ConnFifo {
         return slotBuffers[(int) (step & (NSTEPS - 1))];
     }
 
+    @Override
     public long head() {
         return (long) LONG.getAcquire(ctrl, HEAD_OFF);
     }
@@ -112,10 +113,12 @@ public final class ConnFifo {
         return (long) LONG.getVolatile(ctrl, HEAD_OFF);
     }
 
+    @Override
     public void releaseHead(long v) {
         LONG.setRelease(ctrl, HEAD_OFF, v);
     }
 
+    @Override
     public long tail() {
         return (long) LONG.getAcquire(ctrl, TAIL_OFF);
     }
@@ -124,6 +127,7 @@ public final class ConnFifo {
         return (long) LONG.getVolatile(ctrl, TAIL_OFF);
     }
 
+    @Override
     public void releaseTail(long v) {
         LONG.setRelease(ctrl, TAIL_OFF, v);
     }

@@ -2,10 +2,11 @@ package io.jccl.internal.transport.net;
 
 import io.jccl.JcclException;
 import io.jccl.Result;
-import io.jccl.internal.base.Backoff;
 import io.jccl.internal.base.CommHealth;
+import io.jccl.internal.base.Waker;
 import io.jccl.internal.proxy.ProxyConnection;
 import io.jccl.internal.transport.ConnFifo;
+import io.jccl.internal.transport.SlotWords;
 import io.jccl.internal.transport.net.socket.PollableComm;
 import io.jccl.net.NetPlugin;
 
@@ -16,19 +17,22 @@ import java.nio.channels.SelectableChannel;
 /**
  * Proxy side of a network receive connector, a state machine over the plugin: <b>post</b> an {@code irecv} into
  * every slot the worker has freed (head), up to {@link ConnFifo#NSTEPS} ahead; <b>done</b> when {@code test} says
- * it arrived, in order: check the trailer (the CRC32C when checksums are on, then the step number, so corruption
- * and a desynchronised stream fail loudly), publish size and tag, release tail and wake the worker.
+ * it arrived, in order: in framed mode check the trailer (the CRC32C when checksums are on, then the step number, so
+ * corruption and a desynchronised stream fail loudly) and publish size and tag, in bare mode check that the whole
+ * slot came; then release tail and wake the worker. A polled connector's worker is a kernel, which cannot wake the
+ * proxy when it frees a slot: the proxy never sleeps in its selector while it has one.
  *
  * <p>Owned by: the proxy thread. Mirrors: net.cc recvProxyProgress (post / receive / done).
  */
 final class NetRecvProxy implements ProxyConnection {
     private static final SelectableChannel[] NONE = new SelectableChannel[0];
-    private final ConnFifo fifo;
+    private final SlotWords words;
     private final NetSlots slots;
     private final NetPlugin plugin;
     private final NetPlugin.RecvComm comm;
     private final NetPlugin.MemHandle mh;
-    private final Backoff worker;
+    private final Waker worker;
+    private final boolean polled;
     private final CommHealth health;
     private final String name;
     private final boolean checksum;
@@ -37,14 +41,19 @@ final class NetRecvProxy implements ProxyConnection {
     private long received;
     private volatile boolean closing;
 
-    NetRecvProxy(ConnFifo fifo, NetPlugin plugin, NetPlugin.RecvComm comm, NetPlugin.MemHandle mh, Backoff worker,
-                 CommHealth health, String name, boolean checksum) {
-        this.fifo = fifo;
-        this.slots = new NetSlots(fifo);
+    /**
+     * {@code words}: head read, tail written; {@code mh}: the registration of {@code slots.data()}; {@code polled}:
+     * the worker cannot wake the proxy (a kernel).
+     */
+    NetRecvProxy(SlotWords words, NetSlots slots, NetPlugin plugin, NetPlugin.RecvComm comm, NetPlugin.MemHandle mh,
+                 Waker worker, boolean polled, CommHealth health, String name, boolean checksum) {
+        this.words = words;
+        this.slots = slots;
         this.plugin = plugin;
         this.comm = comm;
         this.mh = mh;
         this.worker = worker;
+        this.polled = polled;
         this.health = health;
         this.name = name;
         this.checksum = checksum;
@@ -54,9 +63,10 @@ final class NetRecvProxy implements ProxyConnection {
     public boolean progress() {
         boolean moved = false;
         try {
-            long limit = fifo.head() + ConnFifo.NSTEPS;
+            long limit = words.head() + ConnFifo.NSTEPS;
             while (posted < limit) {
-                NetPlugin.Request r = plugin.irecv(comm, mh, fifo.slotOffset(posted), slots.wireBytes(), (int) posted);
+                NetPlugin.Request r = plugin.irecv(comm, mh, slots.slotOffset(posted), slots.wireBytes(),
+                        (int) posted);
                 if (r == null) {
                     break;
                 }
@@ -88,10 +98,17 @@ final class NetRecvProxy implements ProxyConnection {
     }
 
     private boolean deliver(int wire) {
+        if (slots.bare()) {
+            if (wire != slots.stepBytes()) {
+                return corrupt("corrupted stream: a message of " + wire + " bytes for step " + received
+                        + " (every message is a whole slot of " + slots.stepBytes() + ")");
+            }
+            return publish();
+        }
         int size = wire - NetSlots.TRAILER_BYTES;
-        if (size < 0 || size > fifo.stepBytes()) {
+        if (size < 0 || size > slots.stepBytes()) {
             return corrupt("corrupted stream: a message of " + wire + " bytes for step " + received
-                    + " (slots hold " + fifo.stepBytes() + " + " + NetSlots.TRAILER_BYTES + ")");
+                    + " (slots hold " + slots.stepBytes() + " + " + NetSlots.TRAILER_BYTES + ")");
         }
         if (checksum) {
             int got = slots.crc(received, size);
@@ -106,9 +123,13 @@ final class NetRecvProxy implements ProxyConnection {
             return corrupt("corrupted stream: got step " + step + " size " + size + ", expected step "
                     + (int) received);
         }
-        fifo.setSize(received, size);
-        fifo.setTag(received, slots.tag(received, size));
-        fifo.releaseTail(++received);
+        slots.publish(received, size);
+        return publish();
+    }
+
+    /** Hands the step received to the worker. */
+    private boolean publish() {
+        words.releaseTail(++received);
         VarHandle.fullFence();
         worker.wake();
         return true;
@@ -132,7 +153,7 @@ final class NetRecvProxy implements ProxyConnection {
 
     @Override
     public boolean canSleep() {
-        return comm instanceof PollableComm p && p.wakesOnChannels();
+        return !polled && comm instanceof PollableComm p && p.wakesOnChannels();
     }
 
     @Override

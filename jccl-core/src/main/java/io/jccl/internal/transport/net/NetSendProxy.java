@@ -2,10 +2,11 @@ package io.jccl.internal.transport.net;
 
 import io.jccl.JcclException;
 import io.jccl.Result;
-import io.jccl.internal.base.Backoff;
 import io.jccl.internal.base.CommHealth;
+import io.jccl.internal.base.Waker;
 import io.jccl.internal.proxy.ProxyConnection;
 import io.jccl.internal.transport.ConnFifo;
+import io.jccl.internal.transport.SlotWords;
 import io.jccl.internal.transport.net.socket.PollableComm;
 import io.jccl.net.NetPlugin;
 
@@ -15,19 +16,22 @@ import java.nio.channels.SelectableChannel;
 
 /**
  * Proxy side of a network send connector, a state machine over the plugin: <b>post</b> each slot the worker
- * published (tail) with its trailer (tag, step, CRC32C) as one {@code isend}, up to {@link ConnFifo#NSTEPS} in
- * flight; <b>done</b> when {@code test} says it left, in order: return the slot (head) and wake the worker.
+ * published (tail) as one {@code isend}, with its trailer (tag, step, CRC32C) in framed mode, the whole slot in bare
+ * mode, up to {@link ConnFifo#NSTEPS} in flight; <b>done</b> when {@code test} says it left, in order: return the
+ * slot (head) and wake the worker. A polled connector's worker is a kernel, which cannot wake the proxy: the proxy
+ * never sleeps in its selector while it has one.
  *
  * <p>Owned by: the proxy thread. Mirrors: net.cc sendProxyProgress (post / transmit / done).
  */
 final class NetSendProxy implements ProxyConnection {
     private static final SelectableChannel[] NONE = new SelectableChannel[0];
-    private final ConnFifo fifo;
+    private final SlotWords words;
     private final NetSlots slots;
     private final NetPlugin plugin;
     private final NetPlugin.SendComm comm;
     private final NetPlugin.MemHandle mh;
-    private final Backoff worker;
+    private final Waker worker;
+    private final boolean polled;
     private final CommHealth health;
     private final String name;
     private final boolean checksum;
@@ -36,14 +40,19 @@ final class NetSendProxy implements ProxyConnection {
     private long done;
     private volatile boolean closing;
 
-    NetSendProxy(ConnFifo fifo, NetPlugin plugin, NetPlugin.SendComm comm, NetPlugin.MemHandle mh, Backoff worker,
-                 CommHealth health, String name, boolean checksum) {
-        this.fifo = fifo;
-        this.slots = new NetSlots(fifo);
+    /**
+     * {@code words}: tail read, head written; {@code mh}: the registration of {@code slots.data()}; {@code polled}:
+     * the worker cannot wake the proxy (a kernel).
+     */
+    NetSendProxy(SlotWords words, NetSlots slots, NetPlugin plugin, NetPlugin.SendComm comm, NetPlugin.MemHandle mh,
+                 Waker worker, boolean polled, CommHealth health, String name, boolean checksum) {
+        this.words = words;
+        this.slots = slots;
         this.plugin = plugin;
         this.comm = comm;
         this.mh = mh;
         this.worker = worker;
+        this.polled = polled;
         this.health = health;
         this.name = name;
         this.checksum = checksum;
@@ -53,11 +62,10 @@ final class NetSendProxy implements ProxyConnection {
     public boolean progress() {
         boolean moved = false;
         try {
-            long tail = fifo.tail();
-            while (posted < tail) {
-                int size = fifo.size(posted);
-                int wire = slots.seal(posted, size, fifo.tag(posted), checksum);
-                NetPlugin.Request r = plugin.isend(comm, mh, fifo.slotOffset(posted), wire, (int) posted);
+            long tail = words.tail();
+            while (posted < tail && posted - done < ConnFifo.NSTEPS) {   // a producer past its credit waits here
+                int wire = slots.seal(posted, checksum);
+                NetPlugin.Request r = plugin.isend(comm, mh, slots.slotOffset(posted), wire, (int) posted);
                 if (r == null) {
                     break;
                 }
@@ -71,7 +79,7 @@ final class NetSendProxy implements ProxyConnection {
                     break;
                 }
                 reqs[i] = null;
-                fifo.releaseHead(++done);
+                words.releaseHead(++done);
                 VarHandle.fullFence();
                 worker.wake();
                 moved = true;
@@ -99,6 +107,9 @@ final class NetSendProxy implements ProxyConnection {
 
     @Override
     public boolean canSleep() {
+        if (polled) {
+            return false;
+        }
         if (comm instanceof PollableComm p) {
             return p.wakesOnChannels();
         }

@@ -9,48 +9,102 @@ import java.nio.ByteOrder;
 import java.util.zip.CRC32C;
 
 /**
- * The wire form of one network slot: the payload followed by a 16-byte trailer (the call's tag, the step number and
- * a CRC32C over payload + tag + step, or 0 when checksums are off), written into the FIFO's spare bytes after the
- * slot so that one plugin message carries both. The step makes a desynchronised stream fail loudly; the CRC makes
- * corruption in transit fail loudly.
+ * The wire form of one network slot, in one of two modes. <b>Framed</b> (host connectors, over a {@link ConnFifo}):
+ * the payload followed by a 16-byte trailer (the call's tag, the step number and a CRC32C over payload + tag + step,
+ * or 0 when checksums are off), written into the FIFO's spare bytes after the slot so that one plugin message
+ * carries both; the step makes a desynchronised stream fail loudly, the CRC makes corruption in transit fail loudly.
+ * <b>Bare</b> (GPU connectors): slots exactly {@code slotBytes} apart with no room after them, whose producer (a
+ * kernel) publishes no sizes: every message is the whole slot, and the receiver knows how much of it counts.
  *
  * <p>Owned by: the proxy thread (one instance per proxy connection). Mirrors: NCCL's net transport, plus an
- * integrity check NCCL does not have.
+ * integrity check NCCL does not have (framed mode).
  */
 final class NetSlots {
-    /** Bytes after the payload. */
+    /** Bytes after the payload (framed mode). */
     static final int TRAILER_BYTES = 16;
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
+    /** The FIFO of a framed connector; null in bare mode. */
     private final ConnFifo fifo;
     private final MemorySegment data;
-    private final ByteBuffer[] wide = new ByteBuffer[ConnFifo.NSTEPS];
-    private final CRC32C crc = new CRC32C();
+    private final int stepBytes;
+    private final ByteBuffer[] wide;
+    private final CRC32C crc;
 
-    NetSlots(ConnFifo fifo) {
+    private NetSlots(ConnFifo fifo, MemorySegment data, int stepBytes) {
         this.fifo = fifo;
-        this.data = fifo.data();
-        for (int i = 0; i < ConnFifo.NSTEPS; i++) {
-            wide[i] = data.asSlice(fifo.slotOffset(i), fifo.stepBytes() + TRAILER_BYTES).asByteBuffer();
+        this.data = data;
+        this.stepBytes = stepBytes;
+        if (fifo == null) {
+            this.wide = null;
+            this.crc = null;
+        } else {
+            this.wide = new ByteBuffer[ConnFifo.NSTEPS];
+            this.crc = new CRC32C();
+            for (int i = 0; i < ConnFifo.NSTEPS; i++) {
+                wide[i] = data.asSlice(fifo.slotOffset(i), stepBytes + TRAILER_BYTES).asByteBuffer();
+            }
         }
     }
 
-    /** Slot size on the wire. */
-    int wireBytes() {
-        return fifo.stepBytes() + TRAILER_BYTES;
+    /** Slots of {@code fifo}, which must leave {@link #TRAILER_BYTES} after each slot. */
+    static NetSlots framed(ConnFifo fifo) {
+        return new NetSlots(fifo, fifo.data(), fifo.stepBytes());
     }
 
-    /** Writes the trailer after {@code size} payload bytes of {@code step}; returns the message size. */
-    int seal(long step, int size, long tag, boolean checksum) {
+    /** {@link ConnFifo#NSTEPS} slots of {@code slotBytes}, back to back at the start of {@code data}. */
+    static NetSlots bare(MemorySegment data, int slotBytes) {
+        return new NetSlots(null, data, slotBytes);
+    }
+
+    /** True for slots without trailer and sizes (GPU connectors). */
+    boolean bare() {
+        return fifo == null;
+    }
+
+    /** The memory of all slots (what the plugin registers). */
+    MemorySegment data() {
+        return data;
+    }
+
+    int stepBytes() {
+        return stepBytes;
+    }
+
+    /** Offset of the slot of {@code step} in {@link #data()}. */
+    long slotOffset(long step) {
+        return fifo != null ? fifo.slotOffset(step) : (step & (ConnFifo.NSTEPS - 1)) * (long) stepBytes;
+    }
+
+    /** Slot size on the wire: the largest message a receive takes. */
+    int wireBytes() {
+        return fifo != null ? stepBytes + TRAILER_BYTES : stepBytes;
+    }
+
+    /**
+     * The message to send for a published {@code step}: framed, writes the trailer after the size the worker
+     * published; bare, the whole slot. Returns the message size.
+     */
+    int seal(long step, boolean checksum) {
+        if (fifo == null) {
+            return stepBytes;
+        }
+        int size = fifo.size(step);
         long at = fifo.slotOffset(step) + size;
-        data.set(LONG, at, tag);
+        data.set(LONG, at, fifo.tag(step));
         data.set(INT, at + 8, (int) step);
         data.set(INT, at + 12, checksum ? crc(step, size) : 0);
         return size + TRAILER_BYTES;
     }
 
-    /** CRC32C over the payload, tag and step of a slot of {@code size} payload bytes. */
+    /** Framed: publishes the size and tag of a received {@code step} of {@code size} payload bytes to the worker. */
+    void publish(long step, int size) {
+        fifo.setSize(step, size);
+        fifo.setTag(step, tag(step, size));
+    }
+
+    /** CRC32C over the payload, tag and step of a slot of {@code size} payload bytes (framed). */
     int crc(long step, int size) {
         ByteBuffer b = wide[(int) (step & (ConnFifo.NSTEPS - 1))];
         b.clear().limit(size + 12);

@@ -30,6 +30,7 @@ final class LocalRanks {
     private final int local;
     private final boolean others;
     private final List<Runnable> frees = new ArrayList<>();
+    private final List<Runnable> afterClose = new ArrayList<>();
     private final List<Communicator> hosts = new ArrayList<>();
     private int closed;
     private boolean stopped;
@@ -48,12 +49,13 @@ final class LocalRanks {
     /**
      * One rank closed: {@code free} releases its GPU resources, {@code host} is its host communicator,
      * {@code stopped} says whether the communicator was stopped (then peers may be gone: no barrier). The last local
-     * rank runs the barriers, every rank's {@code free} and closes the host communicators together; returns the
-     * first error.
+     * rank runs the barriers, every rank's {@code free}, closes the host communicators together, then runs every
+     * rank's {@code after} (memory their proxy threads used); returns the first error.
      */
     @SuppressWarnings("try") // the resource is held for the scope, not used
-    synchronized RuntimeException release(Runnable free, Communicator host, boolean stopped) {
+    synchronized RuntimeException release(Runnable free, Runnable after, Communicator host, boolean stopped) {
         frees.add(free);
+        afterClose.add(after);
         hosts.add(host);
         this.stopped |= stopped;
         if (++closed < local) {
@@ -77,6 +79,13 @@ final class LocalRanks {
             }
         } catch (RuntimeException e) {
             first = first == null ? e : first;
+        }
+        for (Runnable f : afterClose) {
+            try {
+                f.run();
+            } catch (RuntimeException e) {
+                first = first == null ? e : first;
+            }
         }
         return first;
     }

@@ -5,7 +5,10 @@ import io.jccl.DataType;
 import io.jccl.JcclException;
 import io.jccl.cuda.CudaDevice;
 import io.jccl.cuda.DeviceBuffer;
+import io.jccl.cuda.GpuOptions;
 import io.jccl.cuda.internal.enqueue.KernelArgs;
+import io.jccl.internal.comm.GpuAccess;
+import io.jccl.internal.comm.HostCommunicator;
 import io.jccl.internal.debug.Log;
 import io.jccl.internal.topology.TopoEnv;
 
@@ -22,12 +25,18 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
  * {@link #connect} allocates and zeroes this rank's memory, exchanges {@link RankInfo}s with the host communicator's
  * allGather, checks that every rank agrees, sets up the shared control memory, opens every peer's handle on this GPU,
  * and ends with a host barrier, so no kernel can touch a peer's memory before it is mapped everywhere. Owns the host
- * communicator from then on.
+ * communicator from then on. When the ranks span hosts ({@code PeerInfo.hostHash}, which honours NCCL_HOSTID), no
+ * peer memory is mapped: every peer goes through the network proxy ({@link NetAreas}; net mode, communicator-wide),
+ * and only the ring and point-to-point kernels may run.
  *
  * <p>Thread: the communicator's owner; the control memory from any thread. Mirrors NCCL's p2p transport setup
- * (p2pSendSetup/p2pRecvSetup with legacy CUDA IPC) driven by bootstrapAllGather.
+ * (p2pSendSetup/p2pRecvSetup with legacy CUDA IPC) driven by bootstrapAllGather, and its net transport across hosts.
  */
 public final class ProcessWiring {
+    /** Channels of every connection when the ranks span hosts (each is a send and a receive connector per peer). */
+    public static final int NET_CHANNELS = 2;
+    /** The largest FIFO slot when the ranks span hosts (the pinned memory grows with ranks², channels and slots). */
+    public static final long NET_SLOT_BYTES = 128L << 10;
     private final Communicator host;
     private final RankArea area;
     private final PeerAreas peers;
@@ -38,10 +47,13 @@ public final class ProcessWiring {
     /** The ranks of this process when there are several (released together); else null. */
     private final LocalRanks local;
     private final boolean allHere;
+    /** The connection areas across hosts (net mode), else null. */
+    private final NetAreas net;
+    private final int hosts;
 
     private ProcessWiring(Communicator host, RankArea area, PeerAreas peers, SharedControl control,
                           int residentBlocks, boolean wholeLineLinks, int[][] rings, LocalRanks local,
-                          boolean allHere) {
+                          boolean allHere, NetAreas net, int hosts) {
         this.host = host;
         this.area = area;
         this.peers = peers;
@@ -51,18 +63,51 @@ public final class ProcessWiring {
         this.rings = rings;
         this.local = local;
         this.allHere = allHere;
+        this.net = net;
+        this.hosts = hosts;
+    }
+
+    /** The hosts {@code host}'s ranks run on (1 when it tells none: not a {@link HostCommunicator}). */
+    public static int hostCount(Communicator host) {
+        GpuAccess access = access(host);
+        if (access == null) {
+            return 1;
+        }
+        java.util.Set<Long> seen = new java.util.HashSet<>();
+        for (int r = 0; r < host.size(); r++) {
+            seen.add(access.hostHash(r));
+        }
+        return seen.size();
+    }
+
+    /**
+     * {@code options} for a communicator across hosts: at most {@link #NET_CHANNELS} channels of at most
+     * {@link #NET_SLOT_BYTES} slots (the same on every rank, so the layouts and plans agree).
+     */
+    public static GpuOptions acrossHosts(GpuOptions options) {
+        return options.withRing(Math.min(options.ringChannels(), NET_CHANNELS),
+                Math.min(options.ringSlotBytes(), NET_SLOT_BYTES), options.ringChunkSteps());
+    }
+
+    private static GpuAccess access(Communicator host) {
+        return host instanceof HostCommunicator h ? h.gpuAccess() : null;
     }
 
     /** Sets up this rank's side; collective over {@code host} (every rank calls it). */
     public static ProcessWiring connect(Communicator host, CudaDevice device, AreaLayout layout, long timeoutMs) {
         int me = host.rank();
         int n = host.size();
+        GpuAccess access = access(host);
+        int hosts = hostCount(host);
+        boolean acrossHosts = hosts > 1;
         RankArea area = RankArea.allocate(device, layout);
         SharedControl control = null;
+        NetAreas net = null;
         List<DeviceBuffer> mappings = new ArrayList<>();
         try {
-            byte[] handle = n > 1 ? area.ipcHandle() : new byte[64];
-            RankInfo mine = new RankInfo(ProcessHandle.current().pid(), device.pciBusId(),
+            byte[] handle = n > 1 && !acrossHosts ? area.ipcHandle() : new byte[64];
+            RankInfo mine = new RankInfo(access != null ? access.hostHash(me) : 0, ProcessHandle.current().pid(),
+                    device.pciBusId(),
                     device.multiprocessorCount(), layout.fingerprint(), area.sizeBytes(), area.base(), handle);
             List<RankInfo> all = new ArrayList<>(n);
             try (Arena a = Arena.ofShared()) {
@@ -75,17 +120,20 @@ public final class ProcessWiring {
                 }
             }
             RankInfo.checkConsistent(all, me);
-            control = SharedControl.forProcesses(host, device, timeoutMs);
+            control = SharedControl.forProcesses(host, device, timeoutMs, acrossHosts ? "the ranks run on " + hosts
+                    + " hosts" : null);
             int resident = Integer.MAX_VALUE;
             long[] bases = new long[n];
             for (int r = 0; r < n; r++) {
                 RankInfo info = all.get(r);
                 String bus = info.busId();
-                long sharing = all.stream().filter(i -> i.busId().equals(bus)).count();
+                long sharing = all.stream().filter(info::sameGpu).count();
                 resident = (int) Math.min(resident, Math.max(1, info.sms() / sharing));
                 if (r == me) {
                     bases[r] = area.base();
-                } else if (info.pid() == mine.pid()) {   // a rank of this process (a split of initAll's ranks)
+                } else if (acrossHosts) {
+                    bases[r] = 0;   // reached only through the network proxy (NetAreas)
+                } else if (info.sameProcess(mine)) {   // a rank of this process (a split of initAll's ranks)
                     reach(device, bus, r);
                     bases[r] = info.areaBase();
                 } else {
@@ -94,9 +142,13 @@ public final class ProcessWiring {
                     bases[r] = m.address();
                 }
             }
+            if (acrossHosts) {
+                net = NetAreas.allocate(device, layout, me, access.net().name());
+                net.connect(access, device, layout, me);
+            }
             int[][] nvlinks = agreeOnLinks(host, device, all);
-            int[][] rings = agreeOnRings(host,
-                    GpuRings.searchOrInOrder(GpuRings.onePerRank(all.stream().map(RankInfo::busId).toList()),
+            int[][] rings = agreeOnRings(host, acrossHosts ? GpuRings.inOrder(n)
+                    : GpuRings.searchOrInOrder(GpuRings.onePerRank(all.stream().map(RankInfo::busId).toList()),
                     device.computeCapability(), nvlinks, TopoEnv.system(), me));
             boolean[][] linked = new boolean[n][n];
             for (int r = 0; r < n; r++) {
@@ -104,10 +156,15 @@ public final class ProcessWiring {
                     linked[r][q] = nvlinks[r][q] > 0;
                 }
             }
-            int here = (int) all.stream().filter(i -> i.pid() == mine.pid()).count();
-            return new ProcessWiring(host, area, new PeerAreas(bases, mappings), control, resident,
-                    Clique.allLinked(linked), rings, here > 1 ? LocalRanks.of(host, here) : null, n > 1 && here == n);
+            int here = (int) all.stream().filter(mine::sameProcess).count();
+            return new ProcessWiring(host, area, new PeerAreas(bases, net != null ? net.connBases(me) : null,
+                    mappings), control, resident, !acrossHosts && Clique.allLinked(linked), rings,
+                    here > 1 ? LocalRanks.of(host, here) : null, n > 1 && here == n, net, hosts);
         } catch (RuntimeException e) {
+            if (net != null) {   // the proxy may hold its memory: stop it first
+                host.abort();
+                closeQuietly(net::close);
+            }
             for (DeviceBuffer m : mappings) {
                 closeQuietly(m::close);
             }
@@ -149,13 +206,20 @@ public final class ProcessWiring {
      * for GPUs found by PCI bus id among those this process sees; a GPU it cannot see counts as not linked, and no
      * context is created on them), the ranks allgather their counts, and a pair counts as linked only when both of its
      * ranks say so (with the smaller count), so every rank plans alike. Collective over host; it also serves as the
-     * barrier after the IPC mappings.
+     * barrier after the IPC mappings. A GPU of another host is never linked (its bus id may be that of a GPU here).
      */
     private static int[][] agreeOnLinks(Communicator host, CudaDevice device, List<RankInfo> all) {
         int n = host.size();
+        RankInfo self = all.get(host.rank());
         List<String> busIds = all.stream().map(RankInfo::busId).toList();
         int[] mine = CudaGpuProbe.linkCounts(device.pciBusId(), busIds,
-                q -> q != host.rank() && device.nativeAtomicsWith(busIds.get(q)));
+                q -> q != host.rank() && all.get(q).hostHash() == self.hostHash()
+                        && device.nativeAtomicsWith(busIds.get(q)));
+        for (int q = 0; q < n; q++) {
+            if (all.get(q).hostHash() != self.hostHash()) {
+                mine[q] = 0;
+            }
+        }
         int[][] links = new int[n][n];
         try (Arena a = Arena.ofShared()) {
             MemorySegment send = a.allocate(n);
@@ -208,6 +272,16 @@ public final class ProcessWiring {
         }
     }
 
+    /** The hosts the ranks run on; above 1 every peer goes through the network ({@link NetAreas}). */
+    public int hosts() {
+        return hosts;
+    }
+
+    /** The transport GPU traffic crosses hosts over ({@code NET/Socket}), or null on one host. */
+    public String transport() {
+        return net != null ? net.transport() : null;
+    }
+
     /** The ring orders the ring kernels follow, the same on every rank ({@link GpuRings}). */
     public int[][] rings() {
         return rings;
@@ -257,6 +331,10 @@ public final class ProcessWiring {
                 closeQuietly(peers::close);
                 closeQuietly(area::close);
                 closeQuietly(control::close);
+            }, () -> {
+                if (net != null) {   // the host communicators are closed: no proxy touches it any more
+                    closeQuietly(net::close);
+                }
             }, host, stopped);
             if (e != null) {
                 throw e;
@@ -269,7 +347,13 @@ public final class ProcessWiring {
         closeQuietly(peers::close);
         closeQuietly(area::close);
         closeQuietly(control::close);
-        host.close();
+        try {
+            host.close();
+        } finally {
+            if (net != null) {   // after the proxy thread stopped
+                closeQuietly(net::close);
+            }
+        }
     }
 
     private static void closeQuietly(Runnable r) {

@@ -14,13 +14,14 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
 
 /**
  * What one process tells the others when a one-process-per-GPU communicator starts (exchanged with the host
- * communicator's allGather): its process id, its GPU's bus id and multiprocessor count, the layout of its
+ * communicator's allGather): its host and process id, its GPU's bus id and multiprocessor count, the layout of its
  * collective memory, and that memory's 64-byte CUDA IPC handle and address (which ranks of the same process use
  * instead of the handle). Fixed 256-byte encoding.
  *
  * <p>A value. Mirrors NCCL's peerInfo exchange plus the p2p transport's IPC handle exchange (p2p.cc).
  *
- * @param pid          process id
+ * @param hostHash     its host ({@code PeerInfo.hostHash}: ranks with equal hashes share a host; NCCL_HOSTID)
+ * @param pid          process id (on that host)
  * @param busId        the GPU's PCI bus id
  * @param sms          its multiprocessor count
  * @param layout       {@link AreaLayout#fingerprint()} of its collective memory
@@ -28,7 +29,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
  * @param areaBase     its address (valid in the rank's own process)
  * @param ipcHandle    its CUDA IPC handle (64 bytes)
  */
-record RankInfo(long pid, String busId, int sms, String layout, long areaBytes, long areaBase,
+record RankInfo(long hostHash, long pid, String busId, int sms, String layout, long areaBytes, long areaBase,
                        byte[] ipcHandle) {
     /** Bytes of the encoding. */
     public static final int BYTES = 256;
@@ -37,6 +38,7 @@ record RankInfo(long pid, String busId, int sms, String layout, long areaBytes, 
     private static final int PID = 72;
     private static final int SMS = 80;
     private static final int BASE = 88;
+    private static final int HOST = 96;
     private static final int BUS = 128;
     private static final int LAYOUT = 192;
     private static final int TEXT = 64;
@@ -56,6 +58,7 @@ record RankInfo(long pid, String busId, int sms, String layout, long areaBytes, 
         seg.set(JAVA_LONG_UNALIGNED, PID, pid);
         seg.set(JAVA_INT_UNALIGNED, SMS, sms);
         seg.set(JAVA_LONG_UNALIGNED, BASE, areaBase);
+        seg.set(JAVA_LONG_UNALIGNED, HOST, hostHash);
         text(seg, BUS, busId);
         text(seg, LAYOUT, layout);
     }
@@ -63,12 +66,14 @@ record RankInfo(long pid, String busId, int sms, String layout, long areaBytes, 
     /** Reads an encoding written by {@link #encode}. */
     public static RankInfo decode(MemorySegment seg) {
         byte[] h = seg.asSlice(HANDLE, 64).toArray(JAVA_BYTE);
-        return new RankInfo(seg.get(JAVA_LONG_UNALIGNED, PID), text(seg, BUS), seg.get(JAVA_INT_UNALIGNED, SMS),
-                text(seg, LAYOUT), seg.get(JAVA_LONG_UNALIGNED, AREA), seg.get(JAVA_LONG_UNALIGNED, BASE), h);
+        return new RankInfo(seg.get(JAVA_LONG_UNALIGNED, HOST), seg.get(JAVA_LONG_UNALIGNED, PID), text(seg, BUS),
+                seg.get(JAVA_INT_UNALIGNED, SMS), text(seg, LAYOUT), seg.get(JAVA_LONG_UNALIGNED, AREA),
+                seg.get(JAVA_LONG_UNALIGNED, BASE), h);
     }
 
     /**
-     * Checks that every rank has the same memory layout (the same options and rank count) and its own GPU.
+     * Checks that every rank has the same memory layout (the same options and rank count) and its own GPU (GPUs of
+     * different hosts may have the same bus id).
      *
      * @throws JcclException {@link Result#INVALID_USAGE} naming the ranks that disagree
      */
@@ -82,12 +87,23 @@ record RankInfo(long pid, String busId, int sms, String layout, long areaBytes, 
                         + "channels/slotBytes): every process must use the same jccl.cuda.* options");
             }
             for (int q = r + 1; q < all.size(); q++) {
-                if (o.busId.equals(all.get(q).busId) && !Clique.sharesDevices()) {
+                if (o.sameGpu(all.get(q)) && !Clique.sharesDevices()) {
                     throw new JcclException(Result.INVALID_USAGE, "ranks " + r + " and " + q + " both use the GPU at "
-                            + o.busId + "; each rank needs its own GPU (set the device from the local rank)");
+                            + o.busId + " of one host; each rank needs its own GPU (set the device from the local"
+                            + " rank)");
                 }
             }
         }
+    }
+
+    /** Whether {@code o} runs in the same process as this rank (the same host and process id). */
+    public boolean sameProcess(RankInfo o) {
+        return o.hostHash == hostHash && o.pid == pid;
+    }
+
+    /** Whether {@code o} uses the same GPU as this rank (the same host and bus id). */
+    public boolean sameGpu(RankInfo o) {
+        return o.hostHash == hostHash && o.busId.equals(busId);
     }
 
     private static void text(MemorySegment seg, int off, String s) {
@@ -106,8 +122,8 @@ record RankInfo(long pid, String busId, int sms, String layout, long areaBytes, 
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof RankInfo r && r.pid == pid && r.busId.equals(busId) && r.sms == sms
-                && r.layout.equals(layout) && r.areaBytes == areaBytes && r.areaBase == areaBase
+        return o instanceof RankInfo r && r.hostHash == hostHash && r.pid == pid && r.busId.equals(busId)
+                && r.sms == sms && r.layout.equals(layout) && r.areaBytes == areaBytes && r.areaBase == areaBase
                 && Arrays.equals(r.ipcHandle, ipcHandle);
     }
 

@@ -72,11 +72,16 @@ public final class SharedControl implements AutoCloseable {
     /**
      * For this process's rank of a one-process-per-GPU communicator; collective over {@code host} (every rank calls
      * it, after the ranks have agreed they share a host). Falls back to a per-process area (see the class comment)
-     * when any rank cannot map the file.
+     * when any rank cannot map the file, and goes straight to it when {@code unshared} says why the ranks cannot
+     * share memory (they run on several hosts; null: try).
      */
-    public static SharedControl forProcesses(Communicator host, CudaDevice device, long timeoutMs) {
+    public static SharedControl forProcesses(Communicator host, CudaDevice device, long timeoutMs,
+                                             String unshared) {
         int me = host.rank();
         int n = host.size();
+        if (unshared != null) {
+            return ownArea(me, device, timeoutMs, unshared);
+        }
         long bytes = AREA_PAGE + StopNote.BYTES + CallLedger.bytes(n);
         Arena arena = Arena.ofShared();
         String name = "";
@@ -118,9 +123,14 @@ public final class SharedControl implements AutoCloseable {
             area.close();
         }
         arena.close();
+        return ownArea(me, device, timeoutMs, problem != null ? problem
+                : "another rank could not map " + ShmFiles.dir() + "/" + name);
+    }
+
+    /** The fallback: an area of this process's own, no ledger. */
+    private static SharedControl ownArea(int me, CudaDevice device, long timeoutMs, String why) {
         Log.info(Subsys.INIT, me, "GPU ranks share no control memory (%s): a timeout or abort stops this"
-                + " process's kernels only, and calls are checked only with JCCL_CHECK_CALLS=1",
-                problem != null ? problem : "another rank could not map " + ShmFiles.dir() + "/" + name);
+                + " process's kernels only, and calls are checked only with JCCL_CHECK_CALLS=1", why);
         Arena own = Arena.ofShared();
         try {
             return new SharedControl(AbortArea.allocate(device, timeoutMs), new StopNote(own.allocate(StopNote.BYTES)),

@@ -45,6 +45,10 @@ public final class CollPlanner implements CallSelector {
     private final int blockLimit;
     private final boolean peerPointers;
     private final boolean wholeLineLinks;
+    /** The hosts the ranks run on: above 1 only the ring and point-to-point kernels can run (over {@link #net}). */
+    private final int hosts;
+    /** The transport between hosts ({@code NET/Socket}), or null on one host. */
+    private final String net;
     /**
      * Kernel flags every pull allReduce carries: its in-flight depth ({@link GpuOptions#pullUnroll()}), and the two
      * experiments, -Djccl.cuda.pullGather (two-shot gathers by remote reads) and -Djccl.cuda.fencedPublish (A/B only:
@@ -65,6 +69,22 @@ public final class CollPlanner implements CallSelector {
      */
     public CollPlanner(GpuOptions options, int nRanks, int residentBlocks, boolean peerPointers,
                        boolean wholeLineLinks) {
+        this(options, nRanks, residentBlocks, peerPointers, wholeLineLinks, 1, null);
+    }
+
+    /**
+     * As above, for ranks on {@code hosts} hosts joined by the transport {@code net}: with more than one, every peer
+     * is reached through the network proxy's FIFOs (net mode), so no kernel that reads or writes a peer's memory
+     * directly (LL, LL128, packed LL, push, pull) is chosen or may be forced; collectives run on the ring, allToAll
+     * as sends and receives, at every size.
+     */
+    public CollPlanner(GpuOptions options, int nRanks, int residentBlocks, boolean peerPointers,
+                       boolean wholeLineLinks, int hosts, String net) {
+        this.hosts = Math.max(1, hosts);
+        this.net = this.hosts > 1 ? (net != null ? net : "NET") : null;
+        if (this.hosts > 1 && (peerPointers || wholeLineLinks)) {
+            throw new IllegalArgumentException("ranks on " + hosts + " hosts share no pointers and no NVLink");
+        }
         this.options = options;
         this.nRanks = nRanks;
         this.blockLimit = Math.max(1, Math.min(Math.min(GpuOptions.KERNEL_MAX_BLOCKS, options.maxBlocks()),
@@ -78,9 +98,14 @@ public final class CollPlanner implements CallSelector {
                         ? KernelArgs.FLAG_FENCED_PUBLISH : 0);
     }
 
-    /** The LL size of every collective but the 2-rank allReduce. */
+    /** The LL size of every collective but the 2-rank allReduce (0 across hosts: no LL there). */
     public long llOthersMaxBytes() {
-        return Math.min(options.llMaxBytes(), LL_OTHERS_MAX_BYTES);
+        return hosts > 1 ? 0 : Math.min(options.llMaxBytes(), LL_OTHERS_MAX_BYTES);
+    }
+
+    /** Whether the ranks span hosts (only the ring and point-to-point kernels run). */
+    public boolean acrossHosts() {
+        return hosts > 1;
     }
 
     /** The grid limit every plan respects. */
@@ -134,6 +159,14 @@ public final class CollPlanner implements CallSelector {
         if (nRanks == 1) {
             return AllReduceAlgorithm.LL;
         }
+        if (hosts > 1) {
+            if (forced != AllReduceAlgorithm.AUTO && forced != AllReduceAlgorithm.RING) {
+                throw new JcclException(Result.INVALID_USAGE, "the " + forced.shortName() + " allReduce reads or"
+                        + " writes the peers' memory directly, but the ranks run on " + hosts + " hosts, reached only"
+                        + " through the ring over " + net + "; use AUTO or RING");
+            }
+            return AllReduceAlgorithm.RING;
+        }
         if (forced != AllReduceAlgorithm.AUTO) {
             checkForced(forced, bytes, op, pullOk);
             return forced;
@@ -169,7 +202,7 @@ public final class CollPlanner implements CallSelector {
      */
     public void plan(Collective coll, long count, int elemBytes, RedOp.Kind op, Plan plan) {
         long bytes = Math.multiplyExact(count, (long) elemBytes);
-        boolean small = nRanks == 1 || bytes <= llOthersMaxBytes();
+        boolean small = nRanks == 1 || (hosts == 1 && bytes <= llOthersMaxBytes());
         plan.flags = 0;
         plan.chunkBytes = 0;
         switch (coll) {
@@ -235,7 +268,8 @@ public final class CollPlanner implements CallSelector {
         if (!coll.reduces() && coll != Collective.ALL_GATHER && coll != Collective.BROADCAST
                 && coll != Collective.ALL_TO_ALL) {
             return new Selection(coll, nBytes, "p2p", Protocol.SIMPLE, p2pBlocks(nBytes), 0, coll.ncclName()
-                    + " runs as sends and receives: one channel per " + P2P_MIN_BYTES_PER_CHANNEL + " bytes", null);
+                    + " runs as sends and receives: one channel per " + P2P_MIN_BYTES_PER_CHANNEL + " bytes"
+                    + (hosts > 1 ? "; ranks on " + hosts + " hosts: ring/p2p over " + net : ""), null);
         }
         Plan p = new Plan();
         plan(coll, nBytes, 1, op, p);
@@ -251,6 +285,10 @@ public final class CollPlanner implements CallSelector {
     private String why(Collective coll, long bytes, RedOp.Kind op, Plan p) {
         if (nRanks == 1) {
             return "one rank: a local copy";
+        }
+        if (hosts > 1) {
+            return "ranks on " + hosts + " hosts: ring/p2p over " + net + (options.algorithm()
+                    == AllReduceAlgorithm.RING && coll == Collective.ALL_REDUCE ? " (forced ring)" : "");
         }
         if (coll != Collective.ALL_REDUCE) {
             return bytes <= llOthersMaxBytes() ? "up to the LL size (" + llOthersMaxBytes() + " bytes)"

@@ -46,17 +46,23 @@ class AreaLayoutTest {
         byte[] h = new byte[64];
         h[0] = 7;
         h[63] = -1;
-        RankInfo a = new RankInfo(4242, "0000:19:00.0", 132, "2/8192/4194304/128/262144", 1L << 30, 0x7f0000000000L, h);
+        RankInfo a = new RankInfo(0x51L, 4242, "0000:19:00.0", 132, "2/8192/4194304/128/262144", 1L << 30,
+                0x7f0000000000L, h);
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment s = arena.allocate(RankInfo.BYTES);
             a.encode(s);
             assertThat(RankInfo.decode(s)).isEqualTo(a);
         }
-        RankInfo b = new RankInfo(4243, "0000:2a:00.0", 132, a.layout(), 1L << 30, 0x7f0000000000L, h);
+        RankInfo b = new RankInfo(0x51L, 4243, "0000:2a:00.0", 132, a.layout(), 1L << 30, 0x7f0000000000L, h);
         RankInfo.checkConsistent(java.util.List.of(a, b), 0);
-        RankInfo c = new RankInfo(4243, "0000:2a:00.0", 132, "2/1/1/1/1", 1L << 30, 0x7f0000000000L, h);
+        RankInfo c = new RankInfo(0x51L, 4243, "0000:2a:00.0", 132, "2/1/1/1/1", 1L << 30, 0x7f0000000000L, h);
         assertThatThrownBy(() -> RankInfo.checkConsistent(java.util.List.of(a, c), 0)).hasMessageContaining("layout");
-        RankInfo d = new RankInfo(4243, "0000:19:00.0", 132, a.layout(), 1L << 30, 0x7f0000000000L, h);
+        RankInfo d = new RankInfo(0x51L, 4243, "0000:19:00.0", 132, a.layout(), 1L << 30, 0x7f0000000000L, h);
         assertThatThrownBy(() -> RankInfo.checkConsistent(java.util.List.of(a, d), 1)).hasMessageContaining("own GPU");
+        // the same bus id on another host is another GPU
+        RankInfo e = new RankInfo(0x52L, 4242, "0000:19:00.0", 132, a.layout(), 1L << 30, 0x7f0000000000L, h);
+        RankInfo.checkConsistent(java.util.List.of(a, e), 0);
+        assertThat(a.sameProcess(e)).isFalse();
+        assertThat(a.sameGpu(e)).isFalse();
     }
 }

@@ -208,4 +208,54 @@ class CollPlannerTest {
         CollPlanner eight = new CollPlanner(D, 8, 132, true, true);
         assertThat(eight.p2pBlocks(1L << 30) * 14 + CollPlanner.COPY_BLOCKS).isLessThanOrEqualTo(128);
     }
+
+    /**
+     * Ranks on several hosts reach each other only through the network proxy's FIFOs: every collective runs on the
+     * ring and allToAll as sends and receives at every size (never LL, LL128, push or pull), forced kernels other
+     * than the ring are refused naming the hosts, and the why names the transport.
+     */
+    @Test
+    void acrossHostsOnlyTheRingAndPointToPointRun() {
+        GpuOptions net = D.withRing(2, 128 << 10, 2);
+        for (int n : new int[] {2, 3, 8}) {
+            CollPlanner p = new CollPlanner(net, n, 132, false, false, 2, "NET/Socket");
+            assertThat(p.acrossHosts()).isTrue();
+            assertThat(p.allReduceRanges()).isEqualTo("ring at every size");
+            for (long bytes : new long[] {1, 8, 1 << 10, 64 << 10, 1 << 20, 1L << 30}) {
+                assertThat(p.chooseAllReduce(bytes, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.RING);
+                assertThat(p.chooseAllReduce(bytes, RedOp.Kind.PRE_MUL_SUM)).isEqualTo(AllReduceAlgorithm.RING);
+                assertThat(plan(p, Collective.ALL_REDUCE, bytes, 1, RedOp.Kind.SUM).family())
+                        .isEqualTo(KernelFamily.RING);
+                assertThat(plan(p, Collective.REDUCE_SCATTER, bytes, 1, RedOp.Kind.SUM).family())
+                        .isEqualTo(KernelFamily.RING);
+                assertThat(plan(p, Collective.REDUCE, bytes, 1, RedOp.Kind.MAX).family())
+                        .isEqualTo(KernelFamily.RING);
+                assertThat(plan(p, Collective.ALL_GATHER, bytes, 1, RedOp.Kind.SUM).family())
+                        .isEqualTo(KernelFamily.RING_COPY);
+                assertThat(plan(p, Collective.BROADCAST, bytes, 1, RedOp.Kind.SUM).family())
+                        .isEqualTo(KernelFamily.RING_COPY);
+                assertThat(plan(p, Collective.ALL_TO_ALL, bytes, 1, RedOp.Kind.SUM).family())
+                        .isEqualTo(KernelFamily.P2P);
+                assertThat(plan(p, Collective.ALL_REDUCE, bytes, 1, RedOp.Kind.SUM).blocks()).isBetween(1, 2);
+                assertThat(p.p2pBlocks(bytes)).isBetween(1, 2);
+            }
+            assertThat(p.select(Collective.ALL_REDUCE, 8, RedOp.Kind.SUM, false).why())
+                    .isEqualTo("ranks on 2 hosts: ring/p2p over NET/Socket");
+            assertThat(p.select(Collective.ALL_TO_ALL, 8, RedOp.Kind.SUM, false).algorithm()).isEqualTo("p2p");
+            assertThat(p.select(Collective.SEND_RECV, 8, RedOp.Kind.SUM, false).why())
+                    .contains("ring/p2p over NET/Socket");
+        }
+        for (AllReduceAlgorithm a : AllReduceAlgorithm.values()) {
+            CollPlanner forced = new CollPlanner(net.withAlgorithm(a), 2, 132, false, false, 3, "NET/Socket");
+            if (a == AllReduceAlgorithm.AUTO || a == AllReduceAlgorithm.RING) {
+                assertThat(forced.chooseAllReduce(1 << 20, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.RING);
+            } else {
+                assertThatThrownBy(() -> forced.chooseAllReduce(64, RedOp.Kind.SUM)).isInstanceOf(JcclException.class)
+                        .hasMessageContaining("3 hosts").hasMessageContaining("NET/Socket")
+                        .hasMessageContaining(a.shortName());
+            }
+        }
+        assertThatThrownBy(() -> new CollPlanner(net, 2, 132, false, true, 2, "NET/Socket"))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
 }

@@ -1,0 +1,288 @@
+package io.jccl.internal.transport.net;
+
+import io.jccl.JcclException;
+import io.jccl.Result;
+import io.jccl.internal.base.AuthKeys;
+import io.jccl.internal.base.CommHealth;
+import io.jccl.internal.base.Waker;
+import io.jccl.internal.debug.Log;
+import io.jccl.internal.debug.Subsys;
+import io.jccl.internal.proxy.ProxyThread;
+import io.jccl.internal.transport.ConnFifo;
+import io.jccl.internal.transport.PeerExchange;
+import io.jccl.net.NetListen;
+import io.jccl.net.NetPlugin;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Network connectors for GPU kernels: the proxy thread carries a kernel's Simple-protocol slots between hosts
+ * through the communicator's {@link NetPlugin}. Each (owner rank, peer, channel) has a control block the kernel
+ * polls ({@link Block}); for a peer on another host the kernel writes into a local <em>mirror</em> of the peer's block
+ * in pinned host memory, and this class moves the mirror's contents to the peer's own block and credits back:
+ * <ul>
+ *   <li><b>send</b> (this rank → peer): when the kernel published step {@code s} (mirror tail {@code > s}), the
+ *   proxy sends mirror slot {@code s % 8}, always whole ({@code slotBytes}: the kernel writes no sizes); once the
+ *   plugin says it left, the proxy writes the credit {@code s + 1} into the own block's head, which the kernel
+ *   polls before reusing the slot;</li>
+ *   <li><b>receive</b> (peer → this rank): the proxy keeps receives posted into the own block's slots up to the
+ *   head the kernel wrote into the mirror plus 8, and as each arrives it advances the own block's tail.</li>
+ * </ul>
+ * Slots are bare ({@link NetSlots#bare}: no trailer, so no CRC32C), the proxy writes counters with release stores
+ * and reads them with acquire loads, wakes no worker, and never sleeps in its selector while it has one of these
+ * connectors (a kernel cannot wake it). Counters only grow, across kernel launches too.
+ *
+ * <p>Setup is NCCL's: the receiver listens and offers ({@link NetOffer}); the sender connects and sends its
+ * authenticated {@link NetHello}; the receiver accepts only that hello. {@link #connect} does all three phases,
+ * exchanging the offers through the bootstrap; {@link #listen} and {@link #connectSend} are the phases for a caller
+ * that exchanges offers itself. Every wait checks the communicator's health and its timeout; every error names this
+ * rank, the peer and the channel.
+ *
+ * <p>The memory passed in must stay valid until the communicator's proxy thread has stopped (its host communicator
+ * closed or aborted): the proxy reads and writes it until then.
+ *
+ * <p>Owned by: the thread that sets up the GPU communicator's connections (one at a time); the connectors run on
+ * the proxy thread. Mirrors: transport/net.cc with host-memory buffers (no GPUDirect RDMA) as the GPU-side FIFO.
+ */
+public final class GpuNetConnections {
+    /** Bootstrap tag of the offers {@link #connect} exchanges: this plus the channel. */
+    private static final int TAG_OFFER = 0x4a43_5200;
+    /** Channels a link may name. */
+    public static final int MAX_CHANNELS = 256;
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private final ProxyThread proxy;
+    private final CommHealth health;
+    private final NetHandshake setup;
+    private final NetPlugin plugin;
+    private final String name;
+    private final int rank;
+    private final int nRanks;
+    private final PeerExchange exchange;
+    private final Set<Long> made = new HashSet<>();
+
+    /**
+     * The memory of one control block as the kernel uses it.
+     *
+     * @param slots {@link ConnFifo#NSTEPS} slots, {@code slotBytes} apart from the segment's start
+     * @param tail  the 8-aligned word of the steps put into this block's slots
+     * @param head  the 8-aligned word of the credits for the opposite direction
+     */
+    public record Block(MemorySegment slots, MemorySegment tail, MemorySegment head) {
+    }
+
+    /**
+     * One connector to make. A send link moves {@code mirror.slots} to the peer, reading {@code mirror.tail} and
+     * writing {@code own.head}; a receive link fills {@code own.slots}, reading {@code mirror.head} and writing
+     * {@code own.tail}. The peer makes the link of the opposite direction with the same channel and slot size.
+     *
+     * @param peer      the other rank
+     * @param channel   the channel, in {@code [0, MAX_CHANNELS)}
+     * @param isSend    true: this rank → peer; false: peer → this rank
+     * @param slotBytes bytes of one slot (the stride of both blocks' slots)
+     * @param own       this rank's block for the peer on that channel
+     * @param mirror    the local mirror of the peer's block for this rank on that channel
+     */
+    public record Link(int peer, int channel, boolean isSend, int slotBytes, Block own, Block mirror) {
+        /** What the proxy reads from and writes into, by direction. */
+        SplitWords words() {
+            return isSend ? new SplitWords(mirror.tail(), own.head()) : new SplitWords(own.tail(), mirror.head());
+        }
+
+        /** The slots the plugin moves: the mirror's when sending, the own block's when receiving. */
+        MemorySegment slots() {
+            return (isSend ? mirror.slots() : own.slots()).asSlice(0, (long) ConnFifo.NSTEPS * slotBytes);
+        }
+    }
+
+    /** A receive link that listens and offers, waiting for its sender. */
+    public interface PendingRecv {
+        /** The bytes the peer needs to connect its send link. */
+        byte[] offer();
+
+        /** Waits for the peer's connection and hands the connector to the proxy thread. */
+        void accept();
+    }
+
+    /**
+     * Connectors over {@code plugin}'s device {@code dev}, progressed by {@code proxy}, for rank {@code rank} of
+     * {@code nRanks}. {@code arena}: the communicator's (hello buffers); {@code keys}: the communicator's (hellos);
+     * {@code exchange}: the bootstrap, for {@link #connect}; {@code timeoutNs}: the deadline of every setup wait.
+     */
+    public GpuNetConnections(Arena arena, ProxyThread proxy, CommHealth health, NetPlugin plugin, int dev,
+                             AuthKeys keys, int rank, int nRanks, long timeoutNs, PeerExchange exchange) {
+        this.proxy = proxy;
+        this.health = health;
+        this.plugin = plugin;
+        this.name = "NET/" + plugin.name();
+        this.setup = new NetHandshake(arena, health, plugin, dev, name, keys, rank, timeoutNs);
+        this.rank = rank;
+        this.nRanks = nRanks;
+        this.exchange = exchange;
+    }
+
+    /** The transport's name for logs ({@code NET/Socket}). */
+    public String name() {
+        return name;
+    }
+
+    /**
+     * Makes every link of {@code links}: listens and sends an offer through the bootstrap for each receive link,
+     * connects each send link with the offer its peer sent, then accepts each receive link's sender. Collective
+     * with the peers named: each must make the matching links. A failure fails the communicator (so the peers stop
+     * waiting) and is thrown.
+     */
+    public void connect(List<Link> links) {
+        List<PendingRecv> pending = new ArrayList<>();
+        try {
+            for (Link l : links) {
+                if (!l.isSend()) {
+                    PendingRecv p = listen(l);
+                    pending.add(p);
+                    exchange.send(l.peer(), TAG_OFFER + l.channel(), p.offer());
+                }
+            }
+            for (Link l : links) {
+                if (l.isSend()) {
+                    byte[] offer = exchange.recv(l.peer(), TAG_OFFER + l.channel(), "the GPU connection offer for "
+                            + "channel " + l.channel() + " (the peer must connect the matching link)");
+                    connectSend(l, offer);
+                }
+            }
+            for (PendingRecv p : pending) {
+                p.accept();
+            }
+        } catch (JcclException e) {
+            for (PendingRecv p : pending) {
+                ((Listening) p).abandon();
+            }
+            health.fail(e);
+            throw e;
+        }
+    }
+
+    /** Phase 1 of a receive link: listens; the offer goes to the peer, then {@link PendingRecv#accept}. */
+    public PendingRecv listen(Link link) {
+        check(link, false);
+        NetListen l = setup.listen(link.peer(), link.channel());
+        NetOffer offer = new NetOffer(RANDOM.nextLong(), link.slotBytes(), false, l.handle());
+        return new Listening(link, l, offer);
+    }
+
+    /** Phase 2: connects a send link with the offer the peer's {@link #listen} made, and starts its connector. */
+    public void connectSend(Link link, byte[] offerBytes) {
+        check(link, true);
+        String who = who(link);
+        NetOffer offer = NetOffer.fromBytes(offerBytes);
+        if (offer.stepBytes() != link.slotBytes() || offer.checksum()) {
+            throw new JcclException(Result.INTERNAL_ERROR, who + ": the receiver offers slots of "
+                    + offer.stepBytes() + " bytes" + (offer.checksum() ? " with checksums" : "") + ", this side sends "
+                    + link.slotBytes() + " bytes bare (is it a GPU link of the same kernel layout?)");
+        }
+        NetPlugin.SendComm comm = setup.connect(offer, link.channel(), who);
+        try {
+            NetSlots slots = NetSlots.bare(link.slots(), link.slotBytes());
+            NetPlugin.MemHandle mh = setup.register(comm, slots.data(), who);
+            proxy.add(new NetSendProxy(link.words(), slots, plugin, comm, mh, Waker.NONE, true, health, who, false));
+        } catch (JcclException e) {
+            setup.closeSend(comm);
+            throw e;
+        }
+        Log.info(Subsys.INIT, rank, "GPU channel %02d : %d -> %d via %s (proxy)", link.channel(), rank, link.peer(),
+                name);
+    }
+
+    /** The receive side between listen and accept. */
+    private final class Listening implements PendingRecv {
+        private final Link link;
+        private final NetListen listen;
+        private final NetOffer offer;
+        private boolean done;
+
+        Listening(Link link, NetListen listen, NetOffer offer) {
+            this.link = link;
+            this.listen = listen;
+            this.offer = offer;
+        }
+
+        @Override
+        public byte[] offer() {
+            return offer.toBytes();
+        }
+
+        @Override
+        public void accept() {
+            if (done) {
+                throw new JcclException(Result.INVALID_USAGE, who(link) + ": accepted twice");
+            }
+            done = true;
+            String who = who(link);
+            NetPlugin.RecvComm comm = setup.accept(listen, offer.nonce(), link.peer(), link.channel(), who);
+            try {
+                NetSlots slots = NetSlots.bare(link.slots(), link.slotBytes());
+                NetPlugin.MemHandle mh = setup.register(comm, slots.data(), who);
+                proxy.add(new NetRecvProxy(link.words(), slots, plugin, comm, mh, Waker.NONE, true, health, who,
+                        false));
+            } catch (JcclException e) {
+                setup.closeRecv(comm);
+                throw e;
+            }
+            Log.info(Subsys.INIT, rank, "GPU channel %02d : %d <- %d via %s (proxy)", link.channel(), rank,
+                    link.peer(), name);
+        }
+
+        /** Stops listening when the setup failed before the sender came. */
+        void abandon() {
+            if (!done) {
+                done = true;
+                setup.closeListen(listen);
+            }
+        }
+    }
+
+    /** How errors name a link: {@code rank 0 GPU channel 2 to rank 1}. */
+    private String who(Link l) {
+        return "rank " + rank + " GPU channel " + l.channel() + (l.isSend() ? " to rank " : " from rank ") + l.peer();
+    }
+
+    /** Checks a link's shape and memory, and that it is made once. */
+    private void check(Link l, boolean send) {
+        String who = who(l);
+        if (l.isSend() != send) {
+            throw new JcclException(Result.INTERNAL_ERROR, who + ": a " + (send ? "receive" : "send")
+                    + " link given to " + (send ? "connectSend" : "listen"));
+        }
+        if (l.peer() < 0 || l.peer() >= nRanks || l.peer() == rank || l.channel() < 0 || l.channel() >= MAX_CHANNELS
+                || l.slotBytes() <= 0 || l.own() == null || l.mirror() == null) {
+            throw new JcclException(Result.INVALID_ARGUMENT, who + ": bad link (peer in [0, " + nRanks + ") other "
+                    + "than this rank, channel in [0, " + MAX_CHANNELS + "), slots of at least 1 byte, both blocks)");
+        }
+        Block data = send ? l.mirror() : l.own();
+        long need = (long) ConnFifo.NSTEPS * l.slotBytes();
+        if (data.slots() == null || data.slots().byteSize() < need) {
+            throw new JcclException(Result.INVALID_ARGUMENT, who + ": the " + (send ? "mirror" : "own")
+                    + " block's slots hold " + (data.slots() == null ? 0 : data.slots().byteSize()) + " bytes, "
+                    + ConnFifo.NSTEPS + " slots of " + l.slotBytes() + " need " + need);
+        }
+        word(who, send ? "mirror tail" : "own tail", send ? l.mirror().tail() : l.own().tail());
+        word(who, send ? "own head" : "mirror head", send ? l.own().head() : l.mirror().head());
+        long key = (((long) l.peer() * MAX_CHANNELS + l.channel()) << 1) | (send ? 1 : 0);
+        if (!made.add(key)) {
+            throw new JcclException(Result.INVALID_USAGE, who + ": this link was already made (one connector per "
+                    + "peer, channel and direction)");
+        }
+    }
+
+    private static void word(String who, String what, MemorySegment w) {
+        if (w == null || w.byteSize() < 8 || !w.isNative() || (w.address() & 7) != 0) {
+            throw new JcclException(Result.INVALID_ARGUMENT, who + ": the " + what + " word must be 8 aligned bytes "
+                    + "of native memory" + (w == null ? " (none given)" : ", got " + w));
+        }
+    }
+}

@@ -1,0 +1,457 @@
+package io.jccl.internal.transport.net;
+
+import io.jccl.Communicator;
+import io.jccl.Config;
+import io.jccl.JcclException;
+import io.jccl.Result;
+import io.jccl.internal.base.CommHealth;
+import io.jccl.internal.comm.GpuAccess;
+import io.jccl.internal.comm.HostCommunicator;
+import io.jccl.testing.ThreadRanks;
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * GPU net connectors with Java threads standing in for the kernels: two ranks on two fake hosts (distinct host ids,
+ * so their host communicators talk over sockets and have a proxy thread) each allocate native control blocks (an
+ * own block and a mirror of the peer's block per channel, as pinned host memory would be), build the connectors
+ * through {@link HostCommunicator#gpuAccess()}, and a "kernel" thread per rank pushes steps through the mirror while
+ * the other rank's kernel consumes them from its own block, honouring the tail / head protocol of the Simple kernels.
+ */
+class GpuNetConnectionsTest {
+    /** Not a power of two: slots must be exactly this far apart. */
+    private static final int SLOT = 6152;
+    private static final int CHANNELS = 2;
+    private static final VarHandle WORD = ValueLayout.JAVA_LONG.varHandle();
+    private static final int[] TWO_HOSTS = {0, 1};
+
+    /** One ConnCtl block: tail at 0, head at 128, then 8 slots of {@link #SLOT}. */
+    record Ctl(MemorySegment seg) {
+        static Ctl allocate(Arena a) {
+            return new Ctl(a.allocate(384 + 8L * SLOT, 128));
+        }
+
+        MemorySegment tail() {
+            return seg.asSlice(0, 8);
+        }
+
+        MemorySegment head() {
+            return seg.asSlice(128, 8);
+        }
+
+        long slotAt(long step) {
+            return 384 + (step & 7) * SLOT;
+        }
+
+        GpuNetConnections.Block block() {
+            return new GpuNetConnections.Block(seg.asSlice(384, 8L * SLOT), tail(), head());
+        }
+    }
+
+    /** A rank's GPU, as far as the protocol goes: per channel, the own block for the peer and the peer's mirror. */
+    static final class Kernel {
+        final int rank;
+        final int peer;
+        final CommHealth health;
+        final Ctl[] own = new Ctl[CHANNELS];
+        final Ctl[] mirror = new Ctl[CHANNELS];
+        final long[] sent = new long[CHANNELS];
+        final long[] got = new long[CHANNELS];
+        final AtomicLong received = new AtomicLong();
+        int maxInFlight;
+
+        Kernel(Arena arena, int rank, int peer, CommHealth health) {
+            this.rank = rank;
+            this.peer = peer;
+            this.health = health;
+            for (int c = 0; c < CHANNELS; c++) {
+                own[c] = Ctl.allocate(arena);
+                mirror[c] = Ctl.allocate(arena);
+            }
+        }
+
+        List<GpuNetConnections.Link> links(boolean send, boolean recv) {
+            List<GpuNetConnections.Link> l = new ArrayList<>();
+            for (int c = 0; c < CHANNELS; c++) {
+                if (recv) {
+                    l.add(new GpuNetConnections.Link(peer, c, false, SLOT, own[c].block(), mirror[c].block()));
+                }
+                if (send) {
+                    l.add(new GpuNetConnections.Link(peer, c, true, SLOT, own[c].block(), mirror[c].block()));
+                }
+            }
+            return l;
+        }
+
+        static long word(MemorySegment w) {
+            return (long) WORD.getAcquire(w, 0L);
+        }
+
+        static void publish(MemorySegment w, long v) {
+            WORD.setRelease(w, 0L, v);
+        }
+
+        static long pattern(int from, int channel, long step, int i) {
+            long x = ((long) from << 56) ^ ((long) channel << 48) ^ (step << 20) ^ i;
+            return x * 0x9E3779B97F4A7C15L;
+        }
+
+        /**
+         * Sends {@code sendSteps} and receives {@code recvSteps} steps on every channel; on channel 0 the consumer
+         * stops at step {@code pauseAt} (if {@code >= 0}) until the window is full, and checks it holds exactly 8.
+         * A wait that sees no progress ends with the communicator's failure, or after {@code idleLimitMs}.
+         */
+        void run(long sendSteps, long recvSteps, long pauseAt, long idleLimitMs) {
+            long lastMove = System.nanoTime();
+            int idle = 0;
+            boolean paused = pauseAt < 0;
+            while (true) {
+                boolean moved = false;
+                boolean left = false;
+                for (int c = 0; c < CHANNELS; c++) {
+                    if (sent[c] < sendSteps) {
+                        left = true;
+                        long credit = word(own[c].head());
+                        if (credit > sent[c]) {
+                            throw new AssertionError("rank " + rank + " channel " + c + ": credit " + credit
+                                    + " for " + sent[c] + " steps published");
+                        }
+                        if (sent[c] < credit + 8) {
+                            long at = mirror[c].slotAt(sent[c]);
+                            for (int i = 0; i < SLOT / 8; i++) {
+                                mirror[c].seg().set(ValueLayout.JAVA_LONG, at + 8L * i, pattern(rank, c, sent[c], i));
+                            }
+                            publish(mirror[c].tail(), ++sent[c]);
+                            moved = true;
+                        }
+                    }
+                    if (got[c] < recvSteps) {
+                        left = true;
+                        long tail = word(own[c].tail());
+                        if (tail - got[c] > 8) {
+                            throw new AssertionError("rank " + rank + " channel " + c + ": " + (tail - got[c])
+                                    + " steps in flight (tail " + tail + ", consumed " + got[c] + ")");
+                        }
+                        maxInFlight = (int) Math.max(maxInFlight, tail - got[c]);
+                        if (c == 0 && !paused && got[c] == pauseAt) {
+                            paused = true;
+                            checkFullWindow(c, pauseAt);
+                            tail = word(own[c].tail());
+                        }
+                        if (tail > got[c]) {
+                            long at = own[c].slotAt(got[c]);
+                            for (int i = 0; i < SLOT / 8; i++) {
+                                long v = own[c].seg().get(ValueLayout.JAVA_LONG, at + 8L * i);
+                                if (v != pattern(peer, c, got[c], i)) {
+                                    throw new AssertionError("rank " + rank + " channel " + c + " step " + got[c]
+                                            + " byte " + 8 * i + ": got " + Long.toHexString(v));
+                                }
+                            }
+                            publish(mirror[c].head(), ++got[c]);
+                            received.incrementAndGet();
+                            moved = true;
+                        }
+                    }
+                }
+                if (!left) {
+                    return;
+                }
+                if (moved) {
+                    lastMove = System.nanoTime();
+                    idle = 0;
+                    continue;
+                }
+                if (health.isBroken()) {
+                    throw health.brokenError(where(sendSteps, recvSteps));
+                }
+                if (System.nanoTime() - lastMove > TimeUnit.MILLISECONDS.toNanos(idleLimitMs)) {
+                    throw new JcclException(Result.TIMEOUT, where(sendSteps, recvSteps) + ": no progress for "
+                            + idleLimitMs + " ms");
+                }
+                if (++idle > 200) {
+                    LockSupport.parkNanos(20_000);
+                } else {
+                    Thread.onSpinWait();
+                }
+            }
+        }
+
+        /** The consumer stopped at {@code at}: the proxy fills the 8 free slots, and not one more. */
+        private void checkFullWindow(int c, long at) {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (word(own[c].tail()) < at + 8 && System.nanoTime() < deadline && !health.isBroken()) {
+                LockSupport.parkNanos(100_000);
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(150));
+            assertThat(word(own[c].tail())).as("rank %d channel %d: slots filled while the consumer stops at %d",
+                    rank, c, at).isEqualTo(at + 8);
+        }
+
+        private String where(long sendSteps, long recvSteps) {
+            for (int c = 0; c < CHANNELS; c++) {
+                if (got[c] < recvSteps) {
+                    return "rank " + rank + " kernel: GPU channel " + c + " waiting for step " + got[c]
+                            + " from rank " + peer;
+                }
+                if (sent[c] < sendSteps) {
+                    return "rank " + rank + " kernel: GPU channel " + c + " waiting for credit " + (sent[c] - 7)
+                            + " from rank " + peer;
+                }
+            }
+            return "rank " + rank + " kernel";
+        }
+
+        /** Waits until the proxy credited every step sent (each left through the plugin). */
+        void awaitCredits(long steps) {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            for (int c = 0; c < CHANNELS; c++) {
+                while (word(own[c].head()) < steps && System.nanoTime() < deadline) {
+                    LockSupport.parkNanos(100_000);
+                }
+                assertThat(word(own[c].head())).as("rank %d channel %d credits", rank, c).isEqualTo(steps);
+            }
+        }
+    }
+
+    private static Config config(int timeoutSeconds) {
+        return Config.defaults().withTimeout(Duration.ofSeconds(timeoutSeconds));
+    }
+
+    private static GpuAccess access(Communicator comm) {
+        return ((HostCommunicator) comm).gpuAccess();
+    }
+
+    @Test
+    void kernelsPushManyStepsBothWaysOverTheProxyAndCloseCleanly() {
+        long steps = 400;
+        ThreadRanks.runOnHosts(TWO_HOSTS, config(30), comm -> {
+            int me = comm.rank();
+            GpuAccess gpu = access(comm);
+            assertThat(gpu.hostHash(0)).as("fake hosts").isNotEqualTo(gpu.hostHash(1));
+            assertThat(gpu.hasNet()).isTrue();
+            Arena blocks = Arena.ofShared();
+            try {
+                Kernel k = new Kernel(blocks, me, 1 - me, gpu.health());
+                GpuNetConnections net = gpu.net();
+                GpuNetConnections.Block small = new GpuNetConnections.Block(blocks.allocate(SLOT), k.own[0].tail(),
+                        k.own[0].head());
+                assertThatThrownBy(() -> net.listen(new GpuNetConnections.Link(1 - me, 0, false, SLOT, small,
+                        k.mirror[0].block())))
+                        .isInstanceOfSatisfying(JcclException.class, e -> assertThat(e.result())
+                                .isEqualTo(Result.INVALID_ARGUMENT))
+                        .hasMessageContaining("rank " + me + " GPU channel 0 from rank " + (1 - me));
+                net.connect(k.links(true, true));
+                assertThatThrownBy(() -> net.listen(k.links(false, true).get(0)))
+                        .hasMessageContaining("rank " + me + " GPU channel 0 from rank " + (1 - me))
+                        .hasMessageContaining("already made");
+                assertThat(comm.asyncError()).as("refused links fail nothing").isNull();
+                k.run(steps, steps, me == 0 ? 100 : 250, 20_000);
+                k.awaitCredits(steps);
+                assertThat(k.maxInFlight).as("the receive window was used, never exceeded").isEqualTo(8);
+                assertThat(k.received.get()).isEqualTo(steps * CHANNELS);
+                assertThat(comm.asyncError()).isNull();
+                comm.close();
+                assertThat(comm.asyncError()).as("a clean close fails nothing").isNull();
+                assertThatThrownBy(() -> access(comm)).hasMessageContaining("closed communicator");
+                String proxyName = "-r" + me + "-proxy";
+                assertThat(Thread.getAllStackTraces().keySet().stream().filter(t -> t.isAlive()
+                        && t.getName().endsWith(proxyName) && t.getName().contains(comm.id().substring(0, 8))))
+                        .as("the proxy thread stopped, closing the connectors").isEmpty();
+            } finally {
+                comm.close();
+                blocks.close();
+            }
+        });
+    }
+
+    @Test
+    void anAbortEndsTheKernelWaitsOnBothRanksNamingThePeerAndChannel() {
+        AtomicLong abortedAt = new AtomicLong();
+        long[] endedAt = new long[2];
+        ThreadRanks.Outcome o = ThreadRanks.runCollect(2, config(30), comm -> {
+            int me = comm.rank();
+            GpuAccess gpu = access(comm);
+            Arena blocks = Arena.ofShared();
+            try {
+                Kernel k = new Kernel(blocks, me, 1 - me, gpu.health());
+                gpu.net().connect(k.links(true, true));
+                if (me == 0) {
+                    Thread.ofPlatform().name("test-aborter").start(() -> {
+                        while (k.received.get() < 20L * CHANNELS) {
+                            LockSupport.parkNanos(1_000_000);
+                        }
+                        LockSupport.parkNanos(50_000_000);
+                        abortedAt.set(System.nanoTime());
+                        comm.abort();
+                    });
+                }
+                try {
+                    // rank 1 sends 20 steps per channel, then waits for rank 0's, which never come
+                    k.run(me == 1 ? 20 : 0, me == 0 ? 1000 : 1, -1, 25_000);
+                } finally {
+                    endedAt[me] = System.nanoTime();
+                }
+            } finally {
+                comm.close();
+                blocks.close();
+            }
+        }, 60, TWO_HOSTS);
+        assertThat(o.error(0)).isInstanceOfSatisfying(JcclException.class, e -> {
+            assertThat(e.result()).isEqualTo(Result.ABORTED);
+            assertThat(e.getMessage()).contains("aborted by the application")
+                    .contains("rank 0 kernel: GPU channel 0 waiting for step 20 from rank 1");
+        });
+        assertThat(o.error(1)).isInstanceOf(JcclException.class).hasMessageContaining("rank 0")
+                .hasMessageContaining("rank 1 kernel: GPU channel 0 waiting for step 0 from rank 0");
+        for (int r = 0; r < 2; r++) {
+            assertThat(TimeUnit.NANOSECONDS.toMillis(endedAt[r] - abortedAt.get())).as("rank %d ended after the abort",
+                    r).isBetween(0L, 5_000L);
+        }
+    }
+
+    @Test
+    void aPeerWhoseConnectionDiesFailsTheWaitsNamingRankPeerAndChannel() {
+        System.setProperty("JCCL_NET_FAULT", "drop=after:60,rank=1");
+        CountDownLatch rank0Done = new CountDownLatch(1);
+        AtomicReference<String> failure0 = new AtomicReference<>();
+        long[] took = new long[2];
+        ThreadRanks.Outcome o;
+        try {
+            o = ThreadRanks.runCollect(2, config(30), comm -> {
+                int me = comm.rank();
+                GpuAccess gpu = access(comm);
+                Arena blocks = Arena.ofShared();
+                try {
+                    Kernel k = new Kernel(blocks, me, 1 - me, gpu.health());
+                    gpu.net().connect(k.links(true, true));
+                    long t0 = System.nanoTime();
+                    try {
+                        k.run(1000, 1000, -1, 25_000);
+                    } finally {
+                        took[me] = System.nanoTime() - t0;
+                        if (me == 0) {
+                            failure0.set(String.valueOf(gpu.health().failure()));
+                            rank0Done.countDown();
+                        } else {
+                            rank0Done.await(30, TimeUnit.SECONDS);  // no departure before rank 0 saw the failure
+                        }
+                    }
+                } finally {
+                    comm.close();
+                    blocks.close();
+                }
+            }, 60, TWO_HOSTS);
+        } finally {
+            System.clearProperty("JCCL_NET_FAULT");
+        }
+        // whichever side notices first names its connector; the other adopts that account
+        String connector = "(?s).*rank [01] GPU channel \\d (to|from) rank [01]: (send|receive) of step \\d+ failed.*";
+        assertThat(o.error(1)).isInstanceOf(JcclException.class).hasMessageMatching(connector)
+                .hasMessageContaining("rank 1 kernel: GPU channel");
+        assertThat(o.error(0)).isInstanceOf(JcclException.class).hasMessageMatching(connector)
+                .hasMessageContaining("rank 0 kernel: GPU channel");
+        assertThat(failure0.get()).contains("rank 1");
+        for (int r = 0; r < 2; r++) {
+            assertThat(TimeUnit.NANOSECONDS.toMillis(took[r])).as("rank %d's waits ended long before their deadline",
+                    r).isLessThan(15_000L);
+        }
+    }
+
+    @Test
+    void aSenderThatNeverConnectsTimesOutOrIsAbortedNamingRankPeerAndChannel() {
+        CountDownLatch done = new CountDownLatch(1);
+        ThreadRanks.Outcome o = ThreadRanks.runCollect(2, config(4), comm -> {
+            int me = comm.rank();
+            GpuAccess gpu = access(comm);
+            Arena blocks = Arena.ofShared();
+            try {
+                if (me == 1) {
+                    done.await(30, TimeUnit.SECONDS);
+                    return;
+                }
+                Kernel k = new Kernel(blocks, me, 1, gpu.health());
+                GpuNetConnections.Link l = new GpuNetConnections.Link(1, 5, false, SLOT, k.own[0].block(),
+                        k.mirror[0].block());
+                long t0 = System.nanoTime();
+                try {
+                    gpu.net().connect(List.of(l));
+                } finally {
+                    long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+                    assertThat(ms).as("the accept gave up at its deadline").isBetween(3_500L, 7_000L);
+                    done.countDown();
+                }
+            } finally {
+                comm.close();
+                blocks.close();
+            }
+        }, 60, TWO_HOSTS);
+        assertThat(o.error(0)).isInstanceOfSatisfying(JcclException.class, e -> {
+            assertThat(e.result()).isEqualTo(Result.TIMEOUT);
+            assertThat(e.getMessage()).contains("rank 0: rank 1 did not connect its data channel 5 within 4000 ms");
+        });
+        assertThat(o.error(1)).isNull();
+
+        AtomicLong abortedAt = new AtomicLong();
+        long[] endedAt = new long[1];
+        CountDownLatch done2 = new CountDownLatch(1);
+        o = ThreadRanks.runCollect(2, config(30), comm -> {
+            int me = comm.rank();
+            GpuAccess gpu = access(comm);
+            Arena blocks = Arena.ofShared();
+            try {
+                if (me == 1) {
+                    done2.await(30, TimeUnit.SECONDS);
+                    return;
+                }
+                Kernel k = new Kernel(blocks, me, 1, gpu.health());
+                Thread.ofPlatform().name("test-aborter").start(() -> {
+                    LockSupport.parkNanos(300_000_000);
+                    abortedAt.set(System.nanoTime());
+                    comm.abort();
+                });
+                try {
+                    gpu.net().connect(List.of(new GpuNetConnections.Link(1, 5, false, SLOT, k.own[0].block(),
+                            k.mirror[0].block())));
+                } finally {
+                    endedAt[0] = System.nanoTime();
+                    done2.countDown();
+                }
+            } finally {
+                comm.close();
+                blocks.close();
+            }
+        }, 60, TWO_HOSTS);
+        assertThat(o.error(0)).isInstanceOfSatisfying(JcclException.class, e -> {
+            assertThat(e.result()).isEqualTo(Result.ABORTED);
+            assertThat(e.getMessage()).contains("rank 0 GPU channel 5 from rank 1: waiting for the peer to connect");
+        });
+        assertThat(TimeUnit.NANOSECONDS.toMillis(endedAt[0] - abortedAt.get())).isBetween(0L, 2_000L);
+    }
+
+    @Test
+    void ranksOnOneHostHaveNoGpuNetwork() {
+        ThreadRanks.run(2, comm -> {
+            GpuAccess gpu = access(comm);
+            assertThat(gpu.hostHash(0)).isEqualTo(gpu.hostHash(1));
+            assertThat(gpu.hasNet()).isFalse();
+            assertThatThrownBy(gpu::net).isInstanceOfSatisfying(JcclException.class, e -> assertThat(e.result())
+                    .isEqualTo(Result.INVALID_USAGE)).hasMessageContaining("every rank of this communicator is on");
+            assertThat(gpu.exchange().allGather(new byte[] {(byte) comm.rank()}).length).isEqualTo(2);
+        });
+    }
+}

@@ -1,0 +1,156 @@
+package io.jccl.cuda.internal.comm;
+
+import io.jccl.JcclException;
+import io.jccl.cuda.CudaDevice;
+import io.jccl.cuda.PinnedBuffer;
+import io.jccl.internal.comm.GpuAccess;
+import io.jccl.internal.debug.Log;
+import io.jccl.internal.debug.Subsys;
+import io.jccl.internal.transport.net.GpuNetConnections;
+import io.jccl.internal.transport.net.GpuNetConnections.Block;
+import io.jccl.internal.transport.net.GpuNetConnections.Link;
+
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The connection areas of a GPU communicator whose ranks span hosts ("net mode", communicator-wide in this first
+ * slice: every peer, on this host or another, goes through the network proxy). The kernels keep their Simple
+ * protocol unchanged; only the addresses differ: this rank's own connection area ({@link AreaLayout}'s
+ * {@code [nRanks-1][channels]} ConnCtl lines and FIFOs) is pinned, device-mapped host memory instead of device memory,
+ * and each peer's entry of the kernels' connection table points at a <em>mirror</em> of that peer's area in pinned
+ * memory of this host, of which only the peer's entry for this rank is used. For every peer and channel this rank
+ * makes a send and a receive connector ({@link GpuNetConnections}):
+ * <ul>
+ *   <li>send: the kernel writes its steps into the mirror's FIFO and tail; the proxy sends them to the peer's own
+ *   FIFO and writes the credits into this rank's own head once they left;</li>
+ *   <li>receive: the proxy receives into this rank's own FIFO and advances its own tail; the kernel returns credits
+ *   into the mirror's head, which the proxy reads to post receives.</li>
+ * </ul>
+ * The memory stays allocated until the host communicator is closed (its proxy thread reads and writes it until
+ * then): {@link #close} must come after that.
+ *
+ * <p>Thread: the communicator's owner (setup, close); the proxy thread reads and writes the blocks. Mirrors NCCL's
+ * net transport (netSendSetup/netRecvSetup with host-memory buffers when GPUDirect RDMA is off).
+ */
+public final class NetAreas implements AutoCloseable {
+    private final PinnedBuffer own;
+    /** Per rank: the mirror of its connection area (null for this rank). */
+    private final PinnedBuffer[] mirrors;
+    private final String transport;
+
+    private NetAreas(PinnedBuffer own, PinnedBuffer[] mirrors, String transport) {
+        this.own = own;
+        this.mirrors = mirrors;
+        this.transport = transport;
+    }
+
+    /**
+     * Allocates this rank's area and the mirrors (zero-filled, as the ConnCtl lines must start) for {@code layout}.
+     */
+    public static NetAreas allocate(CudaDevice device, AreaLayout layout, int me, String transport) {
+        int n = layout.nRanks();
+        if (layout.channels() > GpuNetConnections.MAX_CHANNELS || layout.slotBytes() > Integer.MAX_VALUE) {
+            throw new JcclException(io.jccl.Result.INVALID_USAGE, "rank " + me + ": " + layout.channels() + " GPU"
+                    + " channels of " + layout.slotBytes() + "-byte slots cannot cross hosts (at most "
+                    + GpuNetConnections.MAX_CHANNELS + " channels, slots under 2 GiB)");
+        }
+        long bytes = layout.connCtlBytes() + layout.fifoBytes();
+        PinnedBuffer[] mirrors = new PinnedBuffer[n];
+        PinnedBuffer mine = PinnedBuffer.allocate(device, bytes);
+        NetAreas areas = new NetAreas(mine, mirrors, transport);
+        try {
+            for (int p = 0; p < n; p++) {
+                if (p != me) {
+                    mirrors[p] = PinnedBuffer.allocate(device, bytes);
+                }
+            }
+        } catch (RuntimeException e) {
+            areas.close();
+            throw e;
+        }
+        return areas;
+    }
+
+    /**
+     * Connects every peer on every channel, both directions, over {@code access}'s network connectors; collective
+     * over the communicator's ranks (each makes the opposite links). On failure the proxy may hold some of the
+     * memory: the caller aborts the host communicator before {@link #close}.
+     */
+    public void connect(GpuAccess access, CudaDevice device, AreaLayout layout, int me) {
+        int n = layout.nRanks();
+        int channels = layout.channels();
+        int slotBytes = (int) layout.slotBytes();
+        List<Link> links = new ArrayList<>(2 * (n - 1) * channels);
+        for (int p = 0; p < n; p++) {
+            if (p == me) {
+                continue;
+            }
+            for (int c = 0; c < channels; c++) {
+                Block ownBlock = block(own.segment(), layout, peerIndex(me, p), c);
+                Block mirror = block(mirrors[p].segment(), layout, peerIndex(p, me), c);
+                links.add(new Link(p, c, false, slotBytes, ownBlock, mirror));
+                links.add(new Link(p, c, true, slotBytes, ownBlock, mirror));
+            }
+        }
+        access.net().connect(links);
+        if (Log.enabled(Log.Level.INFO, Subsys.INIT)) {
+            Log.info(Subsys.INIT, me, "GPU Direct RDMA Disabled for GPU %s / %s (the plugin cannot register device"
+                    + " memory): %d GPU channels to each of %d peers through pinned host memory and the proxy, %d KiB"
+                    + " pinned", device.pciBusId(), transport, channels, n - 1,
+                    (layout.connCtlBytes() + layout.fifoBytes()) * n >> 10);
+        }
+    }
+
+    /** kernels' peerIndex (jccl_prims.cuh): the entry of {@code peer} in {@code owner}'s area. */
+    static int peerIndex(int owner, int peer) {
+        return peer - (peer > owner ? 1 : 0);
+    }
+
+    /** The ConnCtl line (tail at +0, head at +128) and FIFO of entry {@code index}, channel {@code c}. */
+    private static Block block(MemorySegment area, AreaLayout l, int index, int c) {
+        long entry = (long) index * l.channels() + c;
+        MemorySegment ctl = area.asSlice(entry * AreaLayout.CONN_CTL_BYTES, AreaLayout.CONN_CTL_BYTES);
+        long fifoBytes = AreaLayout.FIFO_STEPS * l.slotBytes();
+        MemorySegment fifo = area.asSlice(l.connCtlBytes() + entry * fifoBytes, fifoBytes);
+        return new Block(fifo, ctl.asSlice(0, 8), ctl.asSlice(128, 8));
+    }
+
+    /** The kernels' connection table: this rank's area, and the mirror of each peer's. */
+    public long[] connBases(int me) {
+        long[] b = new long[mirrors.length];
+        for (int r = 0; r < b.length; r++) {
+            b[r] = r == me ? own.devicePointer() : mirrors[r].devicePointer();
+        }
+        return b;
+    }
+
+    /** The transport's name ({@code NET/Socket}). */
+    public String transport() {
+        return transport;
+    }
+
+    /** Frees the pinned memory; only once the host communicator (its proxy thread) is closed. */
+    @Override
+    public void close() {
+        RuntimeException first = null;
+        for (PinnedBuffer b : mirrors) {
+            if (b != null) {
+                try {
+                    b.close();
+                } catch (RuntimeException e) {
+                    first = first == null ? e : first;
+                }
+            }
+        }
+        try {
+            own.close();
+        } catch (RuntimeException e) {
+            first = first == null ? e : first;
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
+}

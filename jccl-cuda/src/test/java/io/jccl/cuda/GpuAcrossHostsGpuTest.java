@@ -1,0 +1,47 @@
+package io.jccl.cuda;
+
+import io.jccl.cuda.testing.GpuHostsRankMain;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * GPU communicators across hosts: one process per GPU, each with its own NCCL_HOSTID, so every rank is on a host of
+ * its own and the GPU communicator reaches every peer through the network proxy (NET/Socket over loopback) instead
+ * of CUDA IPC, with the kernels unchanged. Each child ({@link GpuHostsRankMain}) checks every collective and
+ * send/recv at sizes below and above the LL size, in and out of place, on float and int32 sums; here the parent
+ * checks that the planner chose only the ring and point-to-point kernels and that the init log named the net
+ * transport.
+ */
+@Tag("gpu")
+class GpuAcrossHostsGpuTest {
+    @ParameterizedTest(name = "{0} processes on {0} hosts")
+    @ValueSource(ints = {2, 3})
+    void everyCollectiveRunsOverTheNetProxy(int n) throws Exception {
+        assumeTrue(CudaDevice.isAvailable() && CudaDevice.count() >= n,
+                "needs " + n + " GPUs (the processes' kernels run together; the CPU emulator has them)");
+        List<String> outs = GpuProcessesGpuTest.runRanks(n, GpuHostsRankMain.class, Map.of("NCCL_HOSTID",
+                "jccl-test-host-{rank}", "JCCL_TIMEOUT_MS", "30000", "NCCL_DEBUG", "INFO", "NCCL_DEBUG_SUBSYS",
+                "INIT"), 400);
+        for (int r = 0; r < n; r++) {
+            String out = outs.get(r);
+            assertThat(out).contains("rank " + r + " done, 0 failures", "rank " + r + " closed",
+                    "GPU Direct RDMA Disabled", "via NET/Socket (proxy)",
+                    "ranks on " + n + " hosts, every peer via NET/Socket (proxy)", "allReduce: ring at every size");
+            assertThat(out).doesNotContain("WRONG");
+            for (String line : out.lines().filter(l -> l.contains(" plans ")).toList()) {
+                String plan = line.substring(line.indexOf(": ") + 2);
+                assertThat(plan).as(line).matches("(ring|p2p) x[12].*");
+            }
+            assertThat(out.lines().filter(l -> l.contains(" plans ")).count()).isEqualTo(18);
+            assertThat(out).contains("plans AllToAll 5: p2p x1", "plans AllGather 5: ring x1",
+                    "plans AllReduce 5: ring x1", "plans AllReduce 140001: ring x2", "plans AllToAll 140001: p2p");
+        }
+    }
+}

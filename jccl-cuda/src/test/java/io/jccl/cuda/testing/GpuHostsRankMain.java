@@ -1,0 +1,71 @@
+package io.jccl.cuda.testing;
+
+import io.jccl.Collective;
+import io.jccl.DataType;
+import io.jccl.RedOp;
+import io.jccl.cuda.CudaDevice;
+import io.jccl.cuda.GpuCommunicator;
+import io.jccl.cuda.testing.GpuChecker.Case;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * One rank of the across-hosts test: each process has its own NCCL_HOSTID, so the ranks are on different "hosts"
+ * and the GPU communicator wires every peer through the network proxy. Prints what the planner chose at a size
+ * below and above the LL size, runs every collective (float sum and int32 sum, LL and ring sizes and sizes that
+ * take both channels, in and out of place where NCCL allows it), checks every element and exits 1 on any failure.
+ */
+public final class GpuHostsRankMain {
+    private GpuHostsRankMain() {
+    }
+
+    public static void main(String[] args) {
+        int local = Integer.parseInt(System.getenv().getOrDefault("LOCAL_RANK", "0"));
+        int failures = 0;
+        GpuCommunicator comm;
+        try {
+            comm = GpuCommunicator.fromEnvironment(CudaDevice.get(local % CudaDevice.count()));
+        } catch (RuntimeException e) {
+            e.printStackTrace(System.out);
+            System.exit(1);
+            return;
+        }
+        int r = comm.rank();
+        for (Collective coll : new Collective[] {Collective.ALL_REDUCE, Collective.ALL_GATHER,
+            Collective.REDUCE_SCATTER, Collective.BROADCAST, Collective.REDUCE, Collective.ALL_TO_ALL}) {
+            for (long count : new long[] {5, 20011, 140001}) {
+                System.out.println("rank " + r + " plans " + coll.ncclName() + " " + count + ": "
+                        + comm.algorithmFor(coll, count, DataType.FLOAT32, RedOp.SUM));
+            }
+        }
+        try (GpuChecker c = new GpuChecker(List.of(comm), 4 << 20, Duration.ofSeconds(60))) {
+            for (Collective coll : new Collective[] {Collective.ALL_REDUCE, Collective.REDUCE_SCATTER,
+                Collective.REDUCE, Collective.ALL_GATHER, Collective.BROADCAST, Collective.ALL_TO_ALL,
+                Collective.SEND_RECV}) {
+                for (long count : new long[] {1, 5, 200, 3001, 20011, 140001}) {
+                    for (DataType t : new DataType[] {DataType.FLOAT32, DataType.INT32}) {
+                        boolean inPlaceToo = coll != Collective.ALL_TO_ALL && coll != Collective.SEND_RECV;
+                        for (boolean inPlace : inPlaceToo ? new boolean[] {false, true} : new boolean[] {false}) {
+                            Case k = new Case(coll, t, RedOp.Kind.SUM, count, inPlace, inPlace ? 0 : 1);
+                            String w = c.run(k);
+                            if (w != null) {
+                                failures++;
+                                System.out.println("WRONG " + w);
+                            } else {
+                                System.out.println("rank " + r + " ok " + k);
+                            }
+                        }
+                    }
+                }
+            }
+            System.out.println("rank " + r + " done, " + failures + " failures");
+        } catch (RuntimeException e) {
+            e.printStackTrace(System.out);
+            failures++;
+        }
+        comm.close();
+        System.out.println("rank " + r + " closed");
+        System.exit(failures == 0 ? 0 : 1);
+    }
+}
