@@ -34,7 +34,7 @@ import java.util.List;
  * <p>Thread: the communicator's owner (setup, close); the proxy thread reads and writes the blocks. Mirrors NCCL's
  * net transport (netSendSetup/netRecvSetup with host-memory buffers when GPUDirect RDMA is off).
  */
-public final class NetAreas implements AutoCloseable {
+final class NetAreas implements AutoCloseable {
     private final PinnedBuffer own;
     /** Per rank: the mirror of its connection area (null for this rank). */
     private final PinnedBuffer[] mirrors;
