@@ -153,6 +153,22 @@ public interface Communicator extends AutoCloseable, ArrayCollectives, BufferCol
     int size();
 
     /**
+     * This rank's index among the ranks of its host, counted in rank order: what picks a rank's GPU
+     * ({@code CudaDevice.get(comm.localRank())}) when a host runs several processes. Hosts are told apart as
+     * bootstrap does: host name, boot id and network namespace, or {@code NCCL_HOSTID} where set.
+     *
+     * @return this rank's index on its host, in [0, {@link #localSize()})
+     */
+    int localRank();
+
+    /**
+     * The number of this communicator's ranks on this rank's host.
+     *
+     * @return the ranks on this host, at least 1
+     */
+    int localSize();
+
+    /**
      * The configuration in effect.
      *
      * @return the configuration, with every unset value resolved

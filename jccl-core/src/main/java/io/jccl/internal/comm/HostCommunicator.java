@@ -48,6 +48,24 @@ public final class HostCommunicator implements Communicator, GroupState.Launchab
     }
 
     @Override
+    public int localRank() {
+        int local = 0;
+        for (int r = 0; r < rank(); r++) {
+            local += gpu.hostHash(r) == gpu.hostHash(rank()) ? 1 : 0;
+        }
+        return local;
+    }
+
+    @Override
+    public int localSize() {
+        int local = 0;
+        for (int r = 0; r < size(); r++) {
+            local += gpu.hostHash(r) == gpu.hostHash(rank()) ? 1 : 0;
+        }
+        return local;
+    }
+
+    @Override
     public int size() {
         return rt.nRanks();
     }
