@@ -29,7 +29,6 @@ import io.jccl.internal.tuning.Selection;
 import io.jccl.internal.debug.Subsys;
 
 import java.lang.foreign.Arena;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
@@ -354,13 +353,8 @@ public final class GpuCommunicator implements AutoCloseable {
         if (rank == root) {
             ArgChecks.overlap(w, send.address(), bytes, recv.address(), bytes * nRanks, bytes * rank);
         }
-        List<P2pQueue.Op> ops = new ArrayList<>();
-        ops.add(new P2pQueue.Op(KernelArgs.P2P_SEND, root, send.address(), bytes));
-        if (rank == root) {
-            for (int p = 0; p < nRanks; p++) {
-                ops.add(new P2pQueue.Op(KernelArgs.P2P_RECV, p, recv.address() + p * bytes, bytes));
-            }
-        }
+        List<P2pQueue.Op> ops = P2pQueue.rooted(KernelArgs.P2P_SEND, rank, nRanks, root, send.address(),
+                rank == root ? recv.address() : 0, bytes);
         calls.collective(w, Collective.GATHER, sendCount, type, null, root);
         if (sendCount > 0) {
             enqueuer.p2pNow(Collective.GATHER, sendCount, type, root, ops, stream);
@@ -379,13 +373,8 @@ public final class GpuCommunicator implements AutoCloseable {
         if (rank == root) {
             ArgChecks.overlap(w, send.address(), bytes * nRanks, recv.address(), bytes, -bytes * rank);
         }
-        List<P2pQueue.Op> ops = new ArrayList<>();
-        ops.add(new P2pQueue.Op(KernelArgs.P2P_RECV, root, recv.address(), bytes));
-        if (rank == root) {
-            for (int p = 0; p < nRanks; p++) {
-                ops.add(new P2pQueue.Op(KernelArgs.P2P_SEND, p, send.address() + p * bytes, bytes));
-            }
-        }
+        List<P2pQueue.Op> ops = P2pQueue.rooted(KernelArgs.P2P_RECV, rank, nRanks, root, recv.address(),
+                rank == root ? send.address() : 0, bytes);
         calls.collective(w, Collective.SCATTER, recvCount, type, null, root);
         if (recvCount > 0) {
             enqueuer.p2pNow(Collective.SCATTER, recvCount, type, root, ops, stream);

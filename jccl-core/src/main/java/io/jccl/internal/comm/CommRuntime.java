@@ -62,7 +62,6 @@ final class CommRuntime {
     private final ChannelLayout layout;
     private final ShmTransport shm;
     private final ShmRegistry registry;
-    private final Tuner tuner;
     private final HostSelector selector;
     private final io.jccl.internal.profile.CommProbe probe;
     private static final int TAG_CLOSE = 0x4a43_4401;
@@ -74,7 +73,6 @@ final class CommRuntime {
                 Arena arena, ProxyThread proxy, Connections connections, ChannelLayout layout, CommShape shape,
                 IdlePolicy policy, ShmTransport shm, ShmPeerArea area, io.jccl.internal.enqueue.ShotLimits shots,
                 Tuner tuner) {
-        this.tuner = tuner;
         this.registry = area == null ? null : new ShmRegistry(rank, id, arena);
         this.shm = shm;
         this.rank = rank;
@@ -194,14 +192,10 @@ final class CommRuntime {
                     .append("; tree 0 ").append(layout.trees()[0][0]).append("; tree 1 ").append(layout.trees()[0][1])
                     .append('\n');
         }
-        b.append("runs: ").append(selector.select(coll, bytes, RedOp.Kind.SUM, false).line()).append('\n');
-        if (!Tuner.tuned(coll)) {
-            return b.toString();
-        }
-        long traffic = bytes * (coll == io.jccl.Collective.ALL_GATHER || coll == io.jccl.Collective.REDUCE_SCATTER
-                ? nRanks : 1);
-        return b.append("cost model: ").append(io.jccl.internal.tuning.TuningReport.explain(tuner, coll, traffic))
-                .toString();
+        io.jccl.internal.tuning.Selection s = selector.select(coll, bytes, RedOp.Kind.SUM, false);
+        b.append("runs: ").append(s.line()).append('\n');
+        return s.model() == null ? b.toString()
+                : b.append("cost model: ").append(io.jccl.internal.tuning.TuningReport.selection(s.model())).toString();
     }
 
     /**

@@ -49,17 +49,18 @@ public final class HostCommunicator implements Communicator, GroupState.Launchab
 
     @Override
     public int localRank() {
-        int local = 0;
-        for (int r = 0; r < rank(); r++) {
-            local += gpu.hostHash(r) == gpu.hostHash(rank()) ? 1 : 0;
-        }
-        return local;
+        return onThisHost(rank());
     }
 
     @Override
     public int localSize() {
+        return onThisHost(size());
+    }
+
+    /** Ranks below {@code upTo} on this rank's host. */
+    private int onThisHost(int upTo) {
         int local = 0;
-        for (int r = 0; r < size(); r++) {
+        for (int r = 0; r < upTo; r++) {
             local += gpu.hostHash(r) == gpu.hostHash(rank()) ? 1 : 0;
         }
         return local;

@@ -145,8 +145,7 @@ public final class HostSelector implements CallSelector {
     public Selection select(Collective c, long bytes, RedOp.Kind op, boolean registered) {
         long choice = choose(c, c == Collective.BARRIER ? 1 : bytes, bytes, registered);
         AlgoKind k = kindOf(choice);
-        ModelChoice model = (k == AlgoKind.RING || k == AlgoKind.TREE) && c != Collective.BARRIER && tuner != null
-                && nRanks > 1 ? tuner.select(c, traffic(c, bytes), 1) : null;
+        ModelChoice model = Tuner.tuned(c) && tuner != null ? tuner.select(c, traffic(c, bytes), 1) : null;
         long chunk = switch (k) {
             case RING, TREE -> stepBytes;
             case P2P -> p2pStepBytes;

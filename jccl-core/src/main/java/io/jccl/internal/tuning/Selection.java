@@ -18,7 +18,8 @@ import java.util.Locale;
  * @param nChannels  channels (host) or blocks (GPU) the work spans; 0 when nothing runs
  * @param chunkBytes bytes one step of the work moves (a connector slot, a kernel chunk); 0 when it has none
  * @param why        the rule that decided, in words
- * @param model      the cost model's answer when the model decided, else null
+ * @param model      the cost model's answer for a collective it prices (it decides when the algorithm is a ring
+ *                   or a tree; the shared-memory algorithms take precedence within their limits), else null
  */
 public record Selection(Collective collective, long nBytes, String algorithm, Protocol protocol, int nChannels,
                         long chunkBytes, String why, ModelChoice model) {

@@ -26,6 +26,23 @@ public final class P2pQueue {
 
     private final List<Op> ops = new ArrayList<>();
 
+    /**
+     * A rooted collective lowered to sends and receives, as NCCL lowers gather and scatter: every rank's one
+     * {@code own} operation with the root on {@code ownPtr}, and on the root the opposite operation with every rank
+     * on block p of {@code rootPtr} ({@code bytes} per block). Gather: {@code own} is a send; scatter: a receive.
+     */
+    public static List<Op> rooted(short own, int rank, int nRanks, int root, long ownPtr, long rootPtr, long bytes) {
+        List<Op> ops = new ArrayList<>();
+        ops.add(new Op(own, root, ownPtr, bytes));
+        if (rank == root) {
+            short other = own == KernelArgs.P2P_SEND ? KernelArgs.P2P_RECV : KernelArgs.P2P_SEND;
+            for (int p = 0; p < nRanks; p++) {
+                ops.add(new Op(other, p, rootPtr + p * bytes, bytes));
+            }
+        }
+        return ops;
+    }
+
     public void add(Op op) {
         ops.add(op);
     }
