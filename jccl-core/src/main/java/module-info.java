@@ -11,6 +11,7 @@ module io.jccl {
     requires java.management;
     exports io.jccl;
     exports io.jccl.net;
+    exports io.jccl.launch;
     exports io.jccl.internal.base to io.jccl.cuda;
     exports io.jccl.internal.comm to io.jccl.cuda;
     exports io.jccl.internal.debug to io.jccl.cuda;
@@ -30,4 +31,5 @@ module io.jccl {
     exports io.jccl.internal.tuning to io.jccl.cuda, io.jccl.tools;
     uses io.jccl.Profiler;
     uses io.jccl.net.NetPlugin;
+    uses io.jccl.launch.Rendezvous;
 }

@@ -37,6 +37,7 @@ class LayersTest {
             new String[] {"executor", "executor"},
             new String[] {"enqueue", "enqueue"},
             new String[] {"profile", "profile"},
+            new String[] {"launch", "launch"},
             new String[] {"comm", "comm"});
 
     private static JavaClasses main;
