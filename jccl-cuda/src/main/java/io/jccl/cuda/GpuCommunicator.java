@@ -97,8 +97,7 @@ public final class GpuCommunicator implements AutoCloseable {
         this.wiring = wiring;
         SharedControl control = clique != null ? clique.control() : wiring.control();
         this.calls = new CallCheck(rank, nRanks, control, clique == null, host, arena, this::dropDeferred);
-        this.name = "GpuCommunicator rank " + rank + "/" + nRanks + " (GPU " + device.ordinal() + ", "
-                + device.pciBusId() + ")";
+        this.name = GpuStops.nameOf(rank, nRanks, device);
         this.stops = new GpuStops(control, rank, name);
         this.status = GpuStatus.register(host.id(), nRanks, "rank " + rank + " (GPU " + device.ordinal() + ")", control,
                 stops, calls.defersInGroups());

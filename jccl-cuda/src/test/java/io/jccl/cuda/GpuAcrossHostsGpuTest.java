@@ -4,6 +4,7 @@ import io.jccl.cuda.testing.GpuHostsRankMain;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import io.jccl.cuda.testing.GpuFaultRankMain;
 
 import java.util.List;
 import java.util.Map;
@@ -43,5 +44,40 @@ class GpuAcrossHostsGpuTest {
             assertThat(out).contains("plans AllToAll 5: p2p x1", "plans AllGather 5: ring x1",
                     "plans AllReduce 5: ring x1", "plans AllReduce 140001: ring x2", "plans AllToAll 140001: p2p");
         }
+    }
+
+    /**
+     * Failures across hosts, as on one host ({@link GpuFaultRankMain}): each process is a host of its own, so the
+     * processes share no memory (no abort area, no call ledger): what stops the other rank travels over the network.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"crash", "abort", "mismatch-shared"})
+    void aFailureOnOneHostStopsTheOther(String scenario) throws Exception {
+        List<String> outs = GpuProcessesGpuTest.runRanks(2, GpuFaultRankMain.class, Map.of("GPU_TEST_FAULT", scenario,
+                "NCCL_HOSTID", "jccl-test-host-{rank}", "JCCL_TIMEOUT_MS", "60000"), 120);
+        switch (scenario) {
+            case "crash" -> {
+                assertThat(outs.get(1)).contains("rank 1 halts");
+                assertThat(outs.get(0)).contains("rank 0/2", "rank 1", "rank 0 shrunk to 1 rank(s), sum 7.0");
+                assertThat(stoppedAfterMs(outs.get(0))).as("stopped by the lost peer").isLessThan(45_000);
+            }
+            case "abort" -> {
+                assertThat(outs.get(1)).contains("rank 1 aborted");
+                assertThat(outs.get(0)).contains("rank 0 ABORTED", "rank 1", "abort()");
+                assertThat(stoppedAfterMs(outs.get(0))).as("stopped by the abort").isLessThan(30_000);
+            }
+            default -> {
+                for (int r = 0; r < 2; r++) {
+                    assertThat(outs.get(r)).contains("rank " + r + " INVALID_USAGE", "AllReduce(count 1000",
+                            "AllReduce(count 2000", "rank " + r + " next call INVALID_USAGE");
+                }
+            }
+        }
+    }
+
+    private static long stoppedAfterMs(String out) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("rank 0 stopped after (\\d+) ms").matcher(out);
+        assertThat(m.find()).as(out).isTrue();
+        return Long.parseLong(m.group(1));
     }
 }

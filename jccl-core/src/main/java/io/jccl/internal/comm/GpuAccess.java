@@ -4,6 +4,7 @@ import io.jccl.JcclException;
 import io.jccl.Result;
 import io.jccl.internal.base.AuthKeys;
 import io.jccl.internal.base.CommHealth;
+import io.jccl.internal.bootstrap.Bootstrap;
 import io.jccl.internal.transport.PeerExchange;
 import io.jccl.internal.transport.net.GpuNetConnections;
 
@@ -20,10 +21,10 @@ public final class GpuAccess {
     private final long[] hostHashes;
     private final AuthKeys keys;
     private final CommHealth health;
-    private final PeerExchange exchange;
+    private final Bootstrap exchange;
     private final GpuNetConnections net;
 
-    GpuAccess(long[] hostHashes, AuthKeys keys, CommHealth health, PeerExchange exchange, GpuNetConnections net) {
+    GpuAccess(long[] hostHashes, AuthKeys keys, CommHealth health, Bootstrap exchange, GpuNetConnections net) {
         this.hostHashes = hostHashes.clone();
         this.keys = keys;
         this.health = health;
@@ -52,6 +53,19 @@ public final class GpuAccess {
     /** The bootstrap: tagged messages, allGather and barrier over the ranks, with the communicator's deadline. */
     public PeerExchange exchange() {
         return exchange;
+    }
+
+    /**
+     * Delivers every bootstrap message with {@code tag} to {@code listener} on the bootstrap's reader thread of the
+     * sending peer (so one peer's messages arrive in the order it sent them), never queueing it for a receive.
+     */
+    public void onMessage(int tag, java.util.function.BiConsumer<Integer, byte[]> listener) {
+        exchange.consume(tag, listener);
+    }
+
+    /** Sends a message without waiting long: false when {@code peer} could not be reached in {@code timeoutMs}. */
+    public boolean trySend(int peer, int tag, byte[] payload, long timeoutMs) {
+        return exchange.trySend(peer, tag, payload, timeoutMs);
     }
 
     /** True when this rank has a network plugin and proxy thread (some rank is on another host). */

@@ -82,6 +82,10 @@ public final class CallCheck implements GpuGroups.GroupCheck {
             compareOverHost(where, fp);
         } else if (ledger != null) {
             stopOn(ledger.record(rank, fp, where));
+            LedgerLink link = control.link();
+            if (link != null) {
+                link.collective(fp);
+            }
         }
     }
 
@@ -89,6 +93,10 @@ public final class CallCheck implements GpuGroups.GroupCheck {
     public void send(String where, int peer, long bytes) {
         if (ledger != null) {
             stopOn(ledger.recordSend(rank, peer, bytes, where));
+            LedgerLink link = control.link();
+            if (link != null) {
+                link.send(peer, bytes);
+            }
         }
     }
 
@@ -96,6 +104,10 @@ public final class CallCheck implements GpuGroups.GroupCheck {
     public void recv(String where, int peer, long bytes) {
         if (ledger != null) {
             stopOn(ledger.recordRecv(rank, peer, bytes, where));
+            LedgerLink link = control.link();
+            if (link != null) {
+                link.recv(peer, bytes);
+            }
         }
     }
 

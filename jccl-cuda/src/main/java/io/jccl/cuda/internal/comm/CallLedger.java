@@ -20,7 +20,9 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * </ul>
  * The ledger lives in memory every rank can reach: a segment of the process for an {@code initAll} clique, a
  * shared-memory file mapped by every process for one process per GPU ({@link SharedControl}). A check therefore costs
- * a few memory accesses and no communication; whichever of two calls comes second does the comparison.
+ * a few memory accesses and no communication; whichever of two calls comes second does the comparison. When the ranks
+ * span hosts each process keeps a ledger of its own, and {@link LedgerLink} writes the other hosts' calls into it as
+ * their messages arrive ({@link #recordFrom} and its point-to-point kin compare on arrival).
  *
  * <p>Layout ({@link #bytes} bytes, zeroed by its creator): rows of {@link #ROW_BYTES} bytes, first each rank's
  * collectives, then sends[from][to], then receives[at][from]; a row is a 64-byte header whose first long counts the
@@ -107,6 +109,30 @@ final class CallLedger {
         long n = recvs[at][from].append(bytes);
         long theirs = sends[from][at].peek(n);
         return theirs == NONE || theirs == bytes ? null : p2pMismatch(where, "receive", n + 1, from, bytes, theirs);
+    }
+
+    /**
+     * Records rank {@code peer}'s next collective, as a message from another host brought it, and compares it with
+     * rank {@code me}'s at the same position (the receiving side of {@link LedgerLink}).
+     */
+    public JcclException recordFrom(int peer, long fingerprint, int me, String where) {
+        long n = collectives[peer].append(fingerprint);
+        long mine = collectives[me].peek(n);
+        return mine == NONE || mine == fingerprint ? null : mismatch(where, n + 1, mine, peer, fingerprint, STOPPED);
+    }
+
+    /** Records {@code from}'s next send to {@code me} (from another host) and compares it with my receive. */
+    public JcclException recordSendFrom(int from, int me, long bytes, String where) {
+        long n = sends[from][me].append(bytes);
+        long mine = recvs[me][from].peek(n);
+        return mine == NONE || mine == bytes ? null : p2pMismatch(where, "receive", n + 1, from, mine, bytes);
+    }
+
+    /** Records {@code at}'s next receive from {@code me} (from another host) and compares it with my send. */
+    public JcclException recordRecvFrom(int at, int me, long bytes, String where) {
+        long n = recvs[at][me].append(bytes);
+        long mine = sends[me][at].peek(n);
+        return mine == NONE || mine == bytes ? null : p2pMismatch(where, "send", n + 1, at, mine, bytes);
     }
 
     /** The ranks of this ledger. */

@@ -60,6 +60,12 @@ public final class GpuStops {
         }
     }
 
+    /** How errors and logs name rank {@code rank} of {@code nRanks} on {@code device}. */
+    public static String nameOf(int rank, int nRanks, io.jccl.cuda.CudaDevice device) {
+        return "GpuCommunicator rank " + rank + "/" + nRanks + " (GPU " + device.ordinal() + ", " + device.pciBusId()
+                + ")";
+    }
+
     /** Whether the kernels were stopped (by anything). */
     public boolean stopped() {
         return control.abortArea().stopped();

@@ -143,6 +143,7 @@ public final class ProcessWiring {
                 }
             }
             if (acrossHosts) {
+                LedgerLink.start(me, n, control, access, GpuStops.nameOf(me, n, device));
                 net = NetAreas.allocate(device, layout, me, access.net().name());
                 net.connect(access, device, layout, me);
             }

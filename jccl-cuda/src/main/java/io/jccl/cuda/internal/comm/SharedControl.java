@@ -48,6 +48,9 @@ public final class SharedControl implements AutoCloseable {
     private final CallLedger calls;
     private final Arena arena;
     private boolean closed;
+    /** Tells the ranks on other hosts when this rank stops the communicator first (null on one host). */
+    private volatile java.util.function.Consumer<JcclException> onFirstFailure;
+    private volatile LedgerLink link;
 
     private SharedControl(AbortArea abortArea, StopNote note, CallLedger calls, Arena arena) {
         this.abortArea = abortArea;
@@ -80,7 +83,7 @@ public final class SharedControl implements AutoCloseable {
         int me = host.rank();
         int n = host.size();
         if (unshared != null) {
-            return ownArea(me, device, timeoutMs, unshared);
+            return ownArea(me, n, device, timeoutMs, unshared);
         }
         long bytes = AREA_PAGE + StopNote.BYTES + CallLedger.bytes(n);
         Arena arena = Arena.ofShared();
@@ -123,18 +126,28 @@ public final class SharedControl implements AutoCloseable {
             area.close();
         }
         arena.close();
-        return ownArea(me, device, timeoutMs, problem != null ? problem
+        return ownArea(me, 0, device, timeoutMs, problem != null ? problem
                 : "another rank could not map " + ShmFiles.dir() + "/" + name);
     }
 
-    /** The fallback: an area of this process's own, no ledger. */
-    private static SharedControl ownArea(int me, CudaDevice device, long timeoutMs, String why) {
-        Log.info(Subsys.INIT, me, "GPU ranks share no control memory (%s): a timeout or abort stops this"
-                + " process's kernels only, and calls are checked only with JCCL_CHECK_CALLS=1", why);
+    /**
+     * An area of this process's own: the fallback when the processes of one host cannot map a file (no ledger,
+     * {@code ledgerRanks} 0), or ranks on several hosts, whose ledger of {@code ledgerRanks} ranks and stops the
+     * {@link LedgerLink} carries between the hosts.
+     */
+    private static SharedControl ownArea(int me, int ledgerRanks, CudaDevice device, long timeoutMs, String why) {
+        if (ledgerRanks > 0) {
+            Log.info(Subsys.INIT, me, "GPU ranks share no control memory (%s): calls are compared and stops "
+                    + "passed on over the network", why);
+        } else {
+            Log.info(Subsys.INIT, me, "GPU ranks share no control memory (%s): a timeout or abort stops this"
+                    + " process's kernels only, and calls are checked only with JCCL_CHECK_CALLS=1", why);
+        }
         Arena own = Arena.ofShared();
         try {
-            return new SharedControl(AbortArea.allocate(device, timeoutMs), new StopNote(own.allocate(StopNote.BYTES)),
-                    null, own);
+            MemorySegment m = own.allocate(StopNote.BYTES + (ledgerRanks > 0 ? CallLedger.bytes(ledgerRanks) : 0), 64);
+            return new SharedControl(AbortArea.allocate(device, timeoutMs), new StopNote(m),
+                    ledgerRanks > 0 ? new CallLedger(ledgerRanks, m.asSlice(StopNote.BYTES)) : null, own);
         } catch (RuntimeException e) {
             own.close();
             throw e;
@@ -173,12 +186,41 @@ public final class SharedControl implements AutoCloseable {
     }
 
     /** Stops every rank's kernels for {@code cause}, which every rank then reports (the first cause is kept). */
-    public synchronized void fail(JcclException cause) {
-        if (closed) {
-            return;   // the memory is gone (a late failure notice from the host communicator)
+    public void fail(JcclException cause) {
+        java.util.function.Consumer<JcclException> tell = onFirstFailure;
+        if (raise(cause) && tell != null) {
+            tell.accept(cause);   // before returning: an abort's host notice must not overtake it
         }
-        note.post(cause);
+    }
+
+    /** As {@link #fail}, for a cause a rank on another host reported: not passed on again. */
+    public void failFromRemote(JcclException cause) {
+        raise(cause);
+    }
+
+    /** Posts the cause and raises the area; true when this call posted the first cause. */
+    private synchronized boolean raise(JcclException cause) {
+        if (closed) {
+            return false;   // the memory is gone (a late failure notice from the host communicator)
+        }
+        boolean first = note.post(cause);
         abortArea.raise();
+        return first;
+    }
+
+    /** Calls {@code tell} with the cause when this rank stops the communicator first (ranks on several hosts). */
+    void onFirstFailure(java.util.function.Consumer<JcclException> tell) {
+        this.onFirstFailure = tell;
+    }
+
+    /** Carries this process's ledger to the other hosts (set up by {@link LedgerLink#start}). */
+    void link(LedgerLink l) {
+        this.link = l;
+    }
+
+    /** What tells the other hosts of this rank's calls, or {@code null} on one host. */
+    public LedgerLink link() {
+        return link;
     }
 
     /** What a rank stopped the communicator for ({@link #fail}), or {@code null}. */
