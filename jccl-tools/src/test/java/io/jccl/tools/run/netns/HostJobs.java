@@ -71,12 +71,18 @@ final class HostJobs {
     /** As {@link #run(NetnsHosts, Path, int, Duration, Map, String...)}, the output going to {@code live}. */
     static Outcome run(NetnsHosts hosts, Path dir, int ranksPerHost, Duration timeout, Map<String, String> env,
                        Live live, String... args) {
+        return run(hosts, dir, ranksPerHost, timeout, env, live, CrossHostCheck.class, args);
+    }
+
+    /** As {@link #run(NetnsHosts, Path, int, Duration, Map, Live, String...)}, each rank running {@code main}. */
+    static Outcome run(NetnsHosts hosts, Path dir, int ranksPerHost, Duration timeout, Map<String, String> env,
+                       Live live, Class<?> main, String... args) {
         int n = hosts.size() * ranksPerHost;
         Hostfile file = Hostfile.read(hosts.hostfile(dir, ranksPerHost));
         RankPlacement placement = RankPlacement.bySlot(file, n);
         Map<String, String> vars = new HashMap<>(env);
         vars.put("NCCL_SOCKET_IFNAME", hosts.socketIfName());
-        LaunchSpec spec = LaunchSpec.of(n, CrossHostCheck.class.getName(), List.of(args)).withTimeout(timeout)
+        LaunchSpec spec = LaunchSpec.of(n, main.getName(), List.of(args)).withTimeout(timeout)
                 .withExtraEnv(vars);
         RemoteRanks ranks = new RemoteRanks(placement, RemoteShell.parse("ip netns exec"), Map.of(), Set.of());
         ByteArrayOutputStream out = live.out;
