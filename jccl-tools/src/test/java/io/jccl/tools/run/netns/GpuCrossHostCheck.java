@@ -98,6 +98,38 @@ public final class GpuCrossHostCheck {
                 System.out.println("OK every collective at " + count);
             }
         }
+        graphs();
+    }
+
+    /**
+     * Three in-place allReduces captured in a CUDA graph, replayed three times with no host work per replay: after
+     * the first the data is the sum, and each later one multiplies it by the number of ranks.
+     */
+    private void graphs() {
+        int count = 20_001;
+        try (DeviceBuffer buf = DeviceBuffer.allocate(comm.device(), count * 4L)) {
+            MemorySegment host = arena.allocate(count * 4L, 64);
+            for (long i = 0; i < count; i++) {
+                host.setAtIndex(ValueLayout.JAVA_INT, i, (int) (i % 5) + rank);
+            }
+            buf.copyFrom(host);
+            stream.beginCapture();
+            for (int k = 0; k < 3; k++) {
+                comm.allReduce(buf, buf, count, DataType.INT32, RedOp.SUM, stream);
+            }
+            try (io.jccl.cuda.CudaGraph graph = stream.endCapture()) {
+                for (int replay = 0; replay < 3; replay++) {
+                    graph.launch(stream);
+                }
+                int factor = 1;
+                for (int k = 0; k < 8; k++) {
+                    factor *= n;
+                }
+                int times = factor;
+                check("graph-replayed allReduce", buf, count, i -> times * (n * (int) (i % 5) + n * (n - 1) / 2));
+            }
+            System.out.println("OK 3 replays of a captured graph of 3 allReduces");
+        }
     }
 
     private void loop(double seconds) {

@@ -19,7 +19,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /**
  * GPU communicators across real network-namespace hosts (each its own network stack, joined by veths): the ranks
  * find their hosts by the host hash (the namespace is part of it, no NCCL_HOSTID), pick their GPU by the launcher's
- * local rank, and reach the other host through the net transport. Every collective is verified, and a link fault
+ * local rank, and reach the other host through the net transport. Every collective is verified, CUDA graphs of
+ * allReduces are captured and replayed with no host work per replay, and a link fault
  * while allReduces run ends either in verified results (a 0.5 s blip) or a clear error, never a hang or a wrong
  * element. Runs on the CPU emulator of the driver in CI (every rank emulates its own GPUs).
  */
@@ -44,6 +45,7 @@ class GpuNetnsHostsGpuTest {
                 assertThat(o.out()).as(o.all()).contains("[" + r + "] ALL OK " + nHosts * perHost + " GPU ranks, rank "
                         + r + " on GPU " + r % perHost + ", local " + r % perHost + "/" + perHost);
             }
+            assertThat(o.out()).contains("[0] OK 3 replays of a captured graph of 3 allReduces");
             assertThat(o.all()).contains("ranks on " + nHosts + " hosts", "GPU Direct RDMA Disabled")
                     .doesNotContain("WRONG");
         }
