@@ -7,6 +7,7 @@ import io.jccl.internal.base.AuthKeys;
 import io.jccl.internal.base.CommHealth;
 import io.jccl.internal.bootstrap.Goodbye.Departure;
 import io.jccl.internal.debug.Log;
+import io.jccl.internal.param.Params;
 import io.jccl.internal.debug.Subsys;
 import io.jccl.internal.transport.PeerExchange;
 import io.jccl.internal.transport.net.socket.NetInterfaces;
@@ -455,15 +456,8 @@ public final class Bootstrap implements PeerExchange, AutoCloseable {
                 // The root answers once every rank has joined, or with an error naming the missing ranks; wait a
                 // little longer than the root so its more precise message arrives first.
                 long waitMs = timeoutMs + timeoutMs / 10 + 1000;
-                s.setSoTimeout((int) Math.min(waitMs, Integer.MAX_VALUE));
-                Frames.Frame f;
-                try {
-                    f = Frames.read(in, Handshake.MAX_HANDSHAKE_BYTES * 8);
-                } catch (SocketTimeoutException e) {
-                    throw new JcclException(Result.TIMEOUT, "rank " + rank + " of " + nRanks
-                            + ": the bootstrap root at "
-                            + root + " did not answer within " + waitMs + " ms (not all ranks joined?)");
-                }
+                awaitAnswer(s, in, root, waitMs);
+                Frames.Frame f = Frames.read(in, Handshake.MAX_HANDSHAKE_BYTES * 8);
                 if (f.tag() == Handshake.TAG_ERROR) {
                     throw rootError(Handshake.reason(f.payload()));
                 }
@@ -478,6 +472,41 @@ public final class Bootstrap implements PeerExchange, AutoCloseable {
                 throw new JcclException(Result.REMOTE_ERROR, "rank " + rank + ": bootstrap root at " + root
                         + " closed the connection: " + e.getMessage() + " (root process gone, or a wrong UniqueId?)",
                                 e);
+            }
+        }
+
+        /**
+         * Waits up to {@code waitMs} for the root's answer to begin, saying every JCCL_WAIT_LOG_MS that this rank
+         * joined and waits for the others (the root's own line names who is missing).
+         */
+        private void awaitAnswer(Socket s, DataInputStream in, InetSocketAddress root, long waitMs)
+                throws IOException {
+            long start = System.nanoTime();
+            long everyMs = Params.WAIT_LOG_MS.get();
+            while (true) {
+                long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+                long left = waitMs - waited;
+                if (left <= 0) {
+                    throw new JcclException(Result.TIMEOUT, "rank " + rank + " of " + nRanks
+                            + ": the bootstrap root at " + root + " did not answer within " + waitMs
+                            + " ms (not all ranks joined?)");
+                }
+                s.setSoTimeout((int) Math.max(1, Math.min(left, everyMs)));
+                in.mark(1);
+                try {
+                    if (in.read() < 0) {
+                        throw new IOException("end of stream");
+                    }
+                    in.reset();
+                    s.setSoTimeout(BootstrapRoot.HANDSHAKE_MS * 2);
+                    return;
+                } catch (SocketTimeoutException e) {
+                    if (left > everyMs) {
+                        Log.warn(rank, "rank %d of %d: joined the bootstrap root at %s %d s ago; waiting for the "
+                                + "other ranks for %d s more", rank, nRanks, root,
+                                TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start), (left - everyMs) / 1000);
+                    }
+                }
             }
         }
 

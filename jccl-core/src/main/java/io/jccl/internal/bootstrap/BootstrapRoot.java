@@ -113,12 +113,19 @@ public final class BootstrapRoot implements Runnable {
     @Override
     public void run() {
         long idleUntil = System.currentTimeMillis() + IDLE_LIMIT_MS;
+        long startMs = System.currentTimeMillis();
+        long everyMs = Params.WAIT_LOG_MS.get();
+        long nextLogMs = startMs + everyMs;
         try (server) {
             while (!finished) {
                 long now = System.currentTimeMillis();
                 long deadline;
                 synchronized (this) {
                     deadline = nRanks < 0 ? idleUntil : deadlineMs;
+                    if (now >= nextLogMs && !finished) {
+                        nextLogMs += everyMs;
+                        logProgress(now - startMs, deadline - now);
+                    }
                     if (now >= deadline && !finished) {
                         if (nRanks > 0) {
                             failAll(missingMessage());
@@ -239,6 +246,24 @@ public final class BootstrapRoot implements Runnable {
             }
         }
         closeQuietly(s);
+    }
+
+    /** The line a waiting root prints every JCCL_WAIT_LOG_MS: who joined, who is missing. */
+    private void logProgress(long waitedMs, long leftMs) {
+        if (nRanks < 0) {
+            Log.warn(-1, "bootstrap root on %s: no rank has joined after %d s", server.getLocalSocketAddress(),
+                    waitedMs / 1000);
+            return;
+        }
+        TreeSet<Integer> missing = new TreeSet<>();
+        for (int r = 0; r < nRanks; r++) {
+            if (byRank[r] == null) {
+                missing.add(r);
+            }
+        }
+        Log.warn(-1, "bootstrap root on %s: %d of %d ranks joined after %d s; waiting for rank(s) %s for %d s more "
+                + "(%s)", server.getLocalSocketAddress(), nRanks - missing.size(), nRanks, waitedMs / 1000, missing,
+                Math.max(0, leftMs / 1000), Params.TIMEOUT_MS.name());
     }
 
     private String missingMessage() {

@@ -4,6 +4,8 @@ import io.jccl.JcclException;
 import io.jccl.Result;
 import io.jccl.internal.base.AuthKeys;
 import io.jccl.internal.base.CommHealth;
+import io.jccl.internal.debug.Log;
+import io.jccl.internal.param.Params;
 
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
@@ -144,7 +146,16 @@ final class PeerLinks {
     Socket connect(InetSocketAddress to, long deadlineNs, String who, CommHealth health) {
         long backoffMs = 10;
         IOException last = null;
+        long start = System.nanoTime();
+        long everyNs = TimeUnit.MILLISECONDS.toNanos(Params.WAIT_LOG_MS.get());
+        long nextLog = start + everyNs;
         while (System.nanoTime() < deadlineNs && !closed) {
+            if (last != null && System.nanoTime() >= nextLog) {
+                nextLog += everyNs;
+                Log.warn(rank, "rank %d: still connecting to %s at %s after %d s (last error: %s); retrying for "
+                        + "%d s more", rank, who, to, TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start),
+                        last.getMessage(), TimeUnit.NANOSECONDS.toSeconds(deadlineNs - System.nanoTime()));
+            }
             if (health != null && health.isBroken()) {
                 throw health.brokenError("rank " + rank + " connecting to " + who);
             }
