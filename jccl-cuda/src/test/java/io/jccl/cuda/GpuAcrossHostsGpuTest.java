@@ -75,6 +75,24 @@ class GpuAcrossHostsGpuTest {
         }
     }
 
+    /**
+     * Launches across hosts allocate nothing on the heap in steady state, the call ledger's messages to the other
+     * host included (as {@link GpuAllocationGpuTest} checks on one host).
+     */
+    @org.junit.jupiter.api.Test
+    void launchingAcrossHostsAllocatesNothing() throws Exception {
+        List<String> outs = GpuProcessesGpuTest.runRanks(2, io.jccl.cuda.testing.GpuAllocRankMain.class,
+                Map.of("NCCL_HOSTID", "jccl-test-host-{rank}", "JCCL_TIMEOUT_MS", "30000"), 180);
+        for (int r = 0; r < 2; r++) {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("rank " + r + " allocated (\\d+) bytes")
+                    .matcher(outs.get(r));
+            assertThat(m.find()).as(outs.get(r)).isTrue();
+            System.out.println("across hosts: " + m.group());
+            // measured 40; an object of 16 bytes per launch (50) would exceed it
+            assertThat(Long.parseLong(m.group(1))).as(outs.get(r)).isLessThanOrEqualTo(512);
+        }
+    }
+
     private static long stoppedAfterMs(String out) {
         java.util.regex.Matcher m = java.util.regex.Pattern.compile("rank 0 stopped after (\\d+) ms").matcher(out);
         assertThat(m.find()).as(out).isTrue();
