@@ -5,8 +5,8 @@ import io.jccl.internal.enqueue.GroupState;
 
 /** Entry points that are not tied to one communicator. */
 public final class Jccl {
-    /** The library version. */
-    public static final String VERSION = "0.1.0";
+    /** The library version, as the build set it (without a -SNAPSHOT suffix). */
+    public static final String VERSION = buildVersion();
 
     private Jccl() {
     }
@@ -49,5 +49,17 @@ public final class Jccl {
      */
     public static String version() {
         return VERSION;
+    }
+
+    private static String buildVersion() {
+        try (java.io.InputStream in = Jccl.class.getResourceAsStream("version.properties")) {
+            java.util.Properties p = new java.util.Properties();
+            if (in != null) {
+                p.load(in);
+            }
+            return p.getProperty("version", "unknown").replace("-SNAPSHOT", "");
+        } catch (java.io.IOException e) {
+            return "unknown";
+        }
     }
 }
