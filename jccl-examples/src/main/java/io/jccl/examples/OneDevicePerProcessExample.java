@@ -7,6 +7,7 @@ import io.jccl.cuda.CudaDevice;
 import io.jccl.cuda.CudaStream;
 import io.jccl.cuda.DeviceBuffer;
 import io.jccl.cuda.GpuCommunicator;
+import io.jccl.launch.Launch;
 
 import java.io.PrintStream;
 import java.lang.foreign.Arena;
@@ -15,7 +16,7 @@ import java.lang.foreign.ValueLayout;
 
 /**
  * NCCL's one-GPU-per-process example (examples/01_communicators/03_one_device_per_process_mpi), with
- * {@code ./jccl run} in place of mpirun: each process takes GPU {@code LOCAL_RANK} (modulo the GPUs visible), joins a
+ * {@code ./jccl run} in place of mpirun: each process takes the GPU of its local rank on its host ({@link Launch#placement()}, modulo the GPUs visible), joins a
  * {@link GpuCommunicator} from the launcher's environment (peers' buffers are shared through CUDA IPC handles
  * exchanged over the bootstrap), puts {@code {rank, rank+1}} in device memory, allReduces it on its stream and prints
  * what NCCL's example prints ({@code Device r correctly received sum: 6} on 4 ranks).
@@ -31,8 +32,8 @@ public final class OneDevicePerProcessExample {
             System.out.println("ERROR: No CUDA devices found on this system");
             System.exit(1);
         }
-        String lr = System.getenv("LOCAL_RANK");
-        int localRank = lr != null ? Integer.parseInt(lr.trim()) : 0;
+        // the launcher's local rank (torchrun, mpirun, srun, ./jccl run, ...), known before any communicator exists
+        int localRank = Launch.placement().localRankOr(0);
         CudaDevice device = CudaDevice.get(localRank % CudaDevice.count());
         boolean ok;
         try (GpuCommunicator comm = GpuCommunicator.fromEnvironment(device)) {

@@ -8,6 +8,7 @@ import io.jccl.cuda.CudaDevice;
 import io.jccl.cuda.CudaStream;
 import io.jccl.cuda.DeviceBuffer;
 import io.jccl.cuda.GpuCommunicator;
+import io.jccl.launch.Launch;
 
 import java.io.PrintStream;
 import java.lang.foreign.Arena;
@@ -36,8 +37,8 @@ public final class SeveralDevicesPerProcessExample {
             System.exit(1);
         }
         int perProcess = Examples.intArg(args, 0, 2);
-        String lr = System.getenv("LOCAL_RANK");
-        int localRank = lr != null ? Integer.parseInt(lr.trim()) : 0;
+        // the launcher's local rank (torchrun, mpirun, srun, ./jccl run, ...), known before any communicator exists
+        int localRank = Launch.placement().localRankOr(0);
         List<CudaDevice> devices = new ArrayList<>();
         for (int i = 0; i < perProcess; i++) {
             devices.add(CudaDevice.get((localRank * perProcess + i) % CudaDevice.count()));
