@@ -16,7 +16,8 @@ import java.lang.foreign.ValueLayout;
 
 /**
  * NCCL's one-GPU-per-process example (examples/01_communicators/03_one_device_per_process_mpi), with
- * {@code ./jccl run} in place of mpirun: each process takes the GPU of its local rank on its host ({@link Launch#placement()}, modulo the GPUs visible), joins a
+ * {@code ./jccl run} in place of mpirun: each process takes the GPU of its local rank on its host
+ * ({@link Launch#placement()}, modulo the GPUs visible), joins a
  * {@link GpuCommunicator} from the launcher's environment (peers' buffers are shared through CUDA IPC handles
  * exchanged over the bootstrap), puts {@code {rank, rank+1}} in device memory, allReduces it on its stream and prints
  * what NCCL's example prints ({@code Device r correctly received sum: 6} on 4 ranks).

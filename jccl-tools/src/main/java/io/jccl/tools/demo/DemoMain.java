@@ -19,7 +19,8 @@ import java.util.function.Function;
  * labelled with its rank), then, if every rank got the right sums, a short all_reduce perf table over the same
  * number of processes. Runs on the main thread.
  */
-@Command(name = "jccl demo", mixinStandardHelpOptions = true, versionProvider = io.jccl.tools.JcclVersion.class,
+@Command(name = "jccl demo", mixinStandardHelpOptions = true,
+        versionProvider = io.jccl.tools.JcclVersion.class,
         description = {"Runs NCCL's classic example with N local processes: each rank r contributes {r, r+1}, "
                 + "allReduce sums them, every rank prints what it received; then a short all_reduce perf table."})
 public final class DemoMain implements Callable<Integer> {

@@ -21,7 +21,8 @@ import java.util.concurrent.Callable;
  * parameter check's findings (unknown NCCL_* / JCCL_* names with suggestions, unusable values, NCCL settings JCCL
  * ignores). Runs on the main thread; the table comes from the core's registry.
  */
-@Command(name = "jccl params", mixinStandardHelpOptions = true, sortOptions = false, versionProvider = io.jccl.tools.JcclVersion.class,
+@Command(name = "jccl params", mixinStandardHelpOptions = true, sortOptions = false,
+        versionProvider = io.jccl.tools.JcclVersion.class,
         description = {"Lists JCCL's parameters (NCCL_* and JCCL_* variables) with their effective values, sources, "
                 + "defaults and meaning, then warns about unknown names and unusable values."})
 public final class ParamsMain implements Callable<Integer> {

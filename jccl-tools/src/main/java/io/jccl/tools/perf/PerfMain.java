@@ -30,7 +30,8 @@ import java.util.concurrent.Callable;
  * {@code -t N} runs N ranks as threads of this process, a launcher environment (jccl run, torchrun, mpirun, srun)
  * makes this process one rank, otherwise it runs alone. Runs on the main thread; mirrors nccl-tests' {@code main}.
  */
-@Command(name = "jccl perf", mixinStandardHelpOptions = true, sortOptions = false, versionProvider = io.jccl.tools.JcclVersion.class,
+@Command(name = "jccl perf", mixinStandardHelpOptions = true, sortOptions = false,
+        versionProvider = io.jccl.tools.JcclVersion.class,
         description = {"Measures a collective like nccl-tests: time, algbw and busbw per size, out-of-place and "
                 + "in-place, with every result element checked.",
                 "Collectives: all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv, gather, "

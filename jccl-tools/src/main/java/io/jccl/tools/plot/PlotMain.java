@@ -21,7 +21,8 @@ import java.util.concurrent.Callable;
  * one SVG, one line per report (and placement), e.g. JCCL against NCCL, or one backend at several rank counts.
  * Runs on the main thread.
  */
-@Command(name = "jccl plot", mixinStandardHelpOptions = true, sortOptions = false, versionProvider = io.jccl.tools.JcclVersion.class,
+@Command(name = "jccl plot", mixinStandardHelpOptions = true, sortOptions = false,
+        versionProvider = io.jccl.tools.JcclVersion.class,
         description = {"Plots bus bandwidth against message size from perf JSON reports (jccl perf --json, or "
                 + "nccl-tests' JSON output) into one SVG file that a browser shows.",
                 "Each REPORT may carry a label: results/nccl.json=NCCL (default: the file name)."})

@@ -21,7 +21,8 @@ import java.util.concurrent.Callable;
  * alive, each rank's last completed operation, the operation in flight and what it waits for, and prints the
  * answer. Runs on the main thread. Mirrors NCCL's {@code ncclras} client.
  */
-@Command(name = "jccl ras", mixinStandardHelpOptions = true, sortOptions = false, versionProvider = io.jccl.tools.JcclVersion.class,
+@Command(name = "jccl ras", mixinStandardHelpOptions = true, sortOptions = false,
+        versionProvider = io.jccl.tools.JcclVersion.class,
         description = {"Shows the status of a running job: per communicator and rank, whether it is alive, its last "
                 + "completed operation, the operation in flight and what it waits for, and which ranks a stuck "
                 + "operation waits for."},

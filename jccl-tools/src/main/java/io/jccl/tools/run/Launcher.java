@@ -23,7 +23,8 @@ import java.util.concurrent.Callable;
  * The command line front end, run on the main thread; Java callers use {@link LocalJob} and {@link LaunchSpec}
  * directly. Mirrors {@code mpirun -np N} / {@code torchrun --nproc-per-node N} on one host.
  */
-@Command(name = "jccl run", mixinStandardHelpOptions = true, sortOptions = false, versionProvider = io.jccl.tools.JcclVersion.class,
+@Command(name = "jccl run", mixinStandardHelpOptions = true, sortOptions = false,
+        versionProvider = io.jccl.tools.JcclVersion.class,
         description = {"Starts N local ranks of a Java main class with RANK, WORLD_SIZE, LOCAL_RANK, "
                 + "LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT, JCCL_COMM_ID and JCCL_COMM_SECRET set, so that "
                 + "Communicator.fromEnvironment() joins them. Output lines are prefixed with the rank. If a rank "
