@@ -11,6 +11,8 @@ import org.apache.spark.BarrierTaskContext;
 import org.apache.spark.BarrierTaskInfo;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.rdd.RDD;
+import org.apache.spark.util.TaskCompletionListener;
+import org.apache.spark.util.TaskFailureListener;
 import scala.Function1;
 import scala.jdk.javaapi.CollectionConverters;
 import scala.reflect.ClassTag;
@@ -100,7 +102,8 @@ public final class SparkJccl {
 
     /**
      * Joins the communicator of this barrier stage, with the default {@link Config}. Every task of the stage must
-     * call it; it returns once all have joined. Close it before the task ends.
+     * call it; it returns once all have joined. Close it before the task ends; if the task fails with it open, it is
+     * aborted (its peers' calls fail at once, naming its rank), and if the task ends with it open, it is closed.
      *
      * @param ctx the task's context ({@link BarrierTaskContext#get()})
      * @return the communicator, rank {@link BarrierTaskContext#partitionId()} of the stage's task count
@@ -112,7 +115,8 @@ public final class SparkJccl {
 
     /**
      * Joins the communicator of this barrier stage. Every task of the stage must call it; it returns once all have
-     * joined. Close it before the task ends.
+     * joined. Close it before the task ends; if the task fails with it open, it is aborted (its peers' calls fail at
+     * once, naming its rank), and if the task ends with it open, it is closed.
      *
      * @param ctx    the task's context ({@link BarrierTaskContext#get()})
      * @param config options of the communicator ({@code commName}, when unset, becomes the stage's name)
@@ -124,12 +128,18 @@ public final class SparkJccl {
         UniqueId id = shareId(ctx, self, Jccl::uniqueId);
         Config named = config.commName() != null ? config
                 : config.withName("spark-stage-" + ctx.stageId() + "." + ctx.stageAttemptNumber());
+        Communicator comm;
         try {
-            return Communicator.init(id, self.size(), self.rank(), named);
+            comm = Communicator.init(id, self.size(), self.rank(), named);
         } catch (JcclException e) {
             throw new JcclException(e.result(), where(ctx) + ": joining the JCCL communicator as rank "
                     + self.rank() + " of " + self.size() + " failed: " + e.getMessage(), e);
         }
+        // a task that fails with its communicator open aborts it, so its peers fail at once instead of waiting for
+        // it until their timeout (Spark does not interrupt them); one that ends with it open closes it
+        ctx.addTaskFailureListener((TaskFailureListener) (c, error) -> comm.abort());
+        ctx.addTaskCompletionListener((TaskCompletionListener) c -> comm.close());
+        return comm;
     }
 
     /**

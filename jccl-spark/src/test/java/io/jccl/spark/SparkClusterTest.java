@@ -177,6 +177,27 @@ class SparkClusterTest {
 
     @Test
     @Order(5)
+    void aTaskThatThrowsWithItsCommunicatorOpenReleasesItsPeers() {
+        assertThatThrownBy(() -> SparkJccl.barrier(partitions(), (ctx, it) -> {
+            Communicator comm = SparkJccl.communicator(ctx);       // by hand, never closed on the way out
+            double[] x = {1};
+            comm.allReduce(x, RedOp.SUM);
+            if (comm.rank() == 1) {
+                throw new IllegalStateException("task of rank 1 gives up");
+            }
+            comm.allReduce(x, RedOp.SUM);          // released when rank 1's task fails and its communicator aborts
+            comm.close();
+            return List.of(x[0]).iterator();
+        }).collect()).isInstanceOf(SparkException.class).hasMessageContaining("rank 1");
+        // the peers' task slots are free again well before JCCL's 120 s timeout: the next stage gets all four
+        long start = System.nanoTime();
+        assertThat(SparkJccl.mapPartitions(partitions(), (comm, it) -> List.of(comm.rank()).iterator()).collect())
+                .containsExactlyInAnyOrder(0, 1, 2, 3);
+        assertThat((System.nanoTime() - start) / 1e9).as("seconds until the next stage ran").isLessThan(30);
+    }
+
+    @Test
+    @Order(6)
     void aTaskWhoseExecutorExitsAfterInitFailsTheStageNamingALostRank(@TempDir Path dir) throws IOException {
         String where = dir.toString();
         long start = System.nanoTime();
