@@ -62,8 +62,18 @@ public final class AddressRendezvous implements Rendezvous {
 
     /** The id every process derives from {@code host:port} (and JCCL_COMM_SECRET). */
     static UniqueId idFor(String hostPort) {
-        byte[] secret = secret(hostPort);
-        return UniqueId.create(parseHostPort(hostPort), magicOf(secret), secret);
+        return idFor(hostPort, parseHostPort(hostPort), "");
+    }
+
+    /**
+     * The id every process derives from {@code host:port} (and JCCL_COMM_SECRET), with its root at {@code resolved}
+     * (the address {@code hostPort} names) and {@code salt} mixed into the magic and the address-derived secret, so
+     * that one address gives a different id for each salt (a launcher's run and attempt); "" gives
+     * {@link #idFor(String)}'s.
+     */
+    static UniqueId idFor(String hostPort, InetSocketAddress resolved, String salt) {
+        byte[] secret = secret(hostPort + salt);
+        return UniqueId.create(resolved, magicOf(HexFormat.of().formatHex(secret) + salt), secret);
     }
 
     static String rootAddress(Map<String, String> env, String launcher) {
@@ -128,8 +138,8 @@ public final class AddressRendezvous implements Rendezvous {
         return sha256("jccl-env-secret|" + rootHostPort);
     }
 
-    private static long magicOf(byte[] secret) {
-        byte[] d = sha256("jccl-magic|" + HexFormat.of().formatHex(secret));
+    private static long magicOf(String secretHexAndSalt) {
+        byte[] d = sha256("jccl-magic|" + secretHexAndSalt);
         long m = 0;
         for (int i = 0; i < 8; i++) {
             m = (m << 8) | (d[i] & 0xff);

@@ -34,7 +34,7 @@ public final class Rendezvouses {
     }
 
     static List<Rendezvous> builtIn() {
-        return List.of(new AddressRendezvous(), new TorchRendezvous());
+        return List.of(new AddressRendezvous(), new TorchRendezvous(), new KubernetesRendezvous());
     }
 
     /** The rendezvous for this environment. */

@@ -92,6 +92,12 @@ public final class Params {
     public static final Param<String> RENDEZVOUS = add(Param.ofString("JCCL_RENDEZVOUS", "", BOOTSTRAP,
             "the launcher rendezvous fromEnvironment() uses, by name (address, torchrun, pmix, slurm, kubernetes or a "
                     + "service provider's); default: the detected one of highest priority"));
+    public static final Param<String> K8S_SERVICE = add(Param.ofString("JCCL_K8S_SERVICE", "", BOOTSTRAP,
+            "Kubernetes Indexed Jobs: the headless Service (the pods' subdomain) under which rank 0 is "
+                    + "<job>-0.<service>; needed unless MASTER_ADDR is set"));
+    public static final Param<Integer> K8S_PORT = add(Param.ofInt("JCCL_K8S_PORT", 29500, BOOTSTRAP,
+            "Kubernetes Indexed Jobs: the port of rank 0's bootstrap root when MASTER_PORT is not set")
+            .range(1, 65535));
     public static final Param<String> HOSTID = add(Param.ofString("NCCL_HOSTID", "", BOOTSTRAP,
             "overrides the host identity used to decide which ranks share a host"));
 
