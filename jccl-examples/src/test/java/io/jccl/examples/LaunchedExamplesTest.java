@@ -22,6 +22,7 @@ class LaunchedExamplesTest {
     @ParameterizedTest(name = "{0} on {1} processes")
     @CsvSource(delimiter = ';', value = {
         "AllReduceExample;2;20000;[1] Device 1 correctly received sum: 3",
+        "LaunchedAllReduce;2;1000;[1] Device 1 correctly received sum: 3",
         "BroadcastExample;2;1000 1;[0] Rank 0 received 1000 doubles from root 1: correct",
         "RingExchangeExample;3;256;[2] Rank 2: sum of every rank's data 3 (correct)",
         "SplitExample;4;;[3] World rank 3 is rank 1 of 2 in the odd communicator: sum 4, world sum 6 (correct)",
