@@ -29,7 +29,8 @@ import java.util.regex.Pattern;
  * {@code <job>-0.<service>}: the DNS name the Job's headless Service ({@code JCCL_K8S_SERVICE}, the pod template's
  * subdomain) gives the pod of index 0, the job being this pod's {@code HOSTNAME} less its {@code -<index>} suffix.
  * Every rank resolves that name, retrying until the deadline (a pod's name appears once it is scheduled) with a line
- * every 10 s, and derives the id from it as {@link AddressRendezvous} does (with {@code JCCL_COMM_SECRET} when set).
+ * every {@code JCCL_WAIT_LOG_MS} (10 s), and derives the id from it as {@link AddressRendezvous} does (with
+ * {@code JCCL_COMM_SECRET} when set).
  *
  * <p>Owned by: the calling thread (stateless). Mirrors: the Indexed Job pattern of the Kubernetes documentation
  * (stable pod host names under a headless Service) as PyTorch and MPI operators use it.
@@ -41,21 +42,21 @@ public final class KubernetesRendezvous implements Rendezvous {
         InetAddress resolve(String host) throws UnknownHostException;
     }
 
-    static final Duration PROGRESS_EVERY = Duration.ofSeconds(10);
     private static final Pattern INDEXED_HOST = Pattern.compile("(.+)-(\\d+)");
 
     private final Supplier<Map<String, String>> environment;
     private final Resolver resolver;
     private final Duration retryPause;
-    private final Duration progressEvery;
+    private final Supplier<Duration> progressEvery;
 
     public KubernetesRendezvous() {
-        this(System::getenv, InetAddress::getByName, Duration.ofMillis(500), PROGRESS_EVERY);
+        this(System::getenv, InetAddress::getByName, Duration.ofMillis(500),
+                () -> Duration.ofMillis(Params.WAIT_LOG_MS.get()));
     }
 
     /** A rendezvous reading {@code environment} and resolving with {@code resolver} (for tests). */
     KubernetesRendezvous(Supplier<Map<String, String>> environment, Resolver resolver, Duration retryPause,
-            Duration progressEvery) {
+            Supplier<Duration> progressEvery) {
         this.environment = environment;
         this.resolver = resolver;
         this.retryPause = retryPause;
@@ -177,7 +178,8 @@ public final class KubernetesRendezvous implements Rendezvous {
     private InetAddress resolve(String host, int rank, Duration timeout) {
         long start = System.nanoTime();
         long deadline = start + timeout.toNanos();
-        long nextProgress = start + progressEvery.toNanos();
+        long every = progressEvery.get().toNanos();
+        long nextProgress = start + every;
         UnknownHostException last;
         while (true) {
             try {
@@ -193,7 +195,7 @@ public final class KubernetesRendezvous implements Rendezvous {
                 Log.warn(rank, "kubernetes: rank %d still cannot resolve rank 0's host %s after %s (its pod gets "
                         + "the name once scheduled; the headless Service needs publishNotReadyAddresses: true)",
                         rank, host, seconds(now - start));
-                nextProgress += progressEvery.toNanos();
+                nextProgress += every;
             }
             try {
                 Thread.sleep(Math.max(1, Math.min(retryPause.toMillis(), Duration.ofNanos(deadline - now)

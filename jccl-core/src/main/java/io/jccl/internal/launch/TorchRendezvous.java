@@ -6,6 +6,7 @@ import io.jccl.UniqueId;
 import io.jccl.internal.bootstrap.BootstrapRoot;
 import io.jccl.internal.debug.Log;
 import io.jccl.internal.debug.Subsys;
+import io.jccl.internal.param.Params;
 import io.jccl.launch.Placement;
 import io.jccl.launch.Rendezvous;
 
@@ -30,9 +31,10 @@ import java.util.function.Supplier;
  *       ({@link TcpStoreClient}, either dialect); rank 0 makes the id with {@code newId} (a bootstrap root on an
  *       ephemeral port of this process) and sets its bytes under
  *       {@code /jccl/<TORCHELASTIC_RUN_ID>/attempt_<TORCHELASTIC_RESTART_COUNT>/unique_id/<n>}, n counting the ids
- *       this process shared before; the others wait for that key (a line every 10 s) until the deadline, then get
- *       it. A restart ({@code --max-restarts}) counts up the attempt, so the communicator re-forms with a fresh id.
- *       The store, like everything torch keeps there, is readable by whoever reaches its port.</li>
+ *       this process shared before; the others wait for that key (a line every {@code JCCL_WAIT_LOG_MS}, 10 s)
+ *       until the deadline, then get it. A restart ({@code --max-restarts}) counts up the attempt, so the
+ *       communicator re-forms with a fresh id. The store, like everything torch keeps there, is readable by whoever
+ *       reaches its port.</li>
  *   <li>otherwise (the c10d backend of older agents, {@code --standalone} included): the agent picked
  *       {@code MASTER_PORT} free for rank 0 to serve on, as env:// would serve its store there; rank 0 starts the
  *       bootstrap root on it and every rank derives the same id from the address, the run and the attempt (and
@@ -43,20 +45,23 @@ import java.util.function.Supplier;
  * {@code env://} rendezvous (torch/distributed/rendezvous.py, _create_c10d_store) under torchrun.
  */
 public final class TorchRendezvous implements Rendezvous {
-    static final Duration PROGRESS_EVERY = Duration.ofSeconds(10);
     static final Duration PROBE = Duration.ofSeconds(5);
     private static final AtomicInteger SHARED = new AtomicInteger();
 
     private final Supplier<Map<String, String>> environment;
     private final AtomicInteger shared;
-    private final Duration progressEvery;
+    private final Supplier<Duration> progressEvery;
 
     public TorchRendezvous() {
-        this(System::getenv, SHARED, PROGRESS_EVERY);
+        this(System::getenv, SHARED, () -> Duration.ofMillis(Params.WAIT_LOG_MS.get()));
     }
 
-    /** A rendezvous reading {@code environment}, counting its shared ids in {@code shared} (for tests). */
-    TorchRendezvous(Supplier<Map<String, String>> environment, AtomicInteger shared, Duration progressEvery) {
+    /**
+     * A rendezvous reading {@code environment}, counting its shared ids in {@code shared}, saying it still waits
+     * every {@code progressEvery} (for tests).
+     */
+    TorchRendezvous(Supplier<Map<String, String>> environment, AtomicInteger shared,
+            Supplier<Duration> progressEvery) {
         this.environment = environment;
         this.shared = shared;
         this.progressEvery = progressEvery;
@@ -131,9 +136,9 @@ public final class TorchRendezvous implements Rendezvous {
                         + "store at %s (%s)", key, where, label);
                 return id;
             }
-            boolean set = client.await(key, deadline, progressEvery, waitedMs -> Log.warn(rank, "torchrun: rank %d "
-                    + "still waiting after %s for key %s in the agent's store at %s (%s): rank 0 publishes the "
-                    + "communicator id there", rank, seconds(waitedMs), key, where, label));
+            boolean set = client.await(key, deadline, progressEvery.get(), waitedMs -> Log.warn(rank, "torchrun: "
+                    + "rank %d still waiting after %s for key %s in the agent's store at %s (%s): rank 0 publishes "
+                    + "the communicator id there", rank, seconds(waitedMs), key, where, label));
             if (!set) {
                 throw new JcclException(Result.TIMEOUT, String.format(Locale.ROOT, "torchrun rendezvous: rank %d "
                         + "waited %s for key '%s' in the agent's store at %s (%s), in vain: rank 0 did not publish "

@@ -50,7 +50,7 @@ class KubernetesRendezvousTest {
     }
 
     private static KubernetesRendezvous rendezvous(Map<String, String> env, KubernetesRendezvous.Resolver dns) {
-        return new KubernetesRendezvous(() -> env, dns, Duration.ofMillis(1), Duration.ofMillis(50));
+        return new KubernetesRendezvous(() -> env, dns, Duration.ofMillis(1), () -> Duration.ofMillis(50));
     }
 
     @Test

@@ -54,7 +54,7 @@ class TorchRendezvousTest {
     }
 
     private static TorchRendezvous rendezvous(Map<String, String> env) {
-        return new TorchRendezvous(() -> env, new AtomicInteger(), Duration.ofMillis(100));
+        return new TorchRendezvous(() -> env, new AtomicInteger(), () -> Duration.ofMillis(100));
     }
 
     private static UniqueId someId(int port) {
@@ -203,8 +203,8 @@ class TorchRendezvousTest {
     @Test
     void theIdGoesThroughARealTorchStore() throws Exception {
         assumeTrue(Files.isExecutable(PYTHON), "no " + PYTHON + ": the real TCPStore test is skipped");
-        Process probe = new ProcessBuilder(PYTHON.toString(), "-c", "import torch.distributed").redirectErrorStream(true)
-                .start();
+        Process probe = new ProcessBuilder(PYTHON.toString(), "-c", "import torch.distributed")
+                .redirectErrorStream(true).start();
         probe.getInputStream().transferTo(java.io.OutputStream.nullOutputStream());
         assumeTrue(probe.waitFor(60, TimeUnit.SECONDS) && probe.exitValue() == 0,
                 PYTHON + " has no torch.distributed: the real TCPStore test is skipped");
