@@ -34,7 +34,8 @@ public final class Rendezvouses {
     }
 
     static List<Rendezvous> builtIn() {
-        return List.of(new AddressRendezvous(), new TorchRendezvous(), new KubernetesRendezvous());
+        return List.of(new AddressRendezvous(), new TorchRendezvous(), new KubernetesRendezvous(),
+                new PmixRendezvous(), new SlurmRendezvous());
     }
 
     /** The rendezvous for this environment. */

@@ -98,6 +98,12 @@ public final class Params {
     public static final Param<Integer> K8S_PORT = add(Param.ofInt("JCCL_K8S_PORT", 29500, BOOTSTRAP,
             "Kubernetes Indexed Jobs: the port of rank 0's bootstrap root when MASTER_PORT is not set")
             .range(1, 65535));
+    public static final Param<String> PMIX_LIBRARY = add(Param.ofString("JCCL_PMIX_LIBRARY", "", BOOTSTRAP,
+            "path or name of the PMIx client library the pmix rendezvous opens (under mpirun and srun --mpi=pmix); "
+                    + "default: libpmix.so.2, then libpmix.so on the library path"));
+    public static final Param<Integer> ROOT_PORT = add(Param.ofInt("JCCL_ROOT_PORT", 0, BOOTSTRAP,
+            "port of the bootstrap root the slurm rendezvous starts on the step's first host when MASTER_PORT is "
+                    + "unset; 0: derived from SLURM_JOB_ID and SLURM_STEP_ID, in 15000..24999").range(0, 65535));
     public static final Param<String> HOSTID = add(Param.ofString("NCCL_HOSTID", "", BOOTSTRAP,
             "overrides the host identity used to decide which ranks share a host"));
 
