@@ -79,7 +79,10 @@ final class Pmix implements AutoCloseable {
 
     /** How often a wait for a PMIx call logs that it is still waiting. */
     static final long NAG_NANOS = TimeUnit.SECONDS.toNanos(10);
-    /** How long past the deadline the library gets to return PMIX_ERR_TIMEOUT itself (then it can be finalized). */
+    /**
+     * How long past the deadline the library gets to return PMIX_ERR_TIMEOUT itself (it is passed PMIX_TIMEOUT), so
+     * that the session can still be finalized: at most this, at most half the timeout.
+     */
     private static final long GRACE_NANOS = TimeUnit.SECONDS.toNanos(3);
     private static final Duration FINALIZE_WAIT = Duration.ofSeconds(10);
 
@@ -107,16 +110,20 @@ final class Pmix implements AutoCloseable {
             Thread.ofPlatform().daemon().name("jccl-pmix").factory());
     private final MemorySegment self = arena.allocate(PROC_BYTES, 4);
     private final long timeoutNanos;
+    private final long nagNanos;
+    private final long start = System.nanoTime();
+    /** The end of the session's waits, the library's own timeout's grace included (a nanoTime). */
     private final long deadline;
     private String nspace;
     private int rank;
     private String stuckIn;
     private boolean finalized;
 
-    private Pmix(Lib lib, Map<String, String> env, Duration timeout) {
+    private Pmix(Lib lib, Map<String, String> env, Duration timeout, long nagNanos) {
         this.lib = lib;
         this.timeoutNanos = timeout.toNanos();
-        this.deadline = System.nanoTime() + timeoutNanos;
+        this.nagNanos = nagNanos;
+        this.deadline = start + timeoutNanos + Math.min(GRACE_NANOS, timeoutNanos / 2);
         this.nspace = env.getOrDefault("PMIX_NAMESPACE", "?");
         String r = env.get("PMIX_RANK");
         this.rank = r == null ? -1 : EnvPlacement.parseInt(r, "PMIX_RANK");
@@ -198,9 +205,14 @@ final class Pmix implements AutoCloseable {
      * of the session shares that deadline.
      */
     static Pmix init(Lib lib, Map<String, String> env, Duration timeout) {
-        Pmix p = new Pmix(lib, env, timeout);
+        return init(lib, env, timeout, NAG_NANOS);
+    }
+
+    /** As {@link #init(Lib, Map, Duration)}, logging every {@code nagNanos} while a call waits. */
+    static Pmix init(Lib lib, Map<String, String> env, Duration timeout, long nagNanos) {
+        Pmix p = new Pmix(lib, env, timeout, nagNanos);
         try {
-            p.check("PMIx_Init", p.blocking("PMIx_Init", p.deadline + GRACE_NANOS,
+            p.check("PMIx_Init", p.blocking("PMIx_Init", p.deadline,
                     () -> (int) lib.init().invokeExact(p.self, MemorySegment.NULL, 0L)));
         } catch (RuntimeException e) {
             p.finalized = true; // never initialised: nothing to finalize
@@ -224,7 +236,7 @@ final class Pmix implements AutoCloseable {
 
     /** PMIx_Put of a string under {@code key}, visible to the whole job after {@link #commit} and a fence. */
     void put(String key, String value) {
-        check("PMIx_Put", blocking("PMIx_Put", deadline + GRACE_NANOS, () -> {
+        check("PMIx_Put", blocking("PMIx_Put", deadline, () -> {
             MemorySegment v = arena.allocate(VALUE_BYTES, 8).fill((byte) 0);
             v.set(JAVA_SHORT, 0, TYPE_STRING);
             v.set(ADDRESS, VALUE_DATA, arena.allocateFrom(value));
@@ -234,13 +246,13 @@ final class Pmix implements AutoCloseable {
 
     /** PMIx_Commit: hands what was put to the local server. */
     void commit() {
-        check("PMIx_Commit", blocking("PMIx_Commit", deadline + GRACE_NANOS,
+        check("PMIx_Commit", blocking("PMIx_Commit", deadline,
                 () -> (int) lib.commit().invokeExact()));
     }
 
     /** PMIx_Fence over the whole namespace, collecting the data put (PMIX_COLLECT_DATA) under the deadline. */
     void fence() {
-        check("PMIx_Fence", blocking("PMIx_Fence", deadline + GRACE_NANOS, () -> {
+        check("PMIx_Fence", blocking("PMIx_Fence", deadline, () -> {
             MemorySegment all = proc(RANK_WILDCARD);
             MemorySegment info = arena.allocate(2 * INFO_BYTES, 8).fill((byte) 0);
             boolInfo(info, 0, "pmix.collect", true);
@@ -255,7 +267,7 @@ final class Pmix implements AutoCloseable {
      */
     Object get(int ofRank, String key) {
         Object[] got = new Object[1];
-        check("PMIx_Get(" + key + ")", blocking("PMIx_Get(" + key + ")", deadline + GRACE_NANOS, () -> {
+        check("PMIx_Get(" + key + ")", blocking("PMIx_Get(" + key + ")", deadline, () -> {
             MemorySegment info = arena.allocate(INFO_BYTES, 8).fill((byte) 0);
             intInfo(info, 0, "pmix.timeout", timeoutSeconds());
             MemorySegment out = arena.allocate(ADDRESS);
@@ -322,23 +334,20 @@ final class Pmix implements AutoCloseable {
             }
         };
         Future<Integer> f = thread.submit(task);
-        long start = System.nanoTime();
+        long called = System.nanoTime();
         while (true) {
             long left = until - System.nanoTime();
             if (left <= 0) {
                 f.cancel(false);
                 stuckIn = op;
-                throw new JcclException(Result.TIMEOUT, "PMIx: " + op + " of rank " + rank + " in namespace " + nspace
-                        + " did not complete in " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)
-                        + " ms (" + Params.TIMEOUT_MS.name() + "): a process of the job never reached it, or the PMIx"
-                        + " server (mpirun, slurmstepd) is gone");
+                throw timeout(op, "never returned");
             }
             try {
-                return f.get(Math.min(left, NAG_NANOS), TimeUnit.NANOSECONDS);
+                return f.get(Math.min(left, nagNanos), TimeUnit.NANOSECONDS);
             } catch (TimeoutException e) {
                 if (until - System.nanoTime() > 0) {
                     Log.warn(rank, "PMIx: rank %d in namespace %s still waiting in %s after %d s", rank, nspace, op,
-                            TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start));
+                            TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - called));
                 }
             } catch (ExecutionException e) {
                 Throwable c = e.getCause();
@@ -359,8 +368,18 @@ final class Pmix implements AutoCloseable {
         if (status == 0) {
             return;
         }
-        throw new JcclException(status == ERR_TIMEOUT ? Result.TIMEOUT : Result.SYSTEM_ERROR, "PMIx: " + op
-                + " of rank " + rank + " in namespace " + nspace + " failed: " + errorString(status));
+        if (status == ERR_TIMEOUT) {
+            throw timeout(op, "returned " + errorString(status));
+        }
+        throw new JcclException(Result.SYSTEM_ERROR, "PMIx: " + op + " of rank " + rank + " in namespace " + nspace
+                + " failed: " + errorString(status));
+    }
+
+    private JcclException timeout(String op, String how) {
+        return new JcclException(Result.TIMEOUT, "PMIx: " + op + " of rank " + rank + " in namespace " + nspace
+                + " timed out after " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) + " ms ("
+                + Params.TIMEOUT_MS.name() + "=" + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + ", " + how
+                + "): a process of the job never reached it, or the PMIx server (mpirun, slurmstepd) is gone");
     }
 
     @SuppressWarnings("restricted") // FFM: PMIx_Error_string returns a static NUL-terminated string
@@ -408,8 +427,10 @@ final class Pmix implements AutoCloseable {
         return one.asSlice(INFO_VALUE, VALUE_BYTES);
     }
 
+    /** PMIX_TIMEOUT for the next call: the seconds left of the session's timeout, rounded up, at least 1. */
     private int timeoutSeconds() {
-        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, (timeoutNanos + 999_999_999L) / 1_000_000_000L));
+        long left = start + timeoutNanos - System.nanoTime();
+        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, (left + 999_999_999L) / 1_000_000_000L));
     }
 
     /** Reads the pmix_value_t PMIx_Get allocated, then releases it (PMIX_VALUE_RELEASE: destruct, free). */

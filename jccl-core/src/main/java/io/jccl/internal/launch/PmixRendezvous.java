@@ -73,9 +73,15 @@ public final class PmixRendezvous implements Rendezvous {
 
     @Override
     public UniqueId shareId(Placement self, Supplier<UniqueId> newId, Duration timeout) {
+        return exchange(lib(), System.getenv(), self, newId, timeout);
+    }
+
+    /** {@link #shareId} through {@code lib}: init, rank 0's put, commit, fence, the others' get, finalize. */
+    static UniqueId exchange(Pmix.Lib lib, Map<String, String> env, Placement self, Supplier<UniqueId> newId,
+                             Duration timeout) {
         String key = KEY + "." + EXCHANGES.getAndIncrement();
         long t0 = System.nanoTime();
-        try (Pmix pmix = Pmix.init(lib(), System.getenv(), timeout)) {
+        try (Pmix pmix = Pmix.init(lib, env, timeout)) {
             if (pmix.rank() != self.rank()) {
                 throw new JcclException(Result.INVALID_USAGE, "PMIx says this process is rank " + pmix.rank()
                         + " of namespace " + pmix.namespace() + " but " + self.launcher() + " says rank "
