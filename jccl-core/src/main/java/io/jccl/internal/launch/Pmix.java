@@ -38,7 +38,8 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
  * {@link Result#TIMEOUT} when it passes: a fence some process never reaches does not hang the JVM. A call that never
  * came back leaves the session unfinalized (its thread is still inside libpmix).
  *
- * <p>Owned by: the thread that opened it (not thread-safe); the native calls run on its "jccl-pmix" thread.
+ * <p>Owned by: one thread at a time (not thread-safe; the pmix rendezvous hands it from its placement to its
+ * exchange); the native calls run on its "jccl-pmix" thread.
  * Mirrors: Open MPI's PMIx modex (OPAL_MODEX_SEND, a fence, OPAL_MODEX_RECV) in ompi_mpi_init.
  */
 final class Pmix implements AutoCloseable {
@@ -109,11 +110,11 @@ final class Pmix implements AutoCloseable {
     private final ExecutorService thread = Executors.newSingleThreadExecutor(
             Thread.ofPlatform().daemon().name("jccl-pmix").factory());
     private final MemorySegment self = arena.allocate(PROC_BYTES, 4);
-    private final long timeoutNanos;
     private final long nagNanos;
-    private final long start = System.nanoTime();
-    /** The end of the session's waits, the library's own timeout's grace included (a nanoTime). */
-    private final long deadline;
+    private long timeoutNanos;
+    private long start;
+    /** The end of the current step's waits, the library's own timeout's grace included (a nanoTime). */
+    private long deadline;
     private String nspace;
     private int rank;
     private String stuckIn;
@@ -121,9 +122,8 @@ final class Pmix implements AutoCloseable {
 
     private Pmix(Lib lib, Map<String, String> env, Duration timeout, long nagNanos) {
         this.lib = lib;
-        this.timeoutNanos = timeout.toNanos();
         this.nagNanos = nagNanos;
-        this.deadline = start + timeoutNanos + Math.min(GRACE_NANOS, timeoutNanos / 2);
+        restartClock(timeout);
         this.nspace = env.getOrDefault("PMIX_NAMESPACE", "?");
         String r = env.get("PMIX_RANK");
         this.rank = r == null ? -1 : EnvPlacement.parseInt(r, "PMIX_RANK");
@@ -201,8 +201,8 @@ final class Pmix implements AutoCloseable {
     }
 
     /**
-     * PMIx_Init: connects to the local PMIx server (mpirun's, slurmstepd's) within {@code timeout}; every later call
-     * of the session shares that deadline.
+     * PMIx_Init: connects to the local PMIx server (mpirun's, slurmstepd's) within {@code timeout}; the later calls
+     * share that deadline until {@link #restartClock}.
      */
     static Pmix init(Lib lib, Map<String, String> env, Duration timeout) {
         return init(lib, env, timeout, NAG_NANOS);
@@ -222,6 +222,18 @@ final class Pmix implements AutoCloseable {
         p.nspace = p.self.getString(0);
         p.rank = p.self.get(JAVA_INT, PROC_RANK);
         return p;
+    }
+
+    /** Gives the calls from now on {@code timeout} in all (the session's next step: the placement, the exchange). */
+    void restartClock(Duration timeout) {
+        timeoutNanos = timeout.toNanos();
+        start = System.nanoTime();
+        deadline = start + timeoutNanos + Math.min(GRACE_NANOS, timeoutNanos / 2);
+    }
+
+    /** Whether {@link #close} ran or a call never returned: the session can make no more calls. */
+    boolean isClosed() {
+        return finalized || stuckIn != null;
     }
 
     /** This process's namespace (the job's name at the PMIx server). */

@@ -23,13 +23,21 @@ import java.util.function.Supplier;
  * ({@code pmix.job.size}, {@code pmix.lrank}, {@code pmix.local.size}). Not detected when libpmix cannot be opened
  * ({@code JCCL_PMIX_LIBRARY} names it), so that Slurm's {@code SLURM_NODELIST} way applies.
  *
- * <p>Owned by: the calling thread (stateless but for the count of exchanges, which keeps their keys apart).
+ * <p>Owned by: the calling thread; the count of exchanges (which keeps their keys apart) and the session a
+ * placement leaves open for the exchange are shared, the latter under the class's lock.
  * Mirrors: Open MPI's modex over PMIx (ompi_mpi_init: OPAL_MODEX_SEND, PMIx_Fence, OPAL_MODEX_RECV).
  */
 public final class PmixRendezvous implements Rendezvous {
     /** The key rank 0 puts the id under; each exchange of a process adds its sequence number. */
     static final String KEY = "jccl.unique_id";
     private static final AtomicInteger EXCHANGES = new AtomicInteger();
+    /**
+     * The session {@link #placement} opened when it had to ask PMIx, kept open for {@link #shareId}: a process that
+     * finalized and initialised again in between could look departed to the server, failing the others' fence.
+     * Finalized by the exchange, else at exit.
+     */
+    private static Pmix pending;
+    private static boolean exitHook;
 
     @Override
     public String name() {
@@ -61,14 +69,45 @@ public final class PmixRendezvous implements Rendezvous {
         if (fromEnv.isPresent()) {
             return fromEnv.get();
         }
-        try (Pmix pmix = Pmix.init(lib(), env, Duration.ofMillis(Params.TIMEOUT_MS.get()))) {
-            int size = Math.toIntExact(pmix.getNumber(Pmix.RANK_WILDCARD, "pmix.job.size"));
-            int localRank = Math.toIntExact(pmix.getNumber(pmix.rank(), "pmix.lrank"));
-            int localSize = Math.toIntExact(pmix.getNumber(Pmix.RANK_WILDCARD, "pmix.local.size"));
-            Log.info(Subsys.BOOTSTRAP, pmix.rank(), "PMIx: namespace %s rank %d of %d, local rank %d of %d",
-                    pmix.namespace(), pmix.rank(), size, localRank, localSize);
-            return new Placement(pmix.rank(), size, localRank, localSize, "PMIx");
+        synchronized (PmixRendezvous.class) {
+            Duration timeout = Duration.ofMillis(Params.TIMEOUT_MS.get());
+            Pmix pmix = pending != null && !pending.isClosed() ? pending : Pmix.init(lib(), env, timeout);
+            pending = pmix;
+            if (!exitHook) {
+                exitHook = true;
+                Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("jccl-pmix-exit").unstarted(() -> {
+                    Pmix left = take();
+                    if (left != null) {
+                        left.close();
+                    }
+                }));
+            }
+            pmix.restartClock(timeout);
+            try {
+                return askPmix(pmix);
+            } catch (RuntimeException e) {
+                Pmix failed = take();
+                if (failed != null) {
+                    failed.close();
+                }
+                throw e;
+            }
         }
+    }
+
+    private static synchronized Pmix take() {
+        Pmix p = pending;
+        pending = null;
+        return p != null && !p.isClosed() ? p : null;
+    }
+
+    private static Placement askPmix(Pmix pmix) {
+        int size = Math.toIntExact(pmix.getNumber(Pmix.RANK_WILDCARD, "pmix.job.size"));
+        int localRank = Math.toIntExact(pmix.getNumber(pmix.rank(), "pmix.lrank"));
+        int localSize = Math.toIntExact(pmix.getNumber(Pmix.RANK_WILDCARD, "pmix.local.size"));
+        Log.info(Subsys.BOOTSTRAP, pmix.rank(), "PMIx: namespace %s rank %d of %d, local rank %d of %d",
+                pmix.namespace(), pmix.rank(), size, localRank, localSize);
+        return new Placement(pmix.rank(), size, localRank, localSize, "PMIx");
     }
 
     @Override
@@ -81,7 +120,11 @@ public final class PmixRendezvous implements Rendezvous {
                              Duration timeout) {
         String key = KEY + "." + EXCHANGES.getAndIncrement();
         long t0 = System.nanoTime();
-        try (Pmix pmix = Pmix.init(lib, env, timeout)) {
+        Pmix open = take();
+        if (open != null) {
+            open.restartClock(timeout);
+        }
+        try (Pmix pmix = open != null ? open : Pmix.init(lib, env, timeout)) {
             if (pmix.rank() != self.rank()) {
                 throw new JcclException(Result.INVALID_USAGE, "PMIx says this process is rank " + pmix.rank()
                         + " of namespace " + pmix.namespace() + " but " + self.launcher() + " says rank "
