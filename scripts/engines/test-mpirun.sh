@@ -17,7 +17,8 @@ command -v mpirun >/dev/null || fail "mpirun is not installed (scripts/engines/i
 ./jccl params JCCL_RENDEZVOUS >/dev/null || fail "./jccl does not run (build it with ./jccl build)"
 # nothing that names a root or a rank: the rendezvous must come from mpirun alone
 clean=(env -u JCCL_COMM_ID -u NCCL_COMM_ID -u MASTER_ADDR -u MASTER_PORT -u RANK -u WORLD_SIZE -u JCCL_RANK
-    -u JCCL_WORLD_SIZE -u JCCL_RENDEZVOUS -u JCCL_COMM_SECRET -u JCCL_EXAMPLE_EXIT_RANK)
+    -u JCCL_WORLD_SIZE -u JCCL_RENDEZVOUS -u JCCL_COMM_SECRET -u EXAMPLE_EXIT_RANK -u EXAMPLE_EXIT_ATTEMPT
+    -u EXAMPLE_EXIT_CODE -u TORCHELASTIC_RESTART_COUNT)
 mpi=(mpirun --allow-run-as-root --oversubscribe)
 
 # $1 a case's output directory (mpirun --output-filename), $2 rank, $3 stdout or stderr, $4 fixed text: that
@@ -68,18 +69,18 @@ for r in 0 1; do
 done
 echo "engines: mpirun: placement from PMIx alone (pmix.job.size, pmix.lrank, pmix.local.size) verified"
 
-# 3. rank 2 exits with code 3 after the first allReduce; mpirun aborts the job, the survivors' errors name rank 2
+# 3. rank 2 exits with status 3 right after joining; mpirun aborts the job, the survivors' errors name rank 2
 log="$work/exit"
-"${clean[@]}" JCCL_EXAMPLE_EXIT_RANK=2 timeout 240 "${mpi[@]}" --output-filename "$log" -np 4 \
+"${clean[@]}" EXAMPLE_EXIT_RANK=2 timeout 240 "${mpi[@]}" --output-filename "$log" -np 4 \
     ./jccl java io.jccl.examples.LaunchedAllReduce 4096 >"$log.mpirun" 2>&1
 rc=$?
 ((rc != 0 && rc != 124)) || { show "$log" 0 stderr; fail "the job with a leaving rank exited $rc (expected non-zero)"; }
-has "$log" 2 stdout "Rank 2: exiting with code 3 after the first allReduce" || fail "rank 2 did not leave"
+has "$log" 2 stdout "rank 2 attempt 0: exiting with status 3 (EXAMPLE_EXIT_RANK)" || fail "rank 2 did not leave"
 grep -q "Exit code: *3" "$log.mpirun" || { show "$log" 0 stderr; fail "mpirun did not report rank 2's exit code 3"; }
 named=0
 for r in 0 1 3; do
-    has "$log" $r stdout "allReduce 1 of 4096 floats over 4 ranks: correct" || fail "rank $r: first allReduce"
-    has "$log" $r stdout "allReduce 2 of" && fail "rank $r finished the second allReduce without rank 2"
+    has "$log" $r stdout "rank $r attempt 0: communicator " || fail "rank $r did not join"
+    has "$log" $r stdout "correctly received sum" && fail "rank $r finished an allReduce without rank 2"
     has "$log" $r stderr "LaunchedAllReduce: rank 2 " && named=$((named + 1))
 done
 ((named >= 1)) || { show "$log" 0 stderr; fail "no survivor's error names rank 2"; }
@@ -87,7 +88,7 @@ echo "engines: mpirun: rank 2 left: job exited $rc, $named of 3 survivors report
 
 # 3b. the same with mpirun's abort off, every survivor's own exit code and error checked
 log="$work/exit-all"
-"${clean[@]}" JCCL_EXAMPLE_EXIT_RANK=2 timeout 240 "${mpi[@]}" --output-filename "$log" \
+"${clean[@]}" EXAMPLE_EXIT_RANK=2 timeout 240 "${mpi[@]}" --output-filename "$log" \
     --mca orte_abort_on_non_zero_status 0 -np 4 \
     bash -c './jccl java io.jccl.examples.LaunchedAllReduce 4096; echo "exit code $?"' >"$log.mpirun" 2>&1
 for r in 0 1 3; do

@@ -35,7 +35,8 @@ fi
 # a Slurm job of the caller's (CI inside Slurm) must not leak into ours
 while read -r v; do unset "$v"; done < <(compgen -e | grep -E '^(SLURM_|PMIX_|PMI_|OMPI_)')
 unset JCCL_COMM_ID NCCL_COMM_ID MASTER_ADDR MASTER_PORT RANK WORLD_SIZE JCCL_RANK JCCL_WORLD_SIZE JCCL_RENDEZVOUS \
-    JCCL_COMM_SECRET JCCL_EXAMPLE_EXIT_RANK
+    JCCL_COMM_SECRET EXAMPLE_EXIT_RANK EXAMPLE_EXIT_ATTEMPT \
+    EXAMPLE_EXIT_CODE TORCHELASTIC_RESTART_COUNT
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/jccl-slurm.XXXXXX")"
 chmod 755 "$work"
@@ -180,17 +181,17 @@ for m in "${modes[@]}"; do
     echo "engines: slurm: srun -n 4 --mpi=$mpi: 4 ranks verified (allReduce of 4096 floats), rendezvous $rv"
 done
 
-# 3. rank 2 exits with code 3 after the first allReduce: the step fails, every survivor's error names rank 2
+# 3. rank 2 exits with status 3 right after joining: the step fails, every survivor's error names rank 2
 for m in "${modes[@]}"; do
     mpi="${m%%:*}" dir="$work/out/exit-$mpi"
-    JCCL_EXAMPLE_EXIT_RANK=2 run_srun "exit-$mpi" "$mpi" io.jccl.examples.LaunchedAllReduce 4096
+    EXAMPLE_EXIT_RANK=2 run_srun "exit-$mpi" "$mpi" io.jccl.examples.LaunchedAllReduce 4096
     rc=$?
     ((rc != 0 && rc != 124)) || { show "$dir" 0 err; fail "--mpi=$mpi: a step with a leaving rank exited $rc"; }
-    has "$dir" 2 out "Rank 2: exiting with code 3 after the first allReduce" || fail "--mpi=$mpi: rank 2 did not leave"
+    has "$dir" 2 out "rank 2 attempt 0: exiting with status 3 (EXAMPLE_EXIT_RANK)" || fail "--mpi=$mpi: no exit"
     grep -q "task 2: Exited with exit code 3" "$dir/srun.log" || { cat "$dir/srun.log"; fail "srun: no exit code 3"; }
     for r in 0 1 3; do
-        has "$dir" $r out "allReduce 1 of 4096 floats over 4 ranks: correct" || fail "--mpi=$mpi: rank $r: round 1"
-        has "$dir" $r out "allReduce 2 of" && fail "--mpi=$mpi: rank $r finished round 2 without rank 2"
+        has "$dir" $r out "rank $r attempt 0: communicator " || fail "--mpi=$mpi: rank $r did not join"
+        has "$dir" $r out "correctly received sum" && fail "--mpi=$mpi: rank $r finished an allReduce without rank 2"
         has "$dir" $r err "LaunchedAllReduce: rank 2 " || { show "$dir" $r err; fail "--mpi=$mpi: survivor $r"; }
     done
     first="$(grep -h "LaunchedAllReduce: rank 2" "$dir/err.0" | head -1 | cut -c1-100)"

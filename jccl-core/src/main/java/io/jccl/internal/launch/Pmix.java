@@ -34,7 +34,7 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 /**
  * One PMIx client session: the few calls an MPI library's bootstrap makes (PMIx_Init, Put, Commit, Fence, Get,
  * Finalize), bound through FFM from libpmix. Every native call runs on the session's own thread, one at a time,
- * while the caller waits for it under a deadline, logging every {@link #NAG_NANOS} and failing with
+ * while the caller waits for it under a deadline, logging every {@code JCCL_WAIT_LOG_MS} (10 s) and failing with
  * {@link Result#TIMEOUT} when it passes: a fence some process never reaches does not hang the JVM. A call that never
  * came back leaves the session unfinalized (its thread is still inside libpmix).
  *
@@ -78,8 +78,6 @@ final class Pmix implements AutoCloseable {
     /** PMIX_RANK_WILDCARD (UINT32_MAX - 1) as a Java int: every rank, or the job itself. */
     static final int RANK_WILDCARD = -2;
 
-    /** How often a wait for a PMIx call logs that it is still waiting. */
-    static final long NAG_NANOS = TimeUnit.SECONDS.toNanos(10);
     /**
      * How long past the deadline the library gets to return PMIX_ERR_TIMEOUT itself (it is passed PMIX_TIMEOUT), so
      * that the session can still be finalized: at most this, at most half the timeout.
@@ -205,7 +203,7 @@ final class Pmix implements AutoCloseable {
      * share that deadline until {@link #restartClock}.
      */
     static Pmix init(Lib lib, Map<String, String> env, Duration timeout) {
-        return init(lib, env, timeout, NAG_NANOS);
+        return init(lib, env, timeout, TimeUnit.MILLISECONDS.toNanos(Params.WAIT_LOG_MS.get()));
     }
 
     /** As {@link #init(Lib, Map, Duration)}, logging every {@code nagNanos} while a call waits. */
@@ -332,8 +330,8 @@ final class Pmix implements AutoCloseable {
     }
 
     /**
-     * Runs {@code call} on the session's thread and waits for it until {@code until} (a nanoTime), logging every
-     * {@link #NAG_NANOS}; past it, fails with TIMEOUT and marks the session stuck.
+     * Runs {@code call} on the session's thread and waits for it until {@code until} (a nanoTime), logging at the
+     * session's interval (JCCL_WAIT_LOG_MS); past it, fails with TIMEOUT and marks the session stuck.
      */
     private int blocking(String op, long until, NativeCall call) {
         Callable<Integer> task = () -> {
