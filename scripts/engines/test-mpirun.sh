@@ -21,6 +21,28 @@ clean=(env -u JCCL_COMM_ID -u NCCL_COMM_ID -u MASTER_ADDR -u MASTER_PORT -u RANK
     -u EXAMPLE_EXIT_CODE -u TORCHELASTIC_RESTART_COUNT)
 mpi=(mpirun --allow-run-as-root --oversubscribe)
 
+# 0. the struct layouts Pmix.java hard-codes (PROC_BYTES, PROC_RANK, VALUE_BYTES, VALUE_DATA, INFO_BYTES,
+# INFO_VALUE) against the installed headers, when gcc and pmix.pc are here
+if command -v gcc >/dev/null && pkg-config --exists pmix 2>/dev/null; then
+    cat >"$work/layout.c" <<'EOF'
+#include <stdio.h>
+#include <stddef.h>
+#include <pmix.h>
+int main(void) {
+    printf("%zu %zu %zu %zu %zu %zu\n", sizeof(pmix_proc_t), offsetof(pmix_proc_t, rank), sizeof(pmix_value_t),
+           offsetof(pmix_value_t, data), sizeof(pmix_info_t), offsetof(pmix_info_t, value));
+    return 0;
+}
+EOF
+    # shellcheck disable=SC2046 # pkg-config's flags are several words
+    gcc $(pkg-config --cflags pmix) -o "$work/layout" "$work/layout.c" || fail "cannot compile against pmix.h"
+    got="$("$work/layout")"
+    [[ "$got" == "260 256 32 8 552 520" ]] || fail "the installed pmix.h has other struct layouts ($got) than Pmix.java"
+    echo "engines: mpirun: PMIx struct layouts match pmix.h (sizeof/offsetof: $got)"
+else
+    echo "engines: mpirun: gcc or pmix.pc missing: struct layouts not compared with pmix.h"
+fi
+
 # $1 a case's output directory (mpirun --output-filename), $2 rank, $3 stdout or stderr, $4 fixed text: that
 # rank's stream holds the text
 has() {
