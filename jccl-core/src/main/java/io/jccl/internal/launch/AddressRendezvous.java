@@ -53,9 +53,17 @@ public final class AddressRendezvous implements Rendezvous {
     public UniqueId shareId(Placement self, Supplier<UniqueId> newId, Duration timeout) {
         Map<String, String> env = System.getenv();
         String hostPort = rootAddress(env, self.launcher());
-        UniqueId id = idFor(hostPort);
-        if (self.rank() == 0) {
-            BootstrapRoot.startAt(new InetSocketAddress(id.rootAddress().getPort()), id);
+        return serveOrJoin(hostPort, parseHostPort(hostPort), "", self.rank());
+    }
+
+    /**
+     * The id of {@link #idFor(String, InetSocketAddress, String)}; on rank 0 this process also starts the bootstrap
+     * root on its port (every interface), which the other ranks then join.
+     */
+    static UniqueId serveOrJoin(String hostPort, InetSocketAddress resolved, String salt, int rank) {
+        UniqueId id = idFor(hostPort, resolved, salt);
+        if (rank == 0) {
+            BootstrapRoot.startAt(new InetSocketAddress(resolved.getPort()), id);
         }
         return id;
     }

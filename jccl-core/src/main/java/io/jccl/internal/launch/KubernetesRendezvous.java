@@ -3,7 +3,6 @@ package io.jccl.internal.launch;
 import io.jccl.JcclException;
 import io.jccl.Result;
 import io.jccl.UniqueId;
-import io.jccl.internal.bootstrap.BootstrapRoot;
 import io.jccl.internal.debug.Log;
 import io.jccl.internal.debug.Subsys;
 import io.jccl.internal.param.Param;
@@ -122,9 +121,8 @@ public final class KubernetesRendezvous implements Rendezvous {
         int port = rootPort(env);
         String hostPort = (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
         InetAddress address = resolve(host, self.rank(), timeout);
-        UniqueId id = AddressRendezvous.idFor(hostPort, new InetSocketAddress(address, port), "");
+        UniqueId id = AddressRendezvous.serveOrJoin(hostPort, new InetSocketAddress(address, port), "", self.rank());
         if (self.rank() == 0) {
-            BootstrapRoot.startAt(new InetSocketAddress(port), id);
             Log.info(Subsys.BOOTSTRAP, 0, "kubernetes: rank 0 serves the bootstrap root on port %d as %s (%s)", port,
                     host, address.getHostAddress());
         }

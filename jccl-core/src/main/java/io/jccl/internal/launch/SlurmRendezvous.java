@@ -3,14 +3,12 @@ package io.jccl.internal.launch;
 import io.jccl.JcclException;
 import io.jccl.Result;
 import io.jccl.UniqueId;
-import io.jccl.internal.bootstrap.BootstrapRoot;
 import io.jccl.internal.debug.Log;
 import io.jccl.internal.debug.Subsys;
 import io.jccl.internal.param.Params;
 import io.jccl.launch.Placement;
 import io.jccl.launch.Rendezvous;
 
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -72,10 +70,8 @@ public final class SlurmRendezvous implements Rendezvous {
 
     UniqueId shareId(Placement self, Map<String, String> env) {
         String hostPort = rootAddress(env, self.rank());
-        UniqueId id = AddressRendezvous.idFor(hostPort);
-        if (self.rank() == 0) {
-            BootstrapRoot.startAt(new InetSocketAddress(id.rootAddress().getPort()), id);
-        }
+        UniqueId id = AddressRendezvous.serveOrJoin(hostPort, AddressRendezvous.parseHostPort(hostPort), "",
+                self.rank());
         Log.info(Subsys.BOOTSTRAP, self.rank(), "slurm: bootstrap root %s (%s)", hostPort,
                 env.containsKey("MASTER_ADDR") ? "MASTER_ADDR" : "first host of " + nodeListName(env));
         return id;

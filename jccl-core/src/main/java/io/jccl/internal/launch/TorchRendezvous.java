@@ -3,7 +3,6 @@ package io.jccl.internal.launch;
 import io.jccl.JcclException;
 import io.jccl.Result;
 import io.jccl.UniqueId;
-import io.jccl.internal.bootstrap.BootstrapRoot;
 import io.jccl.internal.debug.Log;
 import io.jccl.internal.debug.Subsys;
 import io.jccl.internal.param.Params;
@@ -105,11 +104,8 @@ public final class TorchRendezvous implements Rendezvous {
         String attempt = env.getOrDefault("TORCHELASTIC_RESTART_COUNT", "0");
         String hostPort = host + ":" + port;
         if (!"True".equals(env.get("TORCHELASTIC_USE_AGENT_STORE"))) {
-            UniqueId id = AddressRendezvous.idFor(hostPort, AddressRendezvous.parseHostPort(hostPort),
-                    "|torchrun|" + runId + "|" + attempt);
-            if (self.rank() == 0) {
-                BootstrapRoot.startAt(new InetSocketAddress(id.rootAddress().getPort()), id);
-            }
+            UniqueId id = AddressRendezvous.serveOrJoin(hostPort, AddressRendezvous.parseHostPort(hostPort),
+                    "|torchrun|" + runId + "|" + attempt, self.rank());
             Log.info(Subsys.BOOTSTRAP, self.rank(), "torchrun: no agent store (TORCHELASTIC_USE_AGENT_STORE=%s): "
                     + "rank 0 serves the bootstrap root on MASTER_PORT %s, attempt %s of run %s",
                     env.getOrDefault("TORCHELASTIC_USE_AGENT_STORE", "unset"), port, attempt, runId);

@@ -37,6 +37,8 @@ public final class CallCheck implements GpuGroups.GroupCheck {
     private final int nRanks;
     private final SharedControl control;
     private final CallLedger ledger;
+    /** Tells the ranks on other hosts of this rank's calls (null on one host). */
+    private final LedgerLink link;
     private final Communicator host;
     /** JCCL_CHECK_CALLS=1 with one process per GPU: this rank's fingerprint, then every rank's; else null. */
     private final MemorySegment overHost;
@@ -62,6 +64,7 @@ public final class CallCheck implements GpuGroups.GroupCheck {
         this.nRanks = nRanks;
         this.control = control;
         this.ledger = control.calls();
+        this.link = control.link();
         this.host = host;
         this.overHost = processes && Params.CHECK_CALLS.get() == 1
                 ? arena.allocate((long) Long.BYTES * (nRanks + 1), Long.BYTES) : null;
@@ -82,7 +85,6 @@ public final class CallCheck implements GpuGroups.GroupCheck {
             compareOverHost(where, fp);
         } else if (ledger != null) {
             stopOn(ledger.record(rank, fp, where));
-            LedgerLink link = control.link();
             if (link != null) {
                 link.collective(fp);
             }
@@ -93,7 +95,6 @@ public final class CallCheck implements GpuGroups.GroupCheck {
     public void send(String where, int peer, long bytes) {
         if (ledger != null) {
             stopOn(ledger.recordSend(rank, peer, bytes, where));
-            LedgerLink link = control.link();
             if (link != null) {
                 link.send(peer, bytes);
             }
@@ -104,7 +105,6 @@ public final class CallCheck implements GpuGroups.GroupCheck {
     public void recv(String where, int peer, long bytes) {
         if (ledger != null) {
             stopOn(ledger.recordRecv(rank, peer, bytes, where));
-            LedgerLink link = control.link();
             if (link != null) {
                 link.recv(peer, bytes);
             }

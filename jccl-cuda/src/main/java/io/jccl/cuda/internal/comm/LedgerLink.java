@@ -61,7 +61,6 @@ public final class LedgerLink {
     static LedgerLink start(int rank, int nRanks, SharedControl control, GpuAccess access, String where) {
         LedgerLink link = new LedgerLink(rank, nRanks, control.calls(), control, access, where);
         access.onMessage(TAG, link::arrived);
-        control.onFirstFailure(link::stopAll);
         control.link(link);
         return link;
     }
@@ -130,7 +129,7 @@ public final class LedgerLink {
     }
 
     /** This rank stopped the communicator first: every other rank stops too, with the same cause. */
-    private void stopAll(JcclException cause) {
+    void stopAll(JcclException cause) {
         byte[] text = String.valueOf(cause.getMessage()).getBytes(StandardCharsets.UTF_8);
         int n = Math.min(text.length, StopNote.MAX_MESSAGE_BYTES);
         byte[] m = ByteBuffer.allocate(5 + n).put(STOP).putInt(cause.result().ordinal()).put(text, 0, n).array();

@@ -48,8 +48,7 @@ public final class SharedControl implements AutoCloseable {
     private final CallLedger calls;
     private final Arena arena;
     private boolean closed;
-    /** Tells the ranks on other hosts when this rank stops the communicator first (null on one host). */
-    private volatile java.util.function.Consumer<JcclException> onFirstFailure;
+    /** Carries calls and stops to the ranks on other hosts (null on one host). */
     private volatile LedgerLink link;
 
     private SharedControl(AbortArea abortArea, StopNote note, CallLedger calls, Arena arena) {
@@ -187,9 +186,9 @@ public final class SharedControl implements AutoCloseable {
 
     /** Stops every rank's kernels for {@code cause}, which every rank then reports (the first cause is kept). */
     public void fail(JcclException cause) {
-        java.util.function.Consumer<JcclException> tell = onFirstFailure;
-        if (raise(cause) && tell != null) {
-            tell.accept(cause);   // before returning: an abort's host notice must not overtake it
+        LedgerLink l = link;
+        if (raise(cause) && l != null) {
+            l.stopAll(cause);   // before returning: an abort's host notice must not overtake it
         }
     }
 
@@ -208,12 +207,10 @@ public final class SharedControl implements AutoCloseable {
         return first;
     }
 
-    /** Calls {@code tell} with the cause when this rank stops the communicator first (ranks on several hosts). */
-    void onFirstFailure(java.util.function.Consumer<JcclException> tell) {
-        this.onFirstFailure = tell;
-    }
-
-    /** Carries this process's ledger to the other hosts (set up by {@link LedgerLink#start}). */
+    /**
+     * Carries this process's ledger to the other hosts, and this rank's first stop to every rank (set up by
+     * {@link LedgerLink#start}).
+     */
     void link(LedgerLink l) {
         this.link = l;
     }

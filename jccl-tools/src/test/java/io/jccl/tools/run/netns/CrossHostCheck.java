@@ -130,6 +130,11 @@ public final class CrossHostCheck {
     }
 
     private int sum(long i) {
+        return sum(n, i);
+    }
+
+    /** The sum over {@code n} ranks of {@link #value} at element {@code i}. */
+    static int sum(int n, long i) {
         int s = 0;
         for (int r = 0; r < n; r++) {
             s += value(r, i);

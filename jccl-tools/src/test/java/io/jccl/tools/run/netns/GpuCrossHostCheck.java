@@ -163,11 +163,7 @@ public final class GpuCrossHostCheck {
     }
 
     private int sum(long i) {
-        int s = 0;
-        for (int r = 0; r < n; r++) {
-            s += CrossHostCheck.value(r, i);
-        }
-        return s;
+        return CrossHostCheck.sum(n, i);
     }
 
     /** Synchronises, then compares the first {@code count} elements of {@code buf} (copied to the host). */
