@@ -1,5 +1,6 @@
 /**
- * JCCL core: the public API package {@code io.jccl} only; everything else is internal. Reads {@code jdk.jfr} for its
+ * JCCL core: the public API {@code io.jccl}, the net plugin SPI {@code io.jccl.net} and the rendezvous SPI
+ * {@code io.jccl.launch}; everything else is internal. Reads {@code jdk.jfr} for its
  * flight-recorder events and {@code java.management} for its MXBeans; profiler plugins are services of
  * {@link io.jccl.Profiler}.
  */

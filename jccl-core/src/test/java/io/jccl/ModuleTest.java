@@ -10,7 +10,7 @@ import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The module exports the public API packages (the API and the net plugin SPI) and nothing internal. */
+/** The module exports the public packages (the API, the net plugin SPI, the rendezvous SPI) and nothing internal. */
 class ModuleTest {
     @Test
     void onlyTheApiPackagesAreExported() throws URISyntaxException {
@@ -18,7 +18,7 @@ class ModuleTest {
         ModuleDescriptor d = ModuleFinder.of(classes).findAll().iterator().next().descriptor();
         assertThat(d.name()).isEqualTo("io.jccl");
         assertThat(d.exports().stream().filter(e -> !e.isQualified()).map(ModuleDescriptor.Exports::source)
-                .collect(Collectors.toSet())).containsExactlyInAnyOrder("io.jccl", "io.jccl.net");
+                .collect(Collectors.toSet())).containsExactlyInAnyOrder("io.jccl", "io.jccl.net", "io.jccl.launch");
         assertThat(d.packages()).anyMatch(p -> p.startsWith("io.jccl.internal"));
     }
 }
