@@ -10,6 +10,10 @@
 #     others  all_gather, reduce_scatter, broadcast, sendrecv at 128 MiB .. 2 GiB, --backend both
 #     np      one process per GPU (-np 2, IPC handles), all_reduce and all_gather, --backend both
 #     small   alltoall, reduce, gather, scatter, small sizes (correctness of every collective in the perf tool)
+#     hosts   2 "hosts" whose ranks share GPU 0 (network namespaces joined by a veth bridge where this machine allows
+#             them, else distinct NCCL_HOSTID over loopback): every collective verified across hosts, all_reduce
+#             and all_gather --backend both (NCCL's socket transport, same hosts), and the host communicators' own
+#             busbw on the same link                                                      ($OUT/perf-hosts.txt)
 # Ends with a summary (JUnit totals, the side-by-side tables). Extra JVM flags: $JOPTS. Per-phase limit: $T s.
 # CUBIN_DIR: pre-assembled kernels (default .device/gpu/cubin; a missing directory means JIT from the PTX).
 # NVLink multicast stays off (NCCL_NVLS_ENABLE=0 and friends are exported here).
@@ -58,6 +62,34 @@ for phase in "$@"; do
     np)
       perf perf-np all_reduce -np 2 -b 8 -e 256M -f 16 -c 1 --backend both
       perf perf-np all_gather -np 2 -b 8 -e 256M -f 16 -c 1 --backend both ;;
+    hosts)
+      hf=$(mktemp)
+      if "$root/scripts/netns-hosts.sh" up 2 --prefix jgh --subnet 10.78.0 > "$out/netns.txt" 2>&1; then
+        printf 'jgh-h0 slots=1\njgh-h1 slots=1\n' > "$hf"
+        launch=(--hostfile "$hf" --rsh 'ip netns exec' --master-addr 10.78.0.1)
+        export NCCL_SOCKET_IFNAME=jgh-e
+        echo "hosts: two network namespaces, veth over a bridge" | tee -a "$out/perf-hosts.txt"
+      else
+        # the hostfile's host words are variable assignments that env applies; each rank's NCCL_HOSTID is its word
+        printf 'SIMHOST=h0 slots=1\nSIMHOST=h1 slots=1\n' > "$hf"
+        launch=(--hostfile "$hf" --rsh env --master-addr 127.0.0.1)
+        export NCCL_SOCKET_IFNAME=lo
+        echo "hosts: no network namespaces here ($(tail -1 "$out/netns.txt")); NCCL_HOSTID per rank over loopback" \
+          | tee -a "$out/perf-hosts.txt"
+      fi
+      saved=${JCCL_JAVA_OPTS}
+      export JCCL_JAVA_OPTS="$saved -Djccl.cuda.shareDevices=true"
+      for c in all_reduce all_gather; do
+        perf perf-hosts "$c" -np 2 "${launch[@]}" -b 8 -e 128M -f 4 -n 10 -w 2 -c 1 --backend both
+      done
+      for c in reduce_scatter broadcast reduce alltoall sendrecv gather scatter; do
+        perf perf-hosts "$c" -np 2 "${launch[@]}" -b 8 -e 16M -f 64 -n 5 -w 1 -c 1 --backend jccl
+      done
+      perf perf-hosts all_reduce -np 2 "${launch[@]}" -b 8 -e 16M -f 64 -n 5 -w 1 -c 1 -d all --backend jccl
+      export JCCL_JAVA_OPTS="$saved"
+      perf perf-hosts all_reduce -np 2 "${launch[@]}" -b 8 -e 128M -f 4 -n 10 -w 2 -c 1 --backend host
+      "$root/scripts/netns-hosts.sh" down --prefix jgh >/dev/null 2>&1
+      rm -f "$hf" ;;
     topo)
       "$here/jccl" topo > "$out/topo.txt" 2>&1; echo "rc=$? topo"; head -20 "$out/topo.txt" ;;
     small)
@@ -66,7 +98,7 @@ for phase in "$@"; do
       done
       perf perf-small all_reduce -g 2 -b 8 -e 64M -f 64 -c 1 -d all -o sum --backend jccl
       perf perf-small all_reduce -g 2 -b 8 -e 64M -f 64 -c 1 -d bfloat16 -o all --backend jccl ;;
-    *) echo "gpu-run.sh: unknown phase $phase (info topo tests ar graph others np small)" >&2 ;;
+    *) echo "gpu-run.sh: unknown phase $phase (info topo tests ar graph others np small hosts)" >&2 ;;
   esac
 done
 echo "=== summary $(date +%T)"

@@ -95,6 +95,10 @@ public final class ExternalParams {
     public static final Param<Integer> PERF_JIT_WARMUP = add(Param.ofInt("JCCL_PERF_JIT_WARMUP", 1000, TOOLS,
             "jccl perf: calls per warm-up size (up to 1 MiB) before measuring, so the JIT has compiled the call path")
             .range(0, Integer.MAX_VALUE));
+    public static final Param<Integer> PERF_JIT_WARMUP_MS = add(Param.ofInt("JCCL_PERF_JIT_WARMUP_MS", 1000, TOOLS,
+            "jccl perf: the most time one warm-up (one size, in or out of place) may take, so slow calls (across "
+                    + "hosts, on a time-sliced GPU) warm up with fewer calls; the first rows' warm-up stops after 4 "
+                    + "times this").range(0, Integer.MAX_VALUE));
     public static final Param<Double> TESTS_MIN_BW = add(Param.ofDouble("NCCL_TESTS_MIN_BW", -1, TOOLS,
             "jccl perf: fail (exit 1) when the average bus bandwidth is below 90% of this many GB/s; negative: no "
                     + "check"));

@@ -90,8 +90,8 @@ public final class PerfRunner {
      * measurement, so the JIT has compiled the call path
      * (nccl-tests' -w assumes compiled code; a JVM needs thousands of calls, C2 about 10,000). {@code
      * JCCL_PERF_JIT_WARMUP}, default 1000 (times 10 up to 4 KiB) per round, rounds repeated until the time per call
-     * stops improving (measured: C2 settles the small-message path after 100,000 to 300,000 calls); the same on every
-     * rank because launchers pass the environment on.
+     * stops improving (measured: C2 settles the small-message path after 100,000 to 300,000 calls), within
+     * {@link #jitWarmupBudgetNs}; the same on every rank because launchers pass the environment on.
      */
     static int jitWarmupCalls() {
         try {
@@ -100,6 +100,22 @@ public final class PerfRunner {
             throw new IllegalArgumentException(e.getMessage(), e);
         }
     }
+
+    /**
+     * The most time one warm-up may take ({@code JCCL_PERF_JIT_WARMUP_MS}, default 1 s), in ns; the warm-up before
+     * the first row stops after {@link #FIRST_ROWS_BUDGETS} of these. The same on every rank (launchers pass the
+     * environment on).
+     */
+    static long jitWarmupBudgetNs() {
+        try {
+            return io.jccl.internal.param.ExternalParams.PERF_JIT_WARMUP_MS.get() * 1_000_000L;
+        } catch (io.jccl.JcclException e) {
+            throw new IllegalArgumentException(e.getMessage(), e);
+        }
+    }
+
+    /** How many single warm-up budgets the warm-up before the first row may take in all. */
+    static final int FIRST_ROWS_BUDGETS = 4;
 
     /** Quiet JIT time awaited after a host warm-up ({@link JitQuiet}), and the most time spent waiting for it. */
     public static final long JIT_QUIET_MS = 150;
@@ -112,13 +128,15 @@ public final class PerfRunner {
     private boolean smallWarmedUp;
 
     /**
-     * At least {@code minRounds} rounds of {@code perRound} calls, then more until the time per call stops improving
-     * ({@link Settle#untilFlat}). The decision uses the slowest rank's time, so every rank runs the same number of
-     * rounds.
+     * At least {@code minRounds} rounds of at most {@code perRound} calls, then more until the time per call stops
+     * improving, all within {@code budgetNs} ({@link Settle#untilFlatWithin}). The decisions use the slowest rank's
+     * time, so every rank runs the same rounds.
+     *
+     * @return the time the warm-up took, in ns, the same on every rank
      */
-    private void jitWarmup(PerfBackend.PreparedCall call, int perRound, int minRounds) {
-        Settle.untilFlat(minRounds, Double.MAX_VALUE, previous -> {
-            double t = backend.reduceStat(warmupRound(call, perRound), PerfBackend.StatMode.MAX);
+    private double jitWarmup(PerfBackend.PreparedCall call, int perRound, int minRounds, long budgetNs) {
+        return Settle.untilFlatWithin(minRounds, perRound, budgetNs, calls -> {
+            double t = backend.reduceStat(warmupRound(call, calls), PerfBackend.StatMode.MAX);
             rehearseBetweenRows();
             return t;
         });
@@ -172,8 +190,10 @@ public final class PerfRunner {
         if (!jitWarmedUp) {
             jitWarmedUp = true;
             int calls = jitWarmupCalls();
+            long budgetNs = jitWarmupBudgetNs();
+            double[] leftNs = {FIRST_ROWS_BUDGETS * (double) budgetNs};
             for (long size : o.sweep().warmupSizes()) {
-                if (size > JIT_WARMUP_MAX_BYTES || calls == 0) {
+                if (size > JIT_WARMUP_MAX_BYTES || calls == 0 || leftNs[0] <= 0) {
                     break;
                 }
                 BufferLayout layout = BufferLayout.of(o.collective(), size, type.sizeBytes(), nRanks);
@@ -185,7 +205,9 @@ public final class PerfRunner {
                 for (boolean inPlace : new boolean[]{false, true}) {
                     PerfBackend.PreparedCall call = backend.prepare(
                             CollectiveCall.of(o.collective(), layout, inPlace, send, recv, type, redOp, root, rank));
-                    armed(() -> jitWarmup(call, perRound, small && !smallWarmedUp ? 30 : 2));
+                    int minRounds = small && !smallWarmedUp ? 30 : 2;
+                    armed(() -> leftNs[0] -= jitWarmup(call, perRound, minRounds,
+                            (long) Math.min(budgetNs, leftNs[0])));
                 }
                 smallWarmedUp |= small;
             }
@@ -231,7 +253,7 @@ public final class PerfRunner {
             // the barrier and checks between measurements take paths the timed loop did not, and the JIT answers
             // with deoptimisations it needs thousands of calls to recover from: settle this exact call first
             int perRound = (int) Math.max(50, Math.min(5 * calls, (1L << 22) / Math.max(1, bytes)));
-            armed(() -> jitWarmup(call, perRound, bytes <= (4 << 10) ? 6 : 2));
+            armed(() -> jitWarmup(call, perRound, bytes <= (4 << 10) ? 6 : 2, jitWarmupBudgetNs()));
             JitQuiet.await(JIT_QUIET_MS, JIT_QUIET_MAX_MS);
             alignRanks();
         }

@@ -41,6 +41,46 @@ public final class Settle {
         return t;
     }
 
+    /** Calls in the first round of a warm-up bound by time: it only sizes the rounds after it. */
+    static final int PROBE_CALLS = 10;
+    /** A warm-up bound by time sizes its rounds so that at least this many fit in its budget. */
+    static final int ROUNDS_PER_BUDGET = 8;
+
+    /** One warm-up round: makes {@code calls} calls and returns the time per call in ns, the same on every rank. */
+    @FunctionalInterface
+    public interface Round {
+        double run(int calls);
+    }
+
+    /**
+     * {@link #untilFlat(int, double, DoubleUnaryOperator)} bound by time as well as by rounds: a probe round of
+     * {@link #PROBE_CALLS} calls measures the call, then each round makes at most {@code callsPerRound} calls and
+     * at most what fits {@link #ROUNDS_PER_BUDGET} rounds into {@code budgetNs}, and the warm-up ends once the calls
+     * made reach {@code budgetNs} whatever the other rules say. A count sized for microsecond calls in shared memory
+     * would otherwise take minutes where a call takes milliseconds (across hosts, on a GPU shared by processes).
+     * Every rank takes the same decisions: they use only {@code round}'s reduced times.
+     *
+     * @return the time the warm-up's calls took, in ns (the sum of calls × time per call)
+     */
+    public static double untilFlatWithin(int minRounds, int callsPerRound, long budgetNs, Round round) {
+        if (budgetNs <= 0 || callsPerRound <= 0) {
+            return 0;
+        }
+        int probe = Math.min(callsPerRound, PROBE_CALLS);
+        double t = round.run(probe);
+        double spentNs = probe * t;
+        double best = Double.MAX_VALUE;
+        int flat = 0;
+        for (int i = 0; i < MAX_ROUNDS && (i < minRounds || flat < 3) && spentNs < budgetNs; i++) {
+            int calls = (int) Math.max(1, Math.min(callsPerRound, budgetNs / (double) ROUNDS_PER_BUDGET / t));
+            t = round.run(calls);
+            spentNs += calls * t;
+            flat = t < best * 0.95 ? 0 : flat + 1;
+            best = Math.min(best, t);
+        }
+        return spentNs;
+    }
+
     /**
      * Barriers until one takes every rank less than {@link #ALIGNED_BARRIER_US}, 10 at most, so the timed loop starts
      * on every rank within microseconds. Ranks may reach a barrier up to seconds apart (after a JIT-quiet wait, or

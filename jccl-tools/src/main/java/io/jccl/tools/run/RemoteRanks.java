@@ -12,7 +12,8 @@ import java.util.TreeSet;
 
 /**
  * Starts ranks on the hosts of a {@link RankPlacement} through a {@link RemoteShell}: each rank gets the job
- * variables, its host-local LOCAL_RANK/LOCAL_WORLD_SIZE, and the launcher's own {@code NCCL_*} and {@code JCCL_*}
+ * variables, its host-local LOCAL_RANK/LOCAL_WORLD_SIZE, {@code NCCL_HOSTID} = its hostfile host (unless the
+ * launcher's environment sets one), and the launcher's own {@code NCCL_*} and {@code JCCL_*}
  * variables plus any named with {@code -x} (what Open MPI's {@code -x} does), since ssh does not carry the
  * environment. The job secret goes down the rank's stdin; stdin stays open while the rank runs and is closed when it
  * ends or is stopped, which the remote script takes as "stop". The same java binary, flags and classpath are used on
@@ -21,6 +22,9 @@ import java.util.TreeSet;
 public final class RemoteRanks implements RankStarter {
     /** Prefixes of launcher variables forwarded to every rank. */
     static final List<String> FORWARDED_PREFIXES = List.of("NCCL_", "JCCL_");
+
+    /** NCCL's host id variable: ranks with equal values share a host, whatever their host names. */
+    static final String HOST_ID = "NCCL_HOSTID";
 
     private final RankPlacement placement;
     private final RemoteShell rsh;
@@ -64,6 +68,9 @@ public final class RemoteRanks implements RankStarter {
         all.putAll(vars);
         all.put("LOCAL_RANK", Integer.toString(placement.localRank().get(rank)));
         all.put("LOCAL_WORLD_SIZE", Integer.toString(placement.localWorldSize().get(rank)));
+        // NCCL hashes the host name and boot id, which network namespaces (and containers) of one machine share:
+        // name each hostfile host, so that NCCL, run by the same ranks (perf --backend nccl), sees the hosts too
+        all.putIfAbsent(HOST_ID, placement.hostOfRank().get(rank));
         String secret = all.getOrDefault(RemoteShell.SECRET, "");
         ProcessBuilder pb = new ProcessBuilder(rsh.argv(placement.hostOfRank().get(rank), command, all, workDir));
         // an exec-style rsh (ip netns exec) passes our environment on: keep other launchers' rank variables out

@@ -41,7 +41,8 @@ class RemoteRanksTest {
         assertThat(lines).contains("[0] TEST_HOST=a", "[1] TEST_HOST=a", "[2] TEST_HOST=b",
                 "[0] LOCAL_RANK=0", "[1] LOCAL_RANK=1", "[2] LOCAL_RANK=0",
                 "[0] LOCAL_WORLD_SIZE=2", "[2] LOCAL_WORLD_SIZE=1", "[2] RANK=2", "[2] WORLD_SIZE=3",
-                "[1] NCCL_PROTO=Simple", "[1] EXTRA=yes", "[1] OMPI_COMM_WORLD_RANK=null");
+                "[1] NCCL_PROTO=Simple", "[1] EXTRA=yes", "[1] OMPI_COMM_WORLD_RANK=null",
+                "[0] NCCL_HOSTID=TEST_HOST=a", "[1] NCCL_HOSTID=TEST_HOST=a", "[2] NCCL_HOSTID=TEST_HOST=b");
         assertThat(lines.stream().filter(l -> l.contains("JCCL_COMM_SECRET=")).map(l -> l.substring(4)).distinct()
                 .toList()).singleElement().asString().matches("JCCL_COMM_SECRET=[0-9a-f]{64}");
         assertThat(o.err()).doesNotContain("job status");

@@ -23,7 +23,7 @@ public final class TestRank {
             case "env" -> {
                 for (String name : List.of("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "MASTER_ADDR",
                         "MASTER_PORT", "JCCL_COMM_ID", "JCCL_COMM_SECRET", "OMPI_COMM_WORLD_RANK", "EXTRA", "TEST_HOST",
-                        "NCCL_PROTO")) {
+                        "NCCL_PROTO", "NCCL_HOSTID")) {
                     System.out.println(name + "=" + System.getenv(name));
                 }
                 System.out.print("no newline at the end");
