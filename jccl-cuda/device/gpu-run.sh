@@ -72,9 +72,10 @@ for phase in "$@"; do
       else
         # the hostfile's host words are variable assignments that env applies; each rank's NCCL_HOSTID is its word
         printf 'SIMHOST=h0 slots=1\nSIMHOST=h1 slots=1\n' > "$hf"
+        # (the data sockets use the first non-loopback interface, as across real hosts; the kernel loops it back)
         launch=(--hostfile "$hf" --rsh env --master-addr 127.0.0.1)
-        export NCCL_SOCKET_IFNAME=lo
-        echo "hosts: no network namespaces here ($(tail -1 "$out/netns.txt")); NCCL_HOSTID per rank over loopback" \
+        unset NCCL_SOCKET_IFNAME
+        echo "hosts: no network namespaces here ($(tail -1 "$out/netns.txt")); NCCL_HOSTID per rank, one machine" \
           | tee -a "$out/perf-hosts.txt"
       fi
       saved=${JCCL_JAVA_OPTS}

@@ -411,19 +411,18 @@ final class CommRuntime {
         tornDown = true;
         probe.close();
         executor.stop(TimeUnit.SECONDS.toMillis(2));
-        if (proxy != null) {
-            proxy.stop();
-        }
+        boolean proxyEnded = proxy == null || proxy.stop();
         bootstrap.close();
         shm.cleanup();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
         while (!executor.allStopped() && System.nanoTime() < deadline) {
             LockSupport.parkNanos(1_000_000L);
         }
-        if (executor.allStopped()) {
+        if (executor.allStopped() && proxyEnded) {
             arena.close();
         } else {
-            Log.warn(rank, "comm %s: a channel worker did not stop; leaving its memory mapped", id);
+            Log.warn(rank, "comm %s: a %s did not stop; leaving its memory mapped", id,
+                    proxyEnded ? "channel worker" : "proxy thread");
         }
     }
 }

@@ -27,6 +27,8 @@ import java.util.concurrent.locks.LockSupport;
 public final class ProxyThread implements Runnable {
     /** Park while a connection can only be polled (helper threads, plugins without sockets). */
     private static final long POLL_PARK_NS = 20_000;
+    /** The longest {@link #stop} waits for the thread to end. */
+    static final long STOP_WAIT_MS = 10_000;
     private static final java.util.function.Consumer<SelectionKey> IGNORE_KEY = k -> { };
     private final CommHealth health;
     private final int rank;
@@ -72,15 +74,49 @@ public final class ProxyThread implements Runnable {
         }
     }
 
-    /** Stops the thread and closes every connector's socket. */
-    public void stop() {
+    /**
+     * Stops the thread and closes every connector; waits until the thread has ended, at most {@link #STOP_WAIT_MS},
+     * with a warning line every 2 s it takes. Memory the connectors read or write (slots, GPU FIFOs) may be freed
+     * only once this returned true: a proxy still running would touch it after its release (a crash, or another
+     * allocation's bytes overwritten).
+     *
+     * @return true when the thread has ended
+     */
+    public boolean stop() {
         stopping = true;
         selector.wakeup();
-        try {
-            thread.join(2000);
-        } catch (InterruptedException e) {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(STOP_WAIT_MS);
+        boolean interrupted = false;
+        while (thread.isAlive()) {
+            long leftNs = deadline - System.nanoTime();
+            if (leftNs <= 0) {
+                Log.warn(rank, "proxy thread %s did not stop within %d ms; the memory of its connectors stays "
+                        + "allocated", thread.getName(), STOP_WAIT_MS);
+                break;
+            }
+            try {
+                if (!thread.join(java.time.Duration.ofNanos(Math.min(leftNs, 2_000_000_000L)))) {
+                    Log.warn(rank, "proxy thread %s is still stopping (at %s)", thread.getName(), where());
+                }
+            } catch (InterruptedException e) {
+                interrupted = true;   // keep waiting: the memory must not be freed under a running proxy
+            }
+        }
+        if (interrupted) {
             Thread.currentThread().interrupt();
         }
+        return !thread.isAlive();
+    }
+
+    /** True once the thread has ended (never started threads count as ended). */
+    public boolean ended() {
+        return !thread.isAlive();
+    }
+
+    /** The top frame of the proxy thread, for the warning of a slow stop. */
+    private String where() {
+        StackTraceElement[] st = thread.getStackTrace();
+        return st.length > 0 ? st[0].toString() : "no frame";
     }
 
     /** True when called from the proxy thread itself. */

@@ -68,6 +68,14 @@ public final class GpuNetConnections {
     private final Set<Long> made = new HashSet<>();
 
     /**
+     * True once the proxy thread that moves these connectors has ended (its host communicator was closed or aborted
+     * and the thread stopped in time): only then may the memory given to {@link #connect} be freed.
+     */
+    public boolean proxyEnded() {
+        return proxy.ended();
+    }
+
+    /**
      * The memory of one control block as the kernel uses it.
      *
      * @param slots {@link ConnFifo#NSTEPS} slots, {@code slotBytes} apart from the segment's start

@@ -39,6 +39,8 @@ final class NetAreas implements AutoCloseable {
     /** Per rank: the mirror of its connection area (null for this rank). */
     private final PinnedBuffer[] mirrors;
     private final String transport;
+    /** The connectors over this memory once {@link #connect} ran (their proxy thread must end before a free). */
+    private volatile GpuNetConnections connections;
 
     private NetAreas(PinnedBuffer own, PinnedBuffer[] mirrors, String transport) {
         this.own = own;
@@ -94,7 +96,8 @@ final class NetAreas implements AutoCloseable {
                 links.add(new Link(p, c, true, slotBytes, ownBlock, mirror));
             }
         }
-        access.net().connect(links);
+        connections = access.net();
+        connections.connect(links);
         if (Log.enabled(Log.Level.INFO, Subsys.INIT)) {
             Log.info(Subsys.INIT, me, "GPU Direct RDMA Disabled for GPU %s / %s (the plugin cannot register device"
                     + " memory): %d GPU channels to each of %d peers through pinned host memory and the proxy, %d KiB"
@@ -131,9 +134,19 @@ final class NetAreas implements AutoCloseable {
         return transport;
     }
 
-    /** Frees the pinned memory; only once the host communicator (its proxy thread) is closed. */
+    /**
+     * Frees the pinned memory once the host communicator is closed or aborted and its proxy thread has ended; while
+     * that thread still runs (it did not stop in time) the memory stays allocated, with a warning, since the proxy
+     * would read and write it after its release.
+     */
     @Override
     public void close() {
+        GpuNetConnections c = connections;
+        if (c != null && !c.proxyEnded()) {
+            Log.warn(-1, "the proxy thread of the GPU connectors across hosts (%s) still runs: their %d KiB of "
+                    + "pinned host memory stay allocated", transport, own.sizeBytes() * mirrors.length >> 10);
+            return;
+        }
         RuntimeException first = null;
         for (PinnedBuffer b : mirrors) {
             if (b != null) {

@@ -331,9 +331,11 @@ public final class ProcessWiring {
             RuntimeException e = local.release(() -> {
                 closeQuietly(peers::close);
                 closeQuietly(area::close);
-                closeQuietly(control::close);
             }, () -> {
-                if (net != null) {   // the host communicators are closed: no proxy touches it any more
+                // the host communicators are closed: their bootstrap readers (the ledger link's arrivals) and proxy
+                // threads touch neither any more
+                closeQuietly(control::close);
+                if (net != null) {
                     closeQuietly(net::close);
                 }
             }, host, stopped);
@@ -347,11 +349,11 @@ public final class ProcessWiring {
         }
         closeQuietly(peers::close);
         closeQuietly(area::close);
-        closeQuietly(control::close);
         try {
             host.close();
-        } finally {
-            if (net != null) {   // after the proxy thread stopped
+        } finally {   // after the bootstrap readers (the ledger link's arrivals) and the proxy thread stopped
+            closeQuietly(control::close);
+            if (net != null) {
                 closeQuietly(net::close);
             }
         }

@@ -255,7 +255,10 @@ final class SocketComm implements NetPlugin.SendComm, NetPlugin.RecvComm, Pollab
         }
         closed = true;
         for (SocketHelper h : helpers) {
-            h.stop();
+            if (!h.stop()) {
+                io.jccl.internal.debug.Log.warn(-1, "a socket helper thread of the connection to %s did not stop "
+                        + "within %d ms", peer, SocketHelper.STOP_WAIT_MS);
+            }
         }
         for (SelectableChannel c : channels) {
             try {

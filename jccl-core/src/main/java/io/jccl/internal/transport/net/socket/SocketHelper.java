@@ -15,6 +15,8 @@ import java.util.List;
  */
 final class SocketHelper implements Runnable {
     private static final int SPINS = 200;
+    /** The longest {@link #stop} waits for the thread to end. */
+    static final long STOP_WAIT_MS = 10_000;
     private final SocketComm comm;
     private final DataLane[] lanes;
     private final Selector selector;
@@ -45,14 +47,28 @@ final class SocketHelper implements Runnable {
         }
     }
 
-    void stop() {
+    /**
+     * Stops the thread and waits until it ended, at most {@link #STOP_WAIT_MS}: it reads and writes the memory of
+     * the requests it moves, which the comm's owner may free once this returned.
+     *
+     * @return true when the thread has ended
+     */
+    boolean stop() {
         stopping = true;
         selector.wakeup();
-        try {
-            thread.join(1000);
-        } catch (InterruptedException e) {
+        boolean interrupted = false;
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(STOP_WAIT_MS);
+        for (long leftNs; thread.isAlive() && (leftNs = deadline - System.nanoTime()) > 0; ) {
+            try {
+                thread.join(java.time.Duration.ofNanos(leftNs));
+            } catch (InterruptedException e) {
+                interrupted = true;   // keep waiting: see above
+            }
+        }
+        if (interrupted) {
             Thread.currentThread().interrupt();
         }
+        return !thread.isAlive();
     }
 
     @Override
