@@ -29,8 +29,8 @@ import java.util.Set;
  * <ul>
  *   <li><b>send</b> (this rank → peer): when the kernel published step {@code s} (mirror tail {@code > s}), the
  *   proxy sends mirror slot {@code s % 8}, always whole ({@code slotBytes}: the kernel writes no sizes); once the
- *   plugin says it left, the proxy writes the credit {@code s + 1} into the own block's head, which the kernel
- *   polls before reusing the slot;</li>
+ *   plugin says it (and its trailer, below) left, the proxy writes the credit {@code s + 1} into the own block's
+ *   head, which the kernel polls before reusing the slot;</li>
  *   <li><b>receive</b> (peer → this rank): the proxy keeps receives posted into the own block's slots up to the
  *   head the kernel wrote into the mirror plus 8, and as each arrives it advances the own block's tail.</li>
  * </ul>
@@ -48,7 +48,8 @@ import java.util.Set;
  * {@code REMOTE_ERROR} "rank R GPU channel C from rank P: data corrupted in transit (CRC32C ... computed, ... sent)
  * at step S, N bytes", and the tail never covers that slot, so no kernel consumes the bad bytes. The kernels and
  * their slots are the same either way; the cost is one small message and a CRC32C of the slot on each side's proxy
- * thread per step.
+ * thread per step. The proxy reads the slots to checksum them: they must be host memory the CPU can read (as they
+ * are without GPUDirect RDMA).
  *
  * <p>Setup is NCCL's: the receiver listens and offers ({@link NetOffer}); the sender connects and sends its
  * authenticated {@link NetHello}; the receiver accepts only that hello. {@link #connect} does all three phases,
@@ -60,7 +61,8 @@ import java.util.Set;
  * closed or aborted): the proxy reads and writes it until then.
  *
  * <p>Owned by: the thread that sets up the GPU communicator's connections (one at a time); the connectors run on
- * the proxy thread. Mirrors: transport/net.cc with host-memory buffers (no GPUDirect RDMA) as the GPU-side FIFO.
+ * the proxy thread. Mirrors: transport/net.cc with host-memory buffers (no GPUDirect RDMA) as the GPU-side FIFO,
+ * plus the CRC32C check NCCL does not have.
  */
 public final class GpuNetConnections {
     /** Bootstrap tag of the offers {@link #connect} exchanges: this plus the channel. */
