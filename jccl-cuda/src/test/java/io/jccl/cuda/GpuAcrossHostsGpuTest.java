@@ -33,7 +33,7 @@ class GpuAcrossHostsGpuTest {
         for (int r = 0; r < n; r++) {
             String out = outs.get(r);
             assertThat(out).contains("rank " + r + " done, 0 failures", "rank " + r + " closed",
-                    "GPU Direct RDMA Disabled", "via NET/Socket (proxy)",
+                    "GPU Direct RDMA Disabled", "via NET/Socket (proxy), CRC32C per slot",
                     "ranks on " + n + " hosts, every peer via NET/Socket (proxy)", "allReduce: ring at every size");
             assertThat(out).doesNotContain("WRONG");
             for (String line : out.lines().filter(l -> l.contains(" plans ")).toList()) {

@@ -101,8 +101,9 @@ public final class CommFactory {
             }
             boolean allLocal = shape.nNodes() == 1 && id.rootAddress().getAddress().isLoopbackAddress();
             NetPlugin plugin = anyNet ? NetPlugins.select(rank, allLocal) : null;
+            boolean checksum = NetChecksum.enabled(shape.nNodes() > 1);
             NetTransport net = anyNet ? new NetTransport(arena, proxy, health, plugin, 0, bootstrap.keys(), rank,
-                    timeoutNs, policy, NetChecksum.enabled(shape.nNodes() > 1)) : null;
+                    timeoutNs, policy, checksum) : null;
             shm = new ShmTransport(arena, health, commId, rank, timeoutNs, policy);
             ShmTransport shmT = shm;
             Transport[] byPeer = new Transport[nRanks];
@@ -154,7 +155,7 @@ public final class CommFactory {
                     (System.nanoTime() - t0) / 1e6);
             GpuAccess gpu = new GpuAccess(hostOfRank, bootstrap.keys(), health, bootstrap, anyNet
                     ? new GpuNetConnections(arena, proxy, health, plugin, 0, bootstrap.keys(), rank, nRanks, timeoutNs,
-                            bootstrap) : null);
+                            bootstrap, checksum) : null);
             return new HostCommunicator(rt, resilience.ready(peers), gpu);
         } catch (RuntimeException e) {
             health.fail(e instanceof JcclException j ? j : new JcclException(Result.INTERNAL_ERROR, e.toString(), e));

@@ -123,9 +123,10 @@ public final class Params {
             .range(1, 64));
     public static final Param<String> NET_CHECKSUM = add(Param.ofChoice("JCCL_NET_CHECKSUM", "auto",
             List.of("on", "off", "auto"), NET,
-            "CRC32C of every network slot, checked by the receiver (a mismatch fails the communicator instead of "
-                    + "delivering corrupted data); auto: on when ranks span hosts, off when all are on this host "
-                    + "(loopback cannot corrupt in transit; there it cost 8-10% of allReduce busbw)"));
+            "CRC32C of every network slot, host and GPU connectors, checked by the receiving side before it hands "
+                    + "the slot on (a mismatch fails the communicator instead of delivering corrupted data); auto: on "
+                    + "when ranks span hosts, off when all are on this host (loopback cannot corrupt in transit; "
+                    + "there it cost 8-10% of allReduce busbw)"));
     public static final Param<String> NET_FAULT = add(Param.ofString("JCCL_NET_FAULT", "", NET,
             "testing: inject faults into the network plugin, e.g. delay=5ms,drop=after:100,corrupt=p:0.001,seed=1 "
                     + "(also the plugin NCCL_NET=FaultInject, which wraps Socket)"));

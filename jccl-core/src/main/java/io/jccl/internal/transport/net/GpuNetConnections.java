@@ -29,14 +29,27 @@ import java.util.Set;
  * <ul>
  *   <li><b>send</b> (this rank → peer): when the kernel published step {@code s} (mirror tail {@code > s}), the
  *   proxy sends mirror slot {@code s % 8}, always whole ({@code slotBytes}: the kernel writes no sizes); once the
- *   plugin says it left, the proxy writes the credit {@code s + 1} into the own block's head, which the kernel
- *   polls before reusing the slot;</li>
+ *   plugin says it (and its trailer, below) left, the proxy writes the credit {@code s + 1} into the own block's
+ *   head, which the kernel polls before reusing the slot;</li>
  *   <li><b>receive</b> (peer → this rank): the proxy keeps receives posted into the own block's slots up to the
  *   head the kernel wrote into the mirror plus 8, and as each arrives it advances the own block's tail.</li>
  * </ul>
- * Slots are bare ({@link NetSlots#bare}: no trailer, so no CRC32C), the proxy writes counters with release stores
- * and reads them with acquire loads, wakes no worker, and never sleeps in its selector while it has one of these
- * connectors (a kernel cannot wake it). Counters only grow, across kernel launches too.
+ * Slots are bare ({@link NetSlots#bare}: exactly {@code slotBytes} apart, no room for a trailer: the layout the
+ * kernels are compiled for), the proxy writes counters with release stores and reads them with acquire loads, wakes
+ * no worker, and never sleeps in its selector while it has one of these connectors (a kernel cannot wake it).
+ * Counters only grow, across kernel launches too.
+ *
+ * <p>Checksums ({@code JCCL_NET_CHECKSUM}, {@link NetChecksum}: on by default when ranks span hosts): the receiver's
+ * offer says whether it wants them, and the sender follows the offer, so both ends of a link agree. With them, each
+ * slot's message is followed by a 16-byte trailer message from memory of the connector's own ({@link BareTrailers}:
+ * the link's tag, the step, and a CRC32C over the whole slot, tag and step, computed by the sending proxy from the
+ * slot the kernel published); the receiving proxy receives the slot into the kernel's FIFO and the trailer into its
+ * own memory, and checks both before it advances the tail the kernel polls. A mismatch fails the communicator with
+ * {@code REMOTE_ERROR} "rank R GPU channel C from rank P: data corrupted in transit (CRC32C ... computed, ... sent)
+ * at step S, N bytes", and the tail never covers that slot, so no kernel consumes the bad bytes. The kernels and
+ * their slots are the same either way; the cost is one small message and a CRC32C of the slot on each side's proxy
+ * thread per step. The proxy reads the slots to checksum them: they must be host memory the CPU can read (as they
+ * are without GPUDirect RDMA).
  *
  * <p>Setup is NCCL's: the receiver listens and offers ({@link NetOffer}); the sender connects and sends its
  * authenticated {@link NetHello}; the receiver accepts only that hello. {@link #connect} does all three phases,
@@ -48,7 +61,8 @@ import java.util.Set;
  * closed or aborted): the proxy reads and writes it until then.
  *
  * <p>Owned by: the thread that sets up the GPU communicator's connections (one at a time); the connectors run on
- * the proxy thread. Mirrors: transport/net.cc with host-memory buffers (no GPUDirect RDMA) as the GPU-side FIFO.
+ * the proxy thread. Mirrors: transport/net.cc with host-memory buffers (no GPUDirect RDMA) as the GPU-side FIFO,
+ * plus the CRC32C check NCCL does not have.
  */
 public final class GpuNetConnections {
     /** Bootstrap tag of the offers {@link #connect} exchanges: this plus the channel. */
@@ -66,6 +80,8 @@ public final class GpuNetConnections {
     private final int nRanks;
     private final PeerExchange exchange;
     private final Set<Long> made = new HashSet<>();
+    private final Arena arena;
+    private final boolean checksum;
 
     /**
      * True once the proxy thread that moves these connectors has ended (its host communicator was closed or aborted
@@ -120,11 +136,15 @@ public final class GpuNetConnections {
 
     /**
      * Connectors over {@code plugin}'s device {@code dev}, progressed by {@code proxy}, for rank {@code rank} of
-     * {@code nRanks}. {@code arena}: the communicator's (hello buffers); {@code keys}: the communicator's (hellos);
-     * {@code exchange}: the bootstrap, for {@link #connect}; {@code timeoutNs}: the deadline of every setup wait.
+     * {@code nRanks}. {@code arena}: the communicator's (hello buffers, trailers); {@code keys}: the communicator's
+     * (hellos); {@code exchange}: the bootstrap, for {@link #connect}; {@code timeoutNs}: the deadline of every setup
+     * wait;
+     * {@code checksum}: this rank's receive links ask their senders for a CRC32C trailer per slot
+     * ({@link NetChecksum#enabled}).
      */
     public GpuNetConnections(Arena arena, ProxyThread proxy, CommHealth health, NetPlugin plugin, int dev,
-                             AuthKeys keys, int rank, int nRanks, long timeoutNs, PeerExchange exchange) {
+                             AuthKeys keys, int rank, int nRanks, long timeoutNs, PeerExchange exchange,
+                             boolean checksum) {
         this.proxy = proxy;
         this.health = health;
         this.plugin = plugin;
@@ -133,6 +153,13 @@ public final class GpuNetConnections {
         this.rank = rank;
         this.nRanks = nRanks;
         this.exchange = exchange;
+        this.arena = arena;
+        this.checksum = checksum;
+    }
+
+    /** True when this rank's receive links ask for a CRC32C per slot (its send links follow their receivers). */
+    public boolean checksum() {
+        return checksum;
     }
 
     /** The transport's name for logs ({@code NET/Socket}). */
@@ -179,7 +206,7 @@ public final class GpuNetConnections {
     public PendingRecv listen(Link link) {
         check(link, false);
         NetListen l = setup.listen(link.peer(), link.channel());
-        NetOffer offer = new NetOffer(RANDOM.nextLong(), link.slotBytes(), false, l.handle());
+        NetOffer offer = new NetOffer(RANDOM.nextLong(), link.slotBytes(), checksum, l.handle());
         return new Listening(link, l, offer);
     }
 
@@ -188,22 +215,31 @@ public final class GpuNetConnections {
         check(link, true);
         String who = who(link);
         NetOffer offer = NetOffer.fromBytes(offerBytes);
-        if (offer.stepBytes() != link.slotBytes() || offer.checksum()) {
+        if (offer.stepBytes() != link.slotBytes()) {
             throw new JcclException(Result.INTERNAL_ERROR, who + ": the receiver offers slots of "
-                    + offer.stepBytes() + " bytes" + (offer.checksum() ? " with checksums" : "") + ", this side sends "
-                    + link.slotBytes() + " bytes bare (is it a GPU link of the same kernel layout?)");
+                    + offer.stepBytes() + " bytes, this side sends " + link.slotBytes() + " bytes (is it a GPU link "
+                    + "of the same kernel layout?)");
         }
         NetPlugin.SendComm comm = setup.connect(offer, link.channel(), who);
         try {
             NetSlots slots = NetSlots.bare(link.slots(), link.slotBytes());
             NetPlugin.MemHandle mh = setup.register(comm, slots.data(), who);
-            proxy.add(new NetSendProxy(link.words(), slots, plugin, comm, mh, Waker.NONE, true, health, who, false));
+            BareTrailers trailers = offer.checksum() ? trailers(comm, slots, rank, link.channel(), who) : null;
+            proxy.add(new NetSendProxy(link.words(), slots, plugin, comm, mh, Waker.NONE, true, health, who, false,
+                    trailers));
         } catch (JcclException e) {
             setup.closeSend(comm);
             throw e;
         }
-        Log.info(Subsys.INIT, rank, "GPU channel %02d : %d -> %d via %s (proxy)", link.channel(), rank, link.peer(),
-                name);
+        Log.info(Subsys.INIT, rank, "GPU channel %02d : %d -> %d via %s (proxy)%s", link.channel(), rank,
+                link.peer(), name, offer.checksum() ? ", CRC32C per slot" : "");
+    }
+
+    /** The trailers of a checksummed link from {@code sender}, in memory registered on {@code comm}. */
+    private BareTrailers trailers(NetPlugin.Comm comm, NetSlots slots, int sender, int channel, String who) {
+        MemorySegment memory = BareTrailers.allocate(arena);
+        NetPlugin.MemHandle mh = setup.register(comm, memory, who);
+        return new BareTrailers(slots, memory, mh, BareTrailers.linkTag(sender, channel));
     }
 
     /** The receive side between listen and accept. */
@@ -235,14 +271,16 @@ public final class GpuNetConnections {
             try {
                 NetSlots slots = NetSlots.bare(link.slots(), link.slotBytes());
                 NetPlugin.MemHandle mh = setup.register(comm, slots.data(), who);
+                BareTrailers trailers = offer.checksum() ? trailers(comm, slots, link.peer(), link.channel(), who)
+                        : null;
                 proxy.add(new NetRecvProxy(link.words(), slots, plugin, comm, mh, Waker.NONE, true, health, who,
-                        false));
+                        false, trailers));
             } catch (JcclException e) {
                 setup.closeRecv(comm);
                 throw e;
             }
-            Log.info(Subsys.INIT, rank, "GPU channel %02d : %d <- %d via %s (proxy)", link.channel(), rank,
-                    link.peer(), name);
+            Log.info(Subsys.INIT, rank, "GPU channel %02d : %d <- %d via %s (proxy)%s", link.channel(), rank,
+                    link.peer(), name, offer.checksum() ? ", CRC32C per slot" : "");
         }
 
         /** Stops listening when the setup failed before the sender came. */

@@ -19,8 +19,11 @@ import java.nio.channels.SelectableChannel;
  * every slot the worker has freed (head), up to {@link ConnFifo#NSTEPS} ahead; <b>done</b> when {@code test} says
  * it arrived, in order: in framed mode check the trailer (the CRC32C when checksums are on, then the step number, so
  * corruption and a desynchronised stream fail loudly) and publish size and tag, in bare mode check that the whole
- * slot came; then release tail and wake the worker. A polled connector's worker is a kernel, which cannot wake the
- * proxy when it frees a slot: the proxy never sleeps in its selector while it has one.
+ * slot came, and with checksums also receive the slot's {@link BareTrailers trailer} (a second {@code irecv} per
+ * slot, into the trailers' own memory) and check its CRC32C, step and tag; then release tail and wake the worker. A
+ * slot that fails a check is never released: the worker (a kernel) never reads it, and the communicator fails. A
+ * polled connector's worker is a kernel, which cannot wake the proxy when it frees a slot: the proxy never sleeps in
+ * its selector while it has one.
  *
  * <p>Owned by: the proxy thread. Mirrors: net.cc recvProxyProgress (post / receive / done).
  */
@@ -36,17 +39,24 @@ final class NetRecvProxy implements ProxyConnection {
     private final CommHealth health;
     private final String name;
     private final boolean checksum;
+    /** Bare slots' trailers when checksums are on, else null. */
+    private final BareTrailers trailers;
     private final NetPlugin.Request[] reqs = new NetPlugin.Request[ConnFifo.NSTEPS];
+    private final NetPlugin.Request[] trailerReqs = new NetPlugin.Request[ConnFifo.NSTEPS];
     private long posted;
     private long received;
+    /** The receive of step {@code posted}'s slot was posted, its trailer's not yet. */
+    private boolean trailerOwed;
     private volatile boolean closing;
 
     /**
      * {@code words}: head read, tail written; {@code mh}: the registration of {@code slots.data()}; {@code polled}:
-     * the worker cannot wake the proxy (a kernel).
+     * the worker cannot wake the proxy (a kernel); {@code checksum}: framed slots carry a CRC32C; {@code trailers}:
+     * bare slots are followed by a checksummed trailer (null: not).
      */
     NetRecvProxy(SlotWords words, NetSlots slots, NetPlugin plugin, NetPlugin.RecvComm comm, NetPlugin.MemHandle mh,
-                 Waker worker, boolean polled, CommHealth health, String name, boolean checksum) {
+                 Waker worker, boolean polled, CommHealth health, String name, boolean checksum,
+                 BareTrailers trailers) {
         this.words = words;
         this.slots = slots;
         this.plugin = plugin;
@@ -57,6 +67,7 @@ final class NetRecvProxy implements ProxyConnection {
         this.health = health;
         this.name = name;
         this.checksum = checksum;
+        this.trailers = trailers;
     }
 
     @Override
@@ -65,25 +76,53 @@ final class NetRecvProxy implements ProxyConnection {
         try {
             long limit = words.head() + ConnFifo.NSTEPS;
             while (posted < limit) {
-                NetPlugin.Request r = plugin.irecv(comm, mh, slots.slotOffset(posted), slots.wireBytes(),
-                        (int) posted);
-                if (r == null) {
-                    break;
+                int i = (int) (posted & (ConnFifo.NSTEPS - 1));
+                if (!trailerOwed) {
+                    NetPlugin.Request r = plugin.irecv(comm, mh, slots.slotOffset(posted), slots.wireBytes(),
+                            (int) posted);
+                    if (r == null) {
+                        break;
+                    }
+                    reqs[i] = r;
+                    moved = true;
+                    trailerOwed = trailers != null;
                 }
-                reqs[(int) (posted & (ConnFifo.NSTEPS - 1))] = r;
+                if (trailerOwed) {
+                    NetPlugin.Request t = plugin.irecv(comm, trailers.mh(), trailers.offset(posted),
+                            NetSlots.TRAILER_BYTES, (int) posted);
+                    if (t == null) {
+                        break;
+                    }
+                    trailerReqs[i] = t;
+                    trailerOwed = false;
+                }
                 posted++;
-                moved = true;
             }
             while (received < posted) {
                 int i = (int) (received & (ConnFifo.NSTEPS - 1));
                 NetPlugin.Request r = reqs[i];
-                if (!plugin.test(r)) {
+                if (r != null) {
+                    if (!plugin.test(r)) {
+                        break;
+                    }
+                    reqs[i] = null;
+                    if (!deliver(r.sizeBytes())) {
+                        return false;
+                    }
+                    moved = true;
+                    if (trailers == null) {
+                        continue;
+                    }
+                }
+                NetPlugin.Request t = trailerReqs[i];
+                if (!plugin.test(t)) {
                     break;
                 }
-                reqs[i] = null;
-                if (!deliver(r.sizeBytes())) {
+                trailerReqs[i] = null;
+                if (!verifyTrailer(t.sizeBytes())) {
                     return false;
                 }
+                publish();
                 moved = true;
             }
         } catch (IOException | RuntimeException e) {
@@ -103,7 +142,7 @@ final class NetRecvProxy implements ProxyConnection {
                 return corrupt("corrupted stream: a message of " + wire + " bytes for step " + received
                         + " (every message is a whole slot of " + slots.stepBytes() + ")");
             }
-            return publish();
+            return trailers != null || publish();     // with a trailer, the slot waits for it
         }
         int size = wire - NetSlots.TRAILER_BYTES;
         if (size < 0 || size > slots.stepBytes()) {
@@ -114,8 +153,7 @@ final class NetRecvProxy implements ProxyConnection {
             int got = slots.crc(received, size);
             int sent = slots.sentCrc(received, size);
             if (got != sent) {
-                return corrupt(String.format("data corrupted in transit (CRC32C %08x computed, %08x sent) at step %d,"
-                        + " %d bytes", got, sent, received, size));
+                return corrupt(crcMismatch(got, sent, size));
             }
         }
         int step = slots.step(received, size);
@@ -125,6 +163,31 @@ final class NetRecvProxy implements ProxyConnection {
         }
         slots.publish(received, size);
         return publish();
+    }
+
+    /** Bare with checksums: checks the trailer of the slot received (its CRC32C first, which covers step and tag). */
+    private boolean verifyTrailer(int wire) {
+        if (wire != NetSlots.TRAILER_BYTES) {
+            return corrupt("corrupted stream: a trailer of " + wire + " bytes for step " + received + " (trailers are "
+                    + NetSlots.TRAILER_BYTES + ")");
+        }
+        int got = trailers.crc(received);
+        int sent = trailers.sentCrc(received);
+        if (got != sent) {
+            return corrupt(crcMismatch(got, sent, trailers.slotBytes()));
+        }
+        int step = trailers.step(received);
+        long tag = trailers.sentTag(received);
+        if (step != (int) received || tag != trailers.tag()) {
+            return corrupt("corrupted stream: got the trailer of step " + step + " tag " + Long.toHexString(tag)
+                    + ", expected step " + (int) received + " tag " + Long.toHexString(trailers.tag()));
+        }
+        return true;
+    }
+
+    private String crcMismatch(int got, int sent, int size) {
+        return String.format("data corrupted in transit (CRC32C %08x computed, %08x sent) at step %d, %d bytes", got,
+                sent, received, size);
     }
 
     /** Hands the step received to the worker. */

@@ -17,9 +17,10 @@ import java.nio.channels.SelectableChannel;
 /**
  * Proxy side of a network send connector, a state machine over the plugin: <b>post</b> each slot the worker
  * published (tail) as one {@code isend}, with its trailer (tag, step, CRC32C) in framed mode, the whole slot in bare
- * mode, up to {@link ConnFifo#NSTEPS} in flight; <b>done</b> when {@code test} says it left, in order: return the
- * slot (head) and wake the worker. A polled connector's worker is a kernel, which cannot wake the proxy: the proxy
- * never sleeps in its selector while it has one.
+ * mode, followed in bare mode with checksums by a second {@code isend} of the slot's sealed {@link BareTrailers
+ * trailer}, up to {@link ConnFifo#NSTEPS} slots in flight; <b>done</b> when {@code test} says the slot (and its
+ * trailer) left, in order: return the slot (head) and wake the worker. A polled connector's worker is a kernel,
+ * which cannot wake the proxy: the proxy never sleeps in its selector while it has one.
  *
  * <p>Owned by: the proxy thread. Mirrors: net.cc sendProxyProgress (post / transmit / done).
  */
@@ -35,17 +36,24 @@ final class NetSendProxy implements ProxyConnection {
     private final CommHealth health;
     private final String name;
     private final boolean checksum;
+    /** Bare slots' trailers when checksums are on, else null. */
+    private final BareTrailers trailers;
     private final NetPlugin.Request[] reqs = new NetPlugin.Request[ConnFifo.NSTEPS];
+    private final NetPlugin.Request[] trailerReqs = new NetPlugin.Request[ConnFifo.NSTEPS];
     private long posted;
     private long done;
+    /** The slot of step {@code posted} was posted, its trailer not yet (the plugin took no more requests). */
+    private boolean trailerOwed;
     private volatile boolean closing;
 
     /**
      * {@code words}: tail read, head written; {@code mh}: the registration of {@code slots.data()}; {@code polled}:
-     * the worker cannot wake the proxy (a kernel).
+     * the worker cannot wake the proxy (a kernel); {@code checksum}: framed slots carry a CRC32C; {@code trailers}:
+     * bare slots are followed by a checksummed trailer (null: not).
      */
     NetSendProxy(SlotWords words, NetSlots slots, NetPlugin plugin, NetPlugin.SendComm comm, NetPlugin.MemHandle mh,
-                 Waker worker, boolean polled, CommHealth health, String name, boolean checksum) {
+                 Waker worker, boolean polled, CommHealth health, String name, boolean checksum,
+                 BareTrailers trailers) {
         this.words = words;
         this.slots = slots;
         this.plugin = plugin;
@@ -56,6 +64,7 @@ final class NetSendProxy implements ProxyConnection {
         this.health = health;
         this.name = name;
         this.checksum = checksum;
+        this.trailers = trailers;
     }
 
     @Override
@@ -64,21 +73,45 @@ final class NetSendProxy implements ProxyConnection {
         try {
             long tail = words.tail();
             while (posted < tail && posted - done < ConnFifo.NSTEPS) {   // a producer past its credit waits here
-                int wire = slots.seal(posted, checksum);
-                NetPlugin.Request r = plugin.isend(comm, mh, slots.slotOffset(posted), wire, (int) posted);
-                if (r == null) {
-                    break;
+                int i = (int) (posted & (ConnFifo.NSTEPS - 1));
+                if (!trailerOwed) {
+                    int wire = slots.seal(posted, checksum);
+                    NetPlugin.Request r = plugin.isend(comm, mh, slots.slotOffset(posted), wire, (int) posted);
+                    if (r == null) {
+                        break;
+                    }
+                    reqs[i] = r;
+                    moved = true;
+                    if (trailers != null) {
+                        trailers.seal(posted);     // the kernel leaves the slot alone until its credit
+                        trailerOwed = true;
+                    }
                 }
-                reqs[(int) (posted & (ConnFifo.NSTEPS - 1))] = r;
+                if (trailerOwed) {
+                    NetPlugin.Request t = plugin.isend(comm, trailers.mh(), trailers.offset(posted),
+                            NetSlots.TRAILER_BYTES, (int) posted);
+                    if (t == null) {
+                        break;
+                    }
+                    trailerReqs[i] = t;
+                    trailerOwed = false;
+                }
                 posted++;
-                moved = true;
             }
             while (done < posted) {
                 int i = (int) (done & (ConnFifo.NSTEPS - 1));
-                if (!plugin.test(reqs[i])) {
-                    break;
+                if (reqs[i] != null) {
+                    if (!plugin.test(reqs[i])) {
+                        break;
+                    }
+                    reqs[i] = null;
                 }
-                reqs[i] = null;
+                if (trailerReqs[i] != null) {
+                    if (!plugin.test(trailerReqs[i])) {
+                        break;
+                    }
+                    trailerReqs[i] = null;
+                }
                 words.releaseHead(++done);
                 VarHandle.fullFence();
                 worker.wake();
@@ -113,7 +146,7 @@ final class NetSendProxy implements ProxyConnection {
         if (comm instanceof PollableComm p) {
             return p.wakesOnChannels();
         }
-        return done == posted;
+        return done == posted && !trailerOwed;
     }
 
     @Override

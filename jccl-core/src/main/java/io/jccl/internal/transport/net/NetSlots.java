@@ -14,10 +14,11 @@ import java.util.zip.CRC32C;
  * or 0 when checksums are off), written into the FIFO's spare bytes after the slot so that one plugin message
  * carries both; the step makes a desynchronised stream fail loudly, the CRC makes corruption in transit fail loudly.
  * <b>Bare</b> (GPU connectors): slots exactly {@code slotBytes} apart with no room after them, whose producer (a
- * kernel) publishes no sizes: every message is the whole slot, and the receiver knows how much of it counts.
+ * kernel) publishes no sizes: every message is the whole slot, and the receiver knows how much of it counts; with
+ * checksums a bare slot's trailer travels as a message of its own ({@link BareTrailers}).
  *
  * <p>Owned by: the proxy thread (one instance per proxy connection). Mirrors: NCCL's net transport, plus an
- * integrity check NCCL does not have (framed mode).
+ * integrity check NCCL does not have.
  */
 final class NetSlots {
     /** Bytes after the payload (framed mode). */

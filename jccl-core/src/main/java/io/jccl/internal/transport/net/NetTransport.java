@@ -77,7 +77,7 @@ public final class NetTransport implements Transport {
                 RecvConn conn = new RecvConn(fifo, proxy::wake, health, timeoutNs, policy, new ParkSleeper(), rank,
                         peer, channel, name);
                 proxy.add(new NetRecvProxy(fifo, NetSlots.framed(fifo), plugin, comm, mh, conn.backoff()::wake, false,
-                        health, who, checksum));
+                        health, who, checksum, null));
                 return conn;
             }
         };
@@ -93,7 +93,7 @@ public final class NetTransport implements Transport {
         SendConn conn = new SendConn(fifo, proxy::wake, health, timeoutNs, policy, new ParkSleeper(), rank, peer,
                 channel, name);
         proxy.add(new NetSendProxy(fifo, NetSlots.framed(fifo), plugin, comm, mh, conn.backoff()::wake, false, health,
-                who, offer.checksum()));
+                who, offer.checksum(), null));
         return conn;
     }
 }

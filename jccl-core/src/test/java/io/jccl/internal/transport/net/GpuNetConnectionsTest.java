@@ -8,7 +8,10 @@ import io.jccl.internal.base.CommHealth;
 import io.jccl.internal.comm.GpuAccess;
 import io.jccl.internal.comm.HostCommunicator;
 import io.jccl.testing.ThreadRanks;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -40,10 +43,10 @@ class GpuNetConnectionsTest {
     private static final VarHandle WORD = ValueLayout.JAVA_LONG.varHandle();
     private static final int[] TWO_HOSTS = {0, 1};
 
-    /** One ConnCtl block: tail at 0, head at 128, then 8 slots of {@link #SLOT}. */
-    record Ctl(MemorySegment seg) {
-        static Ctl allocate(Arena a) {
-            return new Ctl(a.allocate(384 + 8L * SLOT, 128));
+    /** One ConnCtl block: tail at 0, head at 128, then 8 slots of {@code slot} bytes. */
+    record Ctl(MemorySegment seg, int slot) {
+        static Ctl allocate(Arena a, int slot) {
+            return new Ctl(a.allocate(384 + 8L * slot, 128), slot);
         }
 
         MemorySegment tail() {
@@ -55,11 +58,11 @@ class GpuNetConnectionsTest {
         }
 
         long slotAt(long step) {
-            return 384 + (step & 7) * SLOT;
+            return 384 + (step & 7) * slot;
         }
 
         GpuNetConnections.Block block() {
-            return new GpuNetConnections.Block(seg.asSlice(384, 8L * SLOT), tail(), head());
+            return new GpuNetConnections.Block(seg.asSlice(384, 8L * slot), tail(), head());
         }
     }
 
@@ -67,6 +70,7 @@ class GpuNetConnectionsTest {
     static final class Kernel {
         final int rank;
         final int peer;
+        final int slot;
         final CommHealth health;
         final Ctl[] own = new Ctl[CHANNELS];
         final Ctl[] mirror = new Ctl[CHANNELS];
@@ -76,12 +80,17 @@ class GpuNetConnectionsTest {
         int maxInFlight;
 
         Kernel(Arena arena, int rank, int peer, CommHealth health) {
+            this(arena, rank, peer, health, SLOT);
+        }
+
+        Kernel(Arena arena, int rank, int peer, CommHealth health, int slot) {
             this.rank = rank;
             this.peer = peer;
+            this.slot = slot;
             this.health = health;
             for (int c = 0; c < CHANNELS; c++) {
-                own[c] = Ctl.allocate(arena);
-                mirror[c] = Ctl.allocate(arena);
+                own[c] = Ctl.allocate(arena, slot);
+                mirror[c] = Ctl.allocate(arena, slot);
             }
         }
 
@@ -89,10 +98,10 @@ class GpuNetConnectionsTest {
             List<GpuNetConnections.Link> l = new ArrayList<>();
             for (int c = 0; c < CHANNELS; c++) {
                 if (recv) {
-                    l.add(new GpuNetConnections.Link(peer, c, false, SLOT, own[c].block(), mirror[c].block()));
+                    l.add(new GpuNetConnections.Link(peer, c, false, slot, own[c].block(), mirror[c].block()));
                 }
                 if (send) {
-                    l.add(new GpuNetConnections.Link(peer, c, true, SLOT, own[c].block(), mirror[c].block()));
+                    l.add(new GpuNetConnections.Link(peer, c, true, slot, own[c].block(), mirror[c].block()));
                 }
             }
             return l;
@@ -133,7 +142,7 @@ class GpuNetConnectionsTest {
                         }
                         if (sent[c] < credit + 8) {
                             long at = mirror[c].slotAt(sent[c]);
-                            for (int i = 0; i < SLOT / 8; i++) {
+                            for (int i = 0; i < slot / 8; i++) {
                                 mirror[c].seg().set(ValueLayout.JAVA_LONG, at + 8L * i, pattern(rank, c, sent[c], i));
                             }
                             publish(mirror[c].tail(), ++sent[c]);
@@ -155,7 +164,7 @@ class GpuNetConnectionsTest {
                         }
                         if (tail > got[c]) {
                             long at = own[c].slotAt(got[c]);
-                            for (int i = 0; i < SLOT / 8; i++) {
+                            for (int i = 0; i < slot / 8; i++) {
                                 long v = own[c].seg().get(ValueLayout.JAVA_LONG, at + 8L * i);
                                 if (v != pattern(peer, c, got[c], i)) {
                                     throw new AssertionError("rank " + rank + " channel " + c + " step " + got[c]
@@ -228,6 +237,12 @@ class GpuNetConnectionsTest {
         }
     }
 
+    @AfterEach
+    void restore() {
+        System.clearProperty("JCCL_NET_CHECKSUM");
+        System.clearProperty("JCCL_NET_FAULT");
+    }
+
     private static Config config(int timeoutSeconds) {
         return Config.defaults().withTimeout(Duration.ofSeconds(timeoutSeconds));
     }
@@ -244,6 +259,7 @@ class GpuNetConnectionsTest {
             GpuAccess gpu = access(comm);
             assertThat(gpu.hostHash(0)).as("fake hosts").isNotEqualTo(gpu.hostHash(1));
             assertThat(gpu.hasNet()).isTrue();
+            assertThat(gpu.net().checksum()).as("JCCL_NET_CHECKSUM=auto: on when ranks span hosts").isTrue();
             Arena blocks = Arena.ofShared();
             try {
                 Kernel k = new Kernel(blocks, me, 1 - me, gpu.health());
@@ -277,6 +293,116 @@ class GpuNetConnectionsTest {
                 blocks.close();
             }
         });
+    }
+
+    /** A CRC mismatch as the receiving proxy names it, on any channel and step. */
+    private static final String CRC_MISMATCH = "rank 0 GPU channel [01] from rank 1: data corrupted in transit "
+            + "\\(CRC32C [0-9a-f]{8} computed, [0-9a-f]{8} sent\\) at step \\d+, " + SLOT + " bytes";
+
+    /** Both ranks' kernels move {@code steps} per channel both ways while rank 0 receives a corrupted message. */
+    private static ThreadRanks.Outcome corruptOneMessageOfRank0(String checksum, long steps) {
+        System.setProperty("JCCL_NET_CHECKSUM", checksum);
+        System.setProperty("JCCL_NET_FAULT", "corrupt=after:101,rank=0");
+        return ThreadRanks.runCollect(2, config(30), comm -> {
+            int me = comm.rank();
+            GpuAccess gpu = access(comm);
+            Arena blocks = Arena.ofShared();
+            try {
+                Kernel k = new Kernel(blocks, me, 1 - me, gpu.health());
+                gpu.net().connect(k.links(true, true));
+                assertThat(gpu.net().checksum()).isEqualTo(checksum.equals("on"));
+                try {
+                    k.run(steps, steps, -1, 25_000);
+                } catch (AssertionError e) {
+                    comm.abort();       // the peer's kernel stops at once instead of at its idle limit
+                    throw e;
+                }
+            } finally {
+                comm.close();
+                blocks.close();
+            }
+        }, 60, TWO_HOSTS);
+    }
+
+    @Test
+    void aByteCorruptedInTransitFailsBothRanksNamingRankPeerChannelAndStepBeforeAnyKernelReadsIt() {
+        ThreadRanks.Outcome o = corruptOneMessageOfRank0("on", 1000);
+        // a kernel that read the bad slot would end with its own AssertionError, not the communicator's failure
+        assertThat(o.error(0)).isInstanceOfSatisfying(JcclException.class, e -> {
+            assertThat(e.result()).isEqualTo(Result.REMOTE_ERROR);
+            assertThat(e.getMessage()).containsPattern(CRC_MISMATCH).contains("rank 0 kernel: GPU channel");
+        });
+        assertThat(o.error(1)).as("the peer fails with the same cause").isInstanceOf(JcclException.class)
+                .hasMessageMatching("(?s).*" + CRC_MISMATCH + ".*").hasMessageContaining("rank 1 kernel: GPU channel");
+    }
+
+    @Test
+    void withChecksumsOffTheSameCorruptionReachesTheKernel() {
+        ThreadRanks.Outcome o = corruptOneMessageOfRank0("off", 1000);
+        assertThat(o.error(0)).as("the fault is real: the kernel's own check sees the flipped byte")
+                .isInstanceOf(AssertionError.class).hasMessageContaining("rank 0 channel")
+                .hasMessageNotContaining("CRC32C");
+    }
+
+    private static long allocatedBytes(Thread t) throws ReflectiveOperationException {
+        Class<?> factory = Class.forName("java.lang.management.ManagementFactory");
+        Object bean = factory.getMethod("getThreadMXBean").invoke(null);
+        return (long) Class.forName("com.sun.management.ThreadMXBean").getMethod("getThreadAllocatedBytes",
+                long.class).invoke(bean, t.threadId());
+    }
+
+    private static Thread proxyThread(Communicator comm) {
+        String name = "-r" + comm.rank() + "-proxy";
+        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.isAlive() && t.getName().endsWith(name)
+                && t.getName().contains(comm.id().substring(0, 8))).findFirst().orElseThrow();
+    }
+
+    /**
+     * Slots of 128 KiB (the GPU net slot size) with checksums on and off: every byte arrives, the proxy threads
+     * allocate nothing in steady state, and the time of the steps is logged (not asserted: a shared machine).
+     */
+    @ParameterizedTest(name = "checksum {0}")
+    @ValueSource(strings = {"off", "on"})
+    void slotsOf128KiBArriveByteExactAndTheProxyAllocatesNothing(String checksum) {
+        System.setProperty("JCCL_NET_CHECKSUM", checksum);
+        int slot = 128 << 10;
+        long warm = 300;
+        long steps = 600;
+        long[] allocated = new long[2];
+        long[] tookNs = new long[2];
+        ThreadRanks.runOnHosts(TWO_HOSTS, config(60), comm -> {
+            int me = comm.rank();
+            GpuAccess gpu = access(comm);
+            Arena blocks = Arena.ofShared();
+            try {
+                Kernel k = new Kernel(blocks, me, 1 - me, gpu.health(), slot);
+                gpu.net().connect(k.links(true, true));
+                assertThat(gpu.net().checksum()).isEqualTo(checksum.equals("on"));
+                k.run(warm, warm, -1, 20_000);
+                Thread proxy = proxyThread(comm);
+                long before = allocatedBytes(proxy);
+                long t0 = System.nanoTime();
+                k.run(warm + steps, warm + steps, -1, 20_000);
+                tookNs[me] = System.nanoTime() - t0;
+                allocated[me] = allocatedBytes(proxy) - before;
+                k.awaitCredits(warm + steps);
+                assertThat(k.received.get()).isEqualTo((warm + steps) * CHANNELS);
+                assertThat(comm.asyncError()).isNull();
+            } finally {
+                comm.close();
+                blocks.close();
+            }
+        });
+        for (int r = 0; r < 2; r++) {
+            double us = tookNs[r] / 1e3 / (steps * CHANNELS);
+            System.out.printf("GPU net, checksum %s: rank %d moved %d slots of %d KiB each way in %.1f ms "
+                    + "(%.1f us per slot per direction, both ways at once), proxy allocated %d bytes%n", checksum, r,
+                    steps * CHANNELS, slot >> 10, tookNs[r] / 1e6, us, allocated[r]);
+        }
+        for (int r = 0; r < 2; r++) {
+            assertThat(allocated[r]).as("bytes rank %d's proxy thread allocated over %d steps per channel", r, steps)
+                    .isLessThanOrEqualTo(16 * 1024L);
+        }
     }
 
     @Test
