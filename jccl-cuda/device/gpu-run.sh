@@ -78,17 +78,19 @@ for phase in "$@"; do
         echo "hosts: no network namespaces here ($(tail -1 "$out/netns.txt")); NCCL_HOSTID per rank, one machine" \
           | tee -a "$out/perf-hosts.txt"
       fi
+      # two processes time-slice the GPU (each call waits for the other's kernel to be scheduled): short warm-ups
       saved=${JCCL_JAVA_OPTS}
-      export JCCL_JAVA_OPTS="$saved -Djccl.cuda.shareDevices=true"
+      export JCCL_JAVA_OPTS="$saved -Djccl.cuda.shareDevices=true -XX:ErrorFile=$out/hs_err_%p.log"
+      export JCCL_PERF_JIT_WARMUP_MS=${JCCL_PERF_JIT_WARMUP_MS:-300}
       for c in all_reduce all_gather; do
-        perf perf-hosts "$c" -np 2 "${launch[@]}" -b 8 -e 128M -f 4 -n 10 -w 2 -c 1 --backend both
+        perf perf-hosts "$c" -np 2 "${launch[@]}" -b 8 -e 128M -f 16 -n 10 -w 2 -c 1 --backend both
       done
       for c in reduce_scatter broadcast reduce alltoall sendrecv gather scatter; do
         perf perf-hosts "$c" -np 2 "${launch[@]}" -b 8 -e 16M -f 64 -n 5 -w 1 -c 1 --backend jccl
       done
-      perf perf-hosts all_reduce -np 2 "${launch[@]}" -b 8 -e 16M -f 64 -n 5 -w 1 -c 1 -d all --backend jccl
+      perf perf-hosts all_reduce -np 2 "${launch[@]}" -b 8 -e 2M -f 256 -n 3 -w 1 -c 1 -d all --backend jccl
       export JCCL_JAVA_OPTS="$saved"
-      perf perf-hosts all_reduce -np 2 "${launch[@]}" -b 8 -e 128M -f 4 -n 10 -w 2 -c 1 --backend host
+      perf perf-hosts all_reduce -np 2 "${launch[@]}" -b 8 -e 128M -f 16 -n 10 -w 2 -c 1 --backend host
       "$root/scripts/netns-hosts.sh" down --prefix jgh >/dev/null 2>&1
       rm -f "$hf" ;;
     topo)

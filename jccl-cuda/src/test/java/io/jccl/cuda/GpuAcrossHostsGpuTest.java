@@ -35,7 +35,8 @@ class GpuAcrossHostsGpuTest {
             assertThat(out).contains("rank " + r + " done, 0 failures", "rank " + r + " closed",
                     "GPU Direct RDMA Disabled", "via NET/Socket (proxy), CRC32C per slot",
                     "ranks on " + n + " hosts, every peer via NET/Socket (proxy)", "allReduce: ring at every size");
-            assertThat(out).doesNotContain("WRONG");
+            assertThat(out).doesNotContain("WRONG", "still runs", "did not stop");
+            assertThat(out).contains("Destroy COMPLETE");
             for (String line : out.lines().filter(l -> l.contains(" plans ")).toList()) {
                 String plan = line.substring(line.indexOf(": ") + 2);
                 assertThat(plan).as(line).matches("(ring|p2p) x[12].*");

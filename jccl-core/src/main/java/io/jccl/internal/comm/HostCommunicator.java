@@ -452,6 +452,21 @@ public final class HostCommunicator implements Communicator, GroupState.Launchab
         }
     }
 
+    /**
+     * {@link #close} that is never deferred to the end of a group the calling thread has open: for an owner that
+     * frees memory this communicator's threads use (a GPU communicator's pinned FIFOs, which the proxy thread moves)
+     * right after it returns.
+     */
+    public void closeNow() {
+        closed = true;
+        rt.closeBegin();
+        if (closeGroup == null) {
+            rt.closeFinish();
+        } else {
+            arrived(rt::closeFinish);
+        }
+    }
+
     @Override
     public void closeBegin() {
         rt.closeBegin();

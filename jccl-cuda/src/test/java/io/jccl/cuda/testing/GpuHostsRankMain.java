@@ -64,7 +64,10 @@ public final class GpuHostsRankMain {
             e.printStackTrace(System.out);
             failures++;
         }
-        comm.close();
+        // inside a group, as perf closes: the pinned FIFOs must not be freed before the proxy thread stopped
+        try (io.jccl.Group g = io.jccl.Jccl.group()) {
+            comm.close();
+        }
         System.out.println("rank " + r + " closed");
         System.exit(failures == 0 ? 0 : 1);
     }
