@@ -133,13 +133,14 @@ class ModuleConsumerTest {
         }
     }
 
-    /** Runs {@code cmd} with NCCL_DEBUG=INFO, its output in files (no pipe to fill), at most RUN_TIMEOUT_S. */
+    /** Runs {@code cmd} with NCCL_DEBUG=INFO, its output in files (no pipe to fill), at most RUN_TIMEOUT_S s. */
     private static Run run(List<String> cmd, String label) throws IOException, InterruptedException {
         Path out = Files.createTempFile(dir, "stdout", ".txt");
         Path err = Files.createTempFile(dir, "stderr", ".txt");
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile());
         pb.environment().put("NCCL_DEBUG", "INFO");
         pb.environment().put("NCCL_DEBUG_SUBSYS", "INIT");
+        pb.environment().remove("NCCL_DEBUG_FILE");
         Process p = pb.start();
         if (!p.waitFor(RUN_TIMEOUT_S, TimeUnit.SECONDS)) {
             p.destroyForcibly().waitFor();
