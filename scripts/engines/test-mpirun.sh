@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Engine test: Open MPI's mpirun starts JVMs with nothing set by hand; JCCL finds the pmix rendezvous (PMIx put,
 # fence, get of the id), runs a verified allReduce, and fails cleanly when a rank leaves or a process never reaches
-# the fence. Exits non-zero with an "engines: mpirun FAILED:" line on any failure. Run after ./jccl build.
+# the fence. Exits non-zero with an "engines: mpirun FAILED:" line on any failure, 77 ("SKIPPED") without mpirun.
+# Run after ./jccl build.
 set -uo pipefail
 here="$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")"
 cd "$here/../.."
@@ -13,7 +14,10 @@ fail() {
     exit 1
 }
 
-command -v mpirun >/dev/null || fail "mpirun is not installed (scripts/engines/install.sh installs openmpi-bin)"
+if ! command -v mpirun >/dev/null; then
+    echo "engines: mpirun SKIPPED: mpirun is not installed (scripts/engines/install.sh installs openmpi-bin)"
+    exit 77
+fi
 ./jccl params JCCL_RENDEZVOUS >/dev/null || fail "./jccl does not run (build it with ./jccl build)"
 # nothing that names a root or a rank: the rendezvous must come from mpirun alone
 clean=(env -u JCCL_COMM_ID -u NCCL_COMM_ID -u MASTER_ADDR -u MASTER_PORT -u RANK -u WORLD_SIZE -u JCCL_RANK

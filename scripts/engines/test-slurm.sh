@@ -2,9 +2,11 @@
 # Engine test: a single-node Slurm of its own (munged with a generated key, slurmctld and slurmd with a minimal
 # slurm.conf in a temporary directory, on ports of their own), then srun -n 4 --mpi=pmix (rendezvous pmix) and
 # srun -n 4 --mpi=none (rendezvous slurm: the step's first host) of a verified allReduce, a rank that leaves under
-# each, and the sbatch job script of docs/launchers.md. Stops the daemons and removes the files at exit. Parts that
-# cannot run here print a line starting "engines: slurm SKIPPED:" and exit 0 (JCCL_ENGINES_REQUIRE_SLURM=1 makes
-# them fail); any failure prints "engines: slurm FAILED:" and exits 1. Run after ./jccl build.
+# each, and the sbatch job script of docs/launchers.md. Stops the daemons and removes the files at exit. When Slurm
+# cannot run here (not installed, not root, a daemon that does not start, srun that cannot start `true`) it prints
+# "engines: slurm SKIPPED: <why>" and exits 77; when only srun --mpi=pmix cannot, the rest runs and it exits 0 with
+# such a line (JCCL_ENGINES_REQUIRE_SLURM=1 makes every skip a failure). Any failure prints "engines: slurm FAILED:"
+# and exits 1. Run after ./jccl build.
 set -uo pipefail
 here="$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")"
 cd "$here/../.."
@@ -24,11 +26,11 @@ skip() {
 
 for c in munged munge slurmctld slurmd srun sbatch scontrol sinfo; do
     command -v "$c" >/dev/null || { skip "$c is not installed (scripts/engines/install.sh installs slurm-wlm, munge)"
-        exit 0; }
+        exit 77; }
 done
 if [[ $(id -u) != 0 ]]; then
     skip "slurmd must run as root to start jobs, and this is uid $(id -u)"
-    exit 0
+    exit 77
 fi
 ./jccl params JCCL_RENDEZVOUS >/dev/null || fail "./jccl does not run (build it with ./jccl build)"
 
@@ -79,10 +81,10 @@ if ! munged --force --key-file="$work/munge-key/munge.key" --socket="$sock" --pi
     cat "$work/munge/start.err"
     daemon_logs
     skip "munged does not start here: $(tail -1 "$work/munge/start.err")"
-    exit 0
+    exit 77
 fi
 munge -S "$sock" -n | unmunge -S "$sock" >/dev/null 2>&1 || { daemon_logs; skip "munge cannot encode/decode here"
-    exit 0; }
+    exit 77; }
 
 host="$(hostname -s)"
 port=$((17000 + ($$ % 1000) * 2))
@@ -118,9 +120,9 @@ NodeName=$host NodeAddr=127.0.0.1 CPUs=4 State=UNKNOWN
 PartitionName=jccl Nodes=$host Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
 EOF
 slurmctld -f "$SLURM_CONF" 2>"$work/log/slurmctld.err" || { cat "$work/log/slurmctld.err"; daemon_logs
-    skip "slurmctld does not start here (see above)"; exit 0; }
+    skip "slurmctld does not start here (see above)"; exit 77; }
 slurmd -f "$SLURM_CONF" 2>"$work/log/slurmd.err" || { cat "$work/log/slurmd.err"; daemon_logs
-    skip "slurmd does not start here (see above)"; exit 0; }
+    skip "slurmd does not start here (see above)"; exit 77; }
 state=""
 for _ in $(seq 60); do
     state="$(sinfo -h -n "$host" -o %t 2>/dev/null)"
@@ -130,10 +132,10 @@ done
 if [[ "$state" != idle ]]; then
     daemon_logs
     skip "the node did not become idle in 30 s (state '${state:-none}'; logs above)"
-    exit 0
+    exit 77
 fi
 timeout 60 srun -n 1 true >"$work/out/true.log" 2>&1 || { cat "$work/out/true.log"; daemon_logs
-    skip "srun cannot start a task here (see above)"; exit 0; }
+    skip "srun cannot start a task here (see above)"; exit 77; }
 echo "engines: slurm: single-node Slurm up (slurmctld on port $port, node $host with 4 CPUs)"
 
 # $1 a case's output directory, $2 task, $3 out or err, $4 fixed text: that task's stream holds the text
