@@ -55,6 +55,9 @@ public final class InternalProperties {
             "experiment: bytes per step of a block's slice in the reads-only two-shot (jccl.cuda.pullGather)"));
     public static final Param<Boolean> CUDA_FENCED_PUBLISH = add(Param.ofBoolean("jccl.cuda.fencedPublish", false, CUDA,
             "A/B only: the pull kernels publish their buffer pointers behind a release fence, as before"));
+    public static final Param<Integer> CUDA_NET_CHANNELS = add(Param.ofInt("jccl.cuda.netChannels", 2, CUDA,
+            "channels of a GPU communicator whose ranks span hosts (each a send and a receive connector per peer "
+                    + "and 8 FIFO slots of pinned host memory each way)").range(1, 32));
     public static final Param<Boolean> CUDA_SHARE_DEVICES = add(Param.ofBoolean("jccl.cuda.shareDevices", false, CUDA,
             "testing: let GpuCommunicator.initAll put several ranks on one GPU (each rank's kernels get an equal"
                     + " share of its multiprocessors), so ring kernels can be checked on a machine with one GPU"));

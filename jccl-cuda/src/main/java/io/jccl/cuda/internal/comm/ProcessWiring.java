@@ -33,8 +33,15 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
  * (p2pSendSetup/p2pRecvSetup with legacy CUDA IPC) driven by bootstrapAllGather, and its net transport across hosts.
  */
 public final class ProcessWiring {
-    /** Channels of every connection when the ranks span hosts (each is a send and a receive connector per peer). */
-    public static final int NET_CHANNELS = 2;
+    /**
+     * Channels of every connection when the ranks span hosts (each is a send and a receive connector per peer):
+     * {@code jccl.cuda.netChannels}, 2 by default. Across a slow or time-shared link the FIFOs (8 slots each way per
+     * channel) bound the bytes in flight, so more channels carry more per round trip, at n·(n-1)·8 slots of pinned
+     * memory per channel and rank.
+     */
+    public static int netChannels() {
+        return io.jccl.internal.param.InternalProperties.CUDA_NET_CHANNELS.get();
+    }
     /** The largest FIFO slot when the ranks span hosts (the pinned memory grows with ranks², channels and slots). */
     public static final long NET_SLOT_BYTES = 128L << 10;
     private final Communicator host;
@@ -81,11 +88,11 @@ public final class ProcessWiring {
     }
 
     /**
-     * {@code options} for a communicator across hosts: at most {@link #NET_CHANNELS} channels of at most
+     * {@code options} for a communicator across hosts: at most {@link #netChannels()} channels of at most
      * {@link #NET_SLOT_BYTES} slots (the same on every rank, so the layouts and plans agree).
      */
     public static GpuOptions acrossHosts(GpuOptions options) {
-        return options.withRing(Math.min(options.ringChannels(), NET_CHANNELS),
+        return options.withRing(Math.min(options.ringChannels(), netChannels()),
                 Math.min(options.ringSlotBytes(), NET_SLOT_BYTES), options.ringChunkSteps());
     }
 
