@@ -28,7 +28,7 @@ log="$(mktemp "${TMPDIR:-/tmp}/jccl-engines-apt.XXXXXX")"
 start=$SECONDS
 apt-get update -q >"$log" 2>&1 || echo "engines: apt-get update failed; installing from the package lists there are"
 if ! apt-get install -y -q --no-install-recommends "${want[@]}" >>"$log" 2>&1; then
-    tail -20 "$log" >&2
+    tail -n 20 "$log" >&2
     echo "engines: apt-get install failed (log: $log)" >&2
     exit 2
 fi

@@ -126,8 +126,8 @@ check() {
     local r
     for r in 0 1; do
         grep -qF "consumer: rank $r of 2: allReduce of $count floats correct (element 6 = 13.0)" "$2" \
-            || { tail -20 "$2" "$3"; fail "$1: rank $r printed no correct allReduce"; }
-        grep -qF "rendezvous $4): rank $r of 2" "$3" || { tail -20 "$3"; fail "$1: rank $r did not use rendezvous $4"; }
+            || { tail -n 20 "$2" "$3"; fail "$1: rank $r printed no correct allReduce"; }
+        grep -qF "rendezvous $4): rank $r of 2" "$3" || { tail -n 20 "$3"; fail "$1: rank $r did not use rendezvous $4"; }
     done
     say "$1: 2 ranks verified (allReduce of $count floats), rendezvous $4 in $((SECONDS - t0)) s"
 }
@@ -136,16 +136,18 @@ check() {
 t0=$SECONDS
 "${clean[@]}" timeout 120 ./jccl run -np 2 -cp "$jar" -- "$main" "$count" >"$work/run.log" 2>&1
 rc=$?
-((rc == 0)) || { tail -20 "$work/run.log"; fail "./jccl run -np 2 of the consumer exited $rc"; }
+((rc == 0)) || { tail -n 20 "$work/run.log"; fail "./jccl run -np 2 of the consumer exited $rc"; }
 check "./jccl run -np 2" "$work/run.log" "$work/run.log" address
 
 # --- 4. mpirun -np 2 java -cp consumer.jar:lib/* -----------------------------------------------------------------
 if command -v mpirun >/dev/null; then
     t0=$SECONDS
-    "${clean[@]}" timeout 120 mpirun --allow-run-as-root --oversubscribe -np 2 "${java[@]}" "$main" "$count" \
-        >"$work/mpirun.out" 2>"$work/mpirun.err"
+    # --tag-output: mpirun then forwards the ranks' output line by line ([1,r]<stdout>: ...); without it a line of
+    # one rank can reach the file in pieces with the other rank's output between them
+    "${clean[@]}" timeout 120 mpirun --allow-run-as-root --oversubscribe --tag-output -np 2 "${java[@]}" "$main" \
+        "$count" >"$work/mpirun.out" 2>"$work/mpirun.err"
     rc=$?
-    ((rc == 0)) || { tail -20 "$work/mpirun.out" "$work/mpirun.err"; fail "mpirun -np 2 of the consumer exited $rc"; }
+    ((rc == 0)) || { tail -n 20 "$work/mpirun.out" "$work/mpirun.err"; fail "mpirun -np 2 of the consumer exited $rc"; }
     check "mpirun -np 2 java" "$work/mpirun.out" "$work/mpirun.err" pmix
 else
     skip "mpirun is not installed (scripts/engines/install.sh installs openmpi-bin): the mpirun part did not run"
@@ -168,7 +170,7 @@ if [[ -x "$torchrun" ]]; then
         --nproc_per_node 2 -r 2 -t 1 --log_dir "$work/torchrun" "${entry[@]}" "${java[@]}" "$main" "$count" \
         >"$work/torchrun.log" 2>&1
     rc=$?
-    ((rc == 0)) || { tail -20 "$work/torchrun.log"; fail "torchrun with 2 workers of the consumer exited $rc"; }
+    ((rc == 0)) || { tail -n 20 "$work/torchrun.log"; fail "torchrun with 2 workers of the consumer exited $rc"; }
     cat "$work"/torchrun/*/attempt_0/*/stdout.log >"$work/torchrun.out" 2>/dev/null
     cat "$work"/torchrun/*/attempt_0/*/stderr.log >"$work/torchrun.err" 2>/dev/null
     check "torchrun --nproc_per_node 2" "$work/torchrun.out" "$work/torchrun.err" torchrun

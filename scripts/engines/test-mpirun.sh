@@ -55,8 +55,8 @@ has() {
 
 # the rank's stream, for a failure's message
 show() {
-    tail -15 "$1"/*/rank."$2"/"$3" 2>/dev/null
-    tail -15 "$1.mpirun"
+    tail -n 15 "$1"/*/rank."$2"/"$3" 2>/dev/null
+    tail -n 15 "$1.mpirun"
 }
 
 # 1. four ranks, the id shared over PMIx

@@ -68,7 +68,7 @@ trap cleanup EXIT
 daemon_logs() {
     local f
     for f in "$work/munge/munged.log" "$work/log/slurmctld.log" "$work/log/slurmd.log"; do
-        [[ -f "$f" ]] && { echo "--- $f"; tail -8 "$f"; }
+        [[ -f "$f" ]] && { echo "--- $f"; tail -n 8 "$f"; }
     done
 }
 
@@ -80,7 +80,7 @@ if ! munged --force --key-file="$work/munge-key/munge.key" --socket="$sock" --pi
     --log-file="$work/munge/munged.log" --seed-file="$work/munge/munged.seed" 2>"$work/munge/start.err"; then
     cat "$work/munge/start.err"
     daemon_logs
-    skip "munged does not start here: $(tail -1 "$work/munge/start.err")"
+    skip "munged does not start here: $(tail -n 1 "$work/munge/start.err")"
     exit 77
 fi
 munge -S "$sock" -n | unmunge -S "$sock" >/dev/null 2>&1 || { daemon_logs; skip "munge cannot encode/decode here"
@@ -144,8 +144,8 @@ has() {
 }
 
 show() {
-    tail -15 "$1/$3.$2" 2>/dev/null
-    tail -15 "$1/srun.log" 2>/dev/null
+    tail -n 15 "$1/$3.$2" 2>/dev/null
+    tail -n 15 "$1/srun.log" 2>/dev/null
 }
 
 # $1 case name, $2 --mpi value, then the program's arguments: runs srun -n 4 into out/<case>/
@@ -213,10 +213,10 @@ EOF
 timeout 240 sbatch --wait --chdir="$repo" -o "$work/out/batch.out" -e "$work/out/batch.err" "$work/job.sh" \
     >"$work/out/sbatch.log" 2>&1
 rc=$?
-((rc == 0)) || { cat "$work/out/sbatch.log"; tail -20 "$work/out/batch.err" "$work/out/batch.out"
+((rc == 0)) || { cat "$work/out/sbatch.log"; tail -n 20 "$work/out/batch.err" "$work/out/batch.out"
     fail "sbatch of the job script exited $rc"; }
 n="$(grep -c "allReduce of 4096 floats over 4 ranks took .* 0 wrong elements" "$work/out/batch.out")"
-((n == 4)) || { tail -20 "$work/out/batch.out"; fail "the sbatch job verified $n of 4 ranks"; }
+((n == 4)) || { tail -n 20 "$work/out/batch.out"; fail "the sbatch job verified $n of 4 ranks"; }
 echo "engines: slurm: sbatch --ntasks=4 with srun --mpi=$mpi: 4 ranks verified"
 ((pmix)) || { skip "srun --mpi=pmix parts did not run (see above); the rest passed"; exit 0; }
 echo "engines: slurm passed"

@@ -1,7 +1,9 @@
 package io.jccl.cuda;
 
 import io.jccl.cuda.testing.GpuHostsRankMain;
+import io.jccl.cuda.testing.GpuHostsSplitRankMain;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import io.jccl.cuda.testing.GpuFaultRankMain;
@@ -44,6 +46,30 @@ class GpuAcrossHostsGpuTest {
             assertThat(out.lines().filter(l -> l.contains(" plans ")).count()).isEqualTo(18);
             assertThat(out).contains("plans AllToAll 5: p2p x1", "plans AllGather 5: ring x1",
                     "plans AllReduce 5: ring x1", "plans AllReduce 140001: ring x2", "plans AllToAll 140001: p2p");
+        }
+    }
+
+    /**
+     * The rest of the API across hosts ({@link GpuHostsSplitRankMain}): two processes, each a host of its own and each
+     * driving two GPUs ({@code fromEnvironment} with a device list), then {@code split} by rank parity (one rank on
+     * each host per new communicator) and {@code shrink} by the last rank; every result checked element by element.
+     */
+    @Test
+    void severalGpusPerProcessSplitAndShrinkAcrossHosts() throws Exception {
+        assumeTrue(CudaDevice.isAvailable() && CudaDevice.count() >= 4,
+                "needs 4 GPUs (two processes of two; the CPU emulator has them)");
+        List<String> outs = GpuProcessesGpuTest.runRanks(2, GpuHostsSplitRankMain.class, Map.of("NCCL_HOSTID",
+                "jccl-test-host-{rank}", "JCCL_TIMEOUT_MS", "60000", "NCCL_DEBUG", "INFO", "NCCL_DEBUG_SUBSYS",
+                "INIT"), 300);
+        for (int p = 0; p < 2; p++) {
+            String out = outs.get(p);
+            // world ranks 2p and 2p+1; parity splits {0, 2} and {1, 3}, where both of this process's ranks are p;
+            // the shrink drops rank 3, so process 1 keeps rank 2 alone
+            assertThat(out).contains("process " + p + " done, 0 failures", "GPU Direct RDMA Disabled",
+                    "world ranks [" + 2 * p + "/4, " + (2 * p + 1) + "/4] of 4: ok",
+                    "split ranks [" + p + "/2, " + p + "/2] of 2: ok",
+                    p == 0 ? "shrink ranks [0/3, 1/3] of 3: ok" : "shrink ranks [2/3] of 3: ok")
+                    .doesNotContain("WRONG", "still runs", "did not stop");
         }
     }
 

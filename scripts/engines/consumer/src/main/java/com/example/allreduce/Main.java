@@ -56,12 +56,15 @@ public final class Main {
         }
         if (wrong > 0) {
             float expected = size * (size - 1) / 2f + size * (first % 7);
-            System.out.printf("consumer: rank %d of %d: allReduce of %d floats WRONG: %d wrong elements, first at"
-                    + " %d: %s instead of %s%n", rank, size, count, wrong, first, data[first], expected);
+            // one println per line: printf writes piece by piece, and a launcher (mpirun) that merges the ranks'
+            // output may put another rank's pieces between them
+            System.out.println(String.format("consumer: rank %d of %d: allReduce of %d floats WRONG: %d wrong "
+                    + "elements, first at %d: %s instead of %s", rank, size, count, wrong, first, data[first],
+                    expected));
             return false;
         }
-        System.out.printf("consumer: rank %d of %d: allReduce of %d floats correct (element 6 = %s)%n",
-                rank, size, count, count > 6 ? data[6] : Float.NaN);
+        System.out.println(String.format("consumer: rank %d of %d: allReduce of %d floats correct (element 6 = %s)",
+                rank, size, count, count > 6 ? data[6] : Float.NaN));
         return true;
     }
 }
