@@ -131,7 +131,9 @@ static_assert(sizeof(Signals) <= 65536, "Signals must fit AreaLayout.SIGNALS_BYT
 //  sendStep/recvStep: owner's own progress, persisted between kernels so counters never reset.
 struct ConnCtl {
     uint64_t tail;
-    uint64_t pad0[15];
+    uint64_t sizes[8];        // [step % kFifoSteps]: bytes the sender put into that step's slot (the net proxy sends
+                              // only those); written before the tail that publishes the step
+    uint64_t pad0[7];
     uint64_t head;
     uint64_t pad1[15];
     uint64_t sendStep;

@@ -216,8 +216,9 @@ JCCL_DEV bool chanWait(const Chan& c, int flags) {
 
 // One primitive over nelem elements, cut into FIFO slots: sources are the received slot (kRecv) and `in`
 // (kInput, scaled with kPre), destinations `out` (kOutput) and the next slot of sendPeer's FIFO (kSend); kPost
-// divides the result (avg). The sender publishes each slot with fence.acq_rel.sys + a relaxed .sys store of the
-// new tail; the receiver returns the slot the same way through head. False when aborted.
+// divides the result (avg). The sender writes the step's size (ConnCtl.sizes) and publishes the slot with
+// fence.acq_rel.sys + a relaxed .sys store of the new tail; the receiver returns the slot the same way through head.
+// False when aborted.
 template <typename T, bool SUMONLY>
 JCCL_DEV bool chanPrim(Chan& c, int flags, const T* in, T* out, int64_t nelem, const Red& red) {
     const int64_t slotElems = (int64_t)(c.slotBytes / sizeof(T));
@@ -238,6 +239,8 @@ JCCL_DEV bool chanPrim(Chan& c, int flags, const T* in, T* out, int64_t nelem, c
                                         (flags & kPost) != 0);
         syncBlock();
         if (threadId() == 0) {
+            // the step's size first (the net proxy sends only those bytes), ordered before the tail by the fence
+            if (flags & kSend) stRelaxedSys64(c.tailOut + 1 + (c.sendStep % kFifoSteps), (uint64_t)n * sizeof(T));
             fenceSys();
             if (flags & kSend) stRelaxedSys64(c.tailOut, c.sendStep + 1);
             if (flags & kRecv) stRelaxedSys64(c.headOut, c.recvStep + 1);

@@ -13,7 +13,7 @@ import java.util.zip.CRC32C;
 /**
  * The CRC32C trailers of a checksummed <b>bare</b> connector (a GPU kernel's slots, which have no room after them
  * and must keep the layout the kernels were compiled for): per step a {@link NetSlots#TRAILER_BYTES}-byte trailer in
- * memory of its own, laid out as in framed mode (the link's tag, the step number, a CRC32C over the whole slot, the
+ * memory of its own, laid out as in framed mode (the link's tag, the step number, a CRC32C over the slot's bytes sent, the
  * tag and the step), which travels as a small message of its own right after the slot's message on the same comm.
  * The sending proxy {@link #seal seals} it from the slot the kernel published; the receiving proxy receives it here,
  * the slot into the kernel's FIFO, and checks both before it advances the tail the kernel polls. The memory is
@@ -76,19 +76,19 @@ final class BareTrailers {
         return (step & (ConnFifo.NSTEPS - 1)) * (long) NetSlots.TRAILER_BYTES;
     }
 
-    /** Sender: writes the trailer of {@code step} from the slot the kernel published. */
-    void seal(long step) {
+    /** Sender: writes the trailer of {@code step} from the {@code sizeBytes} of the slot the kernel published. */
+    void seal(long step, int sizeBytes) {
         long at = offset(step);
         memory.set(LONG, at, tag);
         memory.set(INT, at + 8, (int) step);
-        memory.set(INT, at + 12, crc(step));
+        memory.set(INT, at + 12, crc(step, sizeBytes));
     }
 
-    /** CRC32C over the whole slot of {@code step}, then the tag and step of its trailer. */
-    int crc(long step) {
+    /** CRC32C over the first {@code sizeBytes} of the slot of {@code step}, then the tag and step of its trailer. */
+    int crc(long step, int sizeBytes) {
         int i = (int) (step & (ConnFifo.NSTEPS - 1));
         crc.reset();
-        crc.update(slotViews[i].clear());
+        crc.update(slotViews[i].clear().limit(sizeBytes));
         crc.update(coveredViews[i].clear());
         return (int) crc.getValue();
     }
@@ -106,10 +106,5 @@ final class BareTrailers {
     /** Receiver: the tag the trailer of {@code step} carries. */
     long sentTag(long step) {
         return memory.get(LONG, offset(step));
-    }
-
-    /** Bytes of one slot, all of which the CRC covers. */
-    int slotBytes() {
-        return slotBytes;
     }
 }

@@ -28,7 +28,7 @@ import java.util.Set;
  * in pinned host memory, and this class moves the mirror's contents to the peer's own block and credits back:
  * <ul>
  *   <li><b>send</b> (this rank → peer): when the kernel published step {@code s} (mirror tail {@code > s}), the
- *   proxy sends mirror slot {@code s % 8}, always whole ({@code slotBytes}: the kernel writes no sizes); once the
+ *   proxy sends the bytes of mirror slot {@code s % 8} the kernel wrote (its size word for that step); once the
  *   plugin says it (and its trailer, below) left, the proxy writes the credit {@code s + 1} into the own block's
  *   head, which the kernel polls before reusing the slot;</li>
  *   <li><b>receive</b> (peer → this rank): the proxy keeps receives posted into the own block's slots up to the
@@ -42,7 +42,7 @@ import java.util.Set;
  * <p>Checksums ({@code JCCL_NET_CHECKSUM}, {@link NetChecksum}: on by default when ranks span hosts): the receiver's
  * offer says whether it wants them, and the sender follows the offer, so both ends of a link agree. With them, each
  * slot's message is followed by a 16-byte trailer message from memory of the connector's own ({@link BareTrailers}:
- * the link's tag, the step, and a CRC32C over the whole slot, tag and step, computed by the sending proxy from the
+ * the link's tag, the step, and a CRC32C over the bytes sent, tag and step, computed by the sending proxy from the
  * slot the kernel published); the receiving proxy receives the slot into the kernel's FIFO and the trailer into its
  * own memory, and checks both before it advances the tail the kernel polls. A mismatch fails the communicator with
  * {@code REMOTE_ERROR} "rank R GPU channel C from rank P: data corrupted in transit (CRC32C ... computed, ... sent)
@@ -96,9 +96,11 @@ public final class GpuNetConnections {
      *
      * @param slots {@link ConnFifo#NSTEPS} slots, {@code slotBytes} apart from the segment's start
      * @param tail  the 8-aligned word of the steps put into this block's slots
+     * @param sizes {@link ConnFifo#NSTEPS} 8-aligned words: the bytes the producer put into the slot of step
+     *              {@code s} at {@code s % NSTEPS}, written before the tail that publishes {@code s}
      * @param head  the 8-aligned word of the credits for the opposite direction
      */
-    public record Block(MemorySegment slots, MemorySegment tail, MemorySegment head) {
+    public record Block(MemorySegment slots, MemorySegment tail, MemorySegment sizes, MemorySegment head) {
     }
 
     /**
@@ -117,6 +119,11 @@ public final class GpuNetConnections {
         /** What the proxy reads from and writes into, by direction. */
         SplitWords words() {
             return isSend ? new SplitWords(mirror.tail(), own.head()) : new SplitWords(own.tail(), mirror.head());
+        }
+
+            /** The sizes of the steps a send link moves (the mirror's, written by the kernel); null for a receive. */
+        MemorySegment sizes() {
+            return isSend ? mirror.sizes().asSlice(0, 8L * ConnFifo.NSTEPS) : null;
         }
 
         /** The slots the plugin moves: the mirror's when sending, the own block's when receiving. */
@@ -222,7 +229,7 @@ public final class GpuNetConnections {
         }
         NetPlugin.SendComm comm = setup.connect(offer, link.channel(), who);
         try {
-            NetSlots slots = NetSlots.bare(link.slots(), link.slotBytes());
+            NetSlots slots = NetSlots.bare(link.slots(), link.slotBytes(), link.sizes());
             NetPlugin.MemHandle mh = setup.register(comm, slots.data(), who);
             BareTrailers trailers = offer.checksum() ? trailers(comm, slots, rank, link.channel(), who) : null;
             proxy.add(new NetSendProxy(link.words(), slots, plugin, comm, mh, Waker.NONE, true, health, who, false,
@@ -269,7 +276,7 @@ public final class GpuNetConnections {
             String who = who(link);
             NetPlugin.RecvComm comm = setup.accept(listen, offer.nonce(), link.peer(), link.channel(), who);
             try {
-                NetSlots slots = NetSlots.bare(link.slots(), link.slotBytes());
+                NetSlots slots = NetSlots.bare(link.slots(), link.slotBytes(), null);
                 NetPlugin.MemHandle mh = setup.register(comm, slots.data(), who);
                 BareTrailers trailers = offer.checksum() ? trailers(comm, slots, link.peer(), link.channel(), who)
                         : null;
@@ -317,6 +324,13 @@ public final class GpuNetConnections {
                     + ConnFifo.NSTEPS + " slots of " + l.slotBytes() + " need " + need);
         }
         word(who, send ? "mirror tail" : "own tail", send ? l.mirror().tail() : l.own().tail());
+        if (send && (l.mirror().sizes() == null || l.mirror().sizes().byteSize() < 8L * ConnFifo.NSTEPS)) {
+            throw new JcclException(Result.INVALID_ARGUMENT, who + ": the mirror's sizes must be " + ConnFifo.NSTEPS
+                    + " words of native memory" + (l.mirror().sizes() == null ? " (none given)" : ""));
+        }
+        if (send) {
+            word(who, "mirror sizes", l.mirror().sizes());
+        }
         word(who, send ? "own head" : "mirror head", send ? l.own().head() : l.mirror().head());
         long key = (((long) l.peer() * MAX_CHANNELS + l.channel()) << 1) | (send ? 1 : 0);
         if (!made.add(key)) {

@@ -18,8 +18,8 @@ import java.nio.channels.SelectableChannel;
  * Proxy side of a network receive connector, a state machine over the plugin: <b>post</b> an {@code irecv} into
  * every slot the worker has freed (head), up to {@link ConnFifo#NSTEPS} ahead; <b>done</b> when {@code test} says
  * it arrived, in order: in framed mode check the trailer (the CRC32C when checksums are on, then the step number, so
- * corruption and a desynchronised stream fail loudly) and publish size and tag, in bare mode check that the whole
- * slot came, and with checksums also receive the slot's {@link BareTrailers trailer} (a second {@code irecv} per
+ * corruption and a desynchronised stream fail loudly) and publish size and tag, in bare mode check that a slot of at
+ * most {@code slotBytes} came (the receiving kernel knows how much it expects), and with checksums also receive the slot's {@link BareTrailers trailer} (a second {@code irecv} per
  * slot, into the trailers' own memory) and check its CRC32C, step and tag; then release tail and wake the worker. A
  * slot that fails a check is never released: the worker (a kernel) never reads it, and the communicator fails. A
  * polled connector's worker is a kernel, which cannot wake the proxy when it frees a slot: the proxy never sleeps in
@@ -43,6 +43,8 @@ final class NetRecvProxy implements ProxyConnection {
     private final BareTrailers trailers;
     private final NetPlugin.Request[] reqs = new NetPlugin.Request[ConnFifo.NSTEPS];
     private final NetPlugin.Request[] trailerReqs = new NetPlugin.Request[ConnFifo.NSTEPS];
+    /** Bare with checksums: the bytes of each step's slot received, which its trailer's CRC covers. */
+    private final int[] wireBytes = new int[ConnFifo.NSTEPS];
     private long posted;
     private long received;
     /** The receive of step {@code posted}'s slot was posted, its trailer's not yet. */
@@ -106,6 +108,7 @@ final class NetRecvProxy implements ProxyConnection {
                         break;
                     }
                     reqs[i] = null;
+                    wireBytes[i] = r.sizeBytes();
                     if (!deliver(r.sizeBytes())) {
                         return false;
                     }
@@ -119,7 +122,7 @@ final class NetRecvProxy implements ProxyConnection {
                     break;
                 }
                 trailerReqs[i] = null;
-                if (!verifyTrailer(t.sizeBytes())) {
+                if (!verifyTrailer(t.sizeBytes(), wireBytes[i])) {
                     return false;
                 }
                 publish();
@@ -138,9 +141,9 @@ final class NetRecvProxy implements ProxyConnection {
 
     private boolean deliver(int wire) {
         if (slots.bare()) {
-            if (wire != slots.stepBytes()) {
+            if (wire <= 0 || wire > slots.stepBytes()) {
                 return corrupt("corrupted stream: a message of " + wire + " bytes for step " + received
-                        + " (every message is a whole slot of " + slots.stepBytes() + ")");
+                        + " (slots hold 1 to " + slots.stepBytes() + ")");
             }
             return trailers != null || publish();     // with a trailer, the slot waits for it
         }
@@ -165,16 +168,19 @@ final class NetRecvProxy implements ProxyConnection {
         return publish();
     }
 
-    /** Bare with checksums: checks the trailer of the slot received (its CRC32C first, which covers step and tag). */
-    private boolean verifyTrailer(int wire) {
+    /**
+     * Bare with checksums: checks the trailer of the slot received, {@code slotWire} bytes (its CRC32C first, which
+     * covers step and tag).
+     */
+    private boolean verifyTrailer(int wire, int slotWire) {
         if (wire != NetSlots.TRAILER_BYTES) {
             return corrupt("corrupted stream: a trailer of " + wire + " bytes for step " + received + " (trailers are "
                     + NetSlots.TRAILER_BYTES + ")");
         }
-        int got = trailers.crc(received);
+        int got = trailers.crc(received, slotWire);
         int sent = trailers.sentCrc(received);
         if (got != sent) {
-            return corrupt(crcMismatch(got, sent, trailers.slotBytes()));
+            return corrupt(crcMismatch(got, sent, slotWire));
         }
         int step = trailers.step(received);
         long tag = trailers.sentTag(received);

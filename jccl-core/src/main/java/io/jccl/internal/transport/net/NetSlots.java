@@ -13,9 +13,10 @@ import java.util.zip.CRC32C;
  * the payload followed by a 16-byte trailer (the call's tag, the step number and a CRC32C over payload + tag + step,
  * or 0 when checksums are off), written into the FIFO's spare bytes after the slot so that one plugin message
  * carries both; the step makes a desynchronised stream fail loudly, the CRC makes corruption in transit fail loudly.
- * <b>Bare</b> (GPU connectors): slots exactly {@code slotBytes} apart with no room after them, whose producer (a
- * kernel) publishes no sizes: every message is the whole slot, and the receiver knows how much of it counts; with
- * checksums a bare slot's trailer travels as a message of its own ({@link BareTrailers}).
+ * <b>Bare</b> (GPU connectors): slots exactly {@code slotBytes} apart with no room after them; the producer (a
+ * kernel) writes each step's size into a word of its own before it publishes the step, and the message is that many
+ * bytes of the slot (the receiver's kernel knows how much to expect); with checksums a bare slot's trailer travels as
+ * a message of its own ({@link BareTrailers}).
  *
  * <p>Owned by: the proxy thread (one instance per proxy connection). Mirrors: NCCL's net transport, plus an
  * integrity check NCCL does not have.
@@ -28,13 +29,16 @@ final class NetSlots {
 
     /** The FIFO of a framed connector; null in bare mode. */
     private final ConnFifo fifo;
+    /** Bare mode, sending: the producer's size words, one per step of the FIFO; else null. */
+    private final MemorySegment sizes;
     private final MemorySegment data;
     private final int stepBytes;
     private final ByteBuffer[] wide;
     private final CRC32C crc;
 
-    private NetSlots(ConnFifo fifo, MemorySegment data, int stepBytes) {
+    private NetSlots(ConnFifo fifo, MemorySegment data, int stepBytes, MemorySegment sizes) {
         this.fifo = fifo;
+        this.sizes = sizes;
         this.data = data;
         this.stepBytes = stepBytes;
         if (fifo == null) {
@@ -51,15 +55,19 @@ final class NetSlots {
 
     /** Slots of {@code fifo}, which must leave {@link #TRAILER_BYTES} after each slot. */
     static NetSlots framed(ConnFifo fifo) {
-        return new NetSlots(fifo, fifo.data(), fifo.stepBytes());
+        return new NetSlots(fifo, fifo.data(), fifo.stepBytes(), null);
     }
 
-    /** {@link ConnFifo#NSTEPS} slots of {@code slotBytes}, back to back at the start of {@code data}. */
-    static NetSlots bare(MemorySegment data, int slotBytes) {
-        return new NetSlots(null, data, slotBytes);
+    /**
+     * {@link ConnFifo#NSTEPS} slots of {@code slotBytes}, back to back at the start of {@code data}; {@code sizes}:
+     * when sending, the {@link ConnFifo#NSTEPS} native words where the producer writes each step's size (null when
+     * receiving).
+     */
+    static NetSlots bare(MemorySegment data, int slotBytes, MemorySegment sizes) {
+        return new NetSlots(null, data, slotBytes, sizes);
     }
 
-    /** True for slots without trailer and sizes (GPU connectors). */
+    /** True for slots without trailer (GPU connectors). */
     boolean bare() {
         return fifo == null;
     }
@@ -85,11 +93,19 @@ final class NetSlots {
 
     /**
      * The message to send for a published {@code step}: framed, writes the trailer after the size the worker
-     * published; bare, the whole slot. Returns the message size.
+     * published; bare, the size the producer wrote for the step (read after the tail that published it). Returns the
+     * message size.
+     *
+     * @throws IllegalStateException when a bare producer wrote a size outside {@code [1, slotBytes]}
      */
     int seal(long step, boolean checksum) {
         if (fifo == null) {
-            return stepBytes;
+            long size = sizes.get(ValueLayout.JAVA_LONG, 8L * (step & (ConnFifo.NSTEPS - 1)));
+            if (size <= 0 || size > stepBytes) {
+                throw new IllegalStateException("the kernel published step " + step + " with a size of " + size
+                        + " bytes (slots hold " + stepBytes + ")");
+            }
+            return (int) size;
         }
         int size = fifo.size(step);
         long at = fifo.slotOffset(step) + size;

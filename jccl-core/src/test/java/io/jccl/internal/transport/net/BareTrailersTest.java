@@ -20,7 +20,7 @@ class BareTrailersTest {
     private static final int SLOT = 128 << 10;
 
     private static BareTrailers trailers(MemorySegment trailers, MemorySegment slots, int slotBytes, long tag) {
-        return new BareTrailers(NetSlots.bare(slots, slotBytes), trailers, null, tag);
+        return new BareTrailers(NetSlots.bare(slots, slotBytes, null), trailers, null, tag);
     }
 
     @Test
@@ -36,7 +36,7 @@ class BareTrailersTest {
             MemorySegment trailer = BareTrailers.allocate(arena);
             BareTrailers t = trailers(trailer, slots, slotBytes, tag);
             long step = 13;
-            t.seal(step);
+            t.seal(step, slotBytes);
             assertThat(t.offset(step)).isEqualTo(5L * NetSlots.TRAILER_BYTES);
             assertThat(t.step(step)).isEqualTo(13);
             assertThat(t.sentTag(step)).isEqualTo(tag).isEqualTo(3L << 32 | 1);
@@ -46,23 +46,52 @@ class BareTrailersTest {
             reference.update(copy);
             reference.update(ByteBuffer.allocate(12).putLong(tag).putInt(13).flip());
             assertThat(t.sentCrc(step)).isEqualTo((int) reference.getValue());
-            assertThat(t.crc(step)).as("unchanged bytes verify").isEqualTo(t.sentCrc(step));
+            assertThat(t.crc(step, slotBytes)).as("unchanged bytes verify").isEqualTo(t.sentCrc(step));
 
             long slotAt = 5L * slotBytes;
             long[] places = {slotAt, slotAt + 1, slotAt + slotBytes / 2, slotAt + slotBytes - 1};
             for (long at : places) {
                 flip(slots, at);
-                assertThat(t.crc(step)).as("slot byte %d flipped", at - slotAt).isNotEqualTo(t.sentCrc(step));
+                assertThat(t.crc(step, slotBytes)).as("slot byte %d flipped", at - slotAt)
+                        .isNotEqualTo(t.sentCrc(step));
                 flip(slots, at);
             }
             for (long at = 0; at < 12; at++) {
                 flip(trailer, t.offset(step) + at);
-                assertThat(t.crc(step)).as("trailer byte %d flipped", at).isNotEqualTo(t.sentCrc(step));
+                assertThat(t.crc(step, slotBytes)).as("trailer byte %d flipped", at).isNotEqualTo(t.sentCrc(step));
                 flip(trailer, t.offset(step) + at);
             }
             flip(slots, 4L * slotBytes + 17);
             flip(slots, 6L * slotBytes);
-            assertThat(t.crc(step)).as("the neighbouring slots are not covered").isEqualTo(t.sentCrc(step));
+            assertThat(t.crc(step, slotBytes)).as("the neighbouring slots are not covered")
+                    .isEqualTo(t.sentCrc(step));
+        }
+    }
+
+    @Test
+    void aPartialSlotIsCoveredUpToTheSizeTheKernelPublished() {
+        int slotBytes = 6152;
+        int size = 1001;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment slots = arena.allocate(8L * slotBytes, 8);
+            SplittableRandom random = new SplittableRandom(11);
+            for (long i = 0; i < slots.byteSize(); i++) {
+                slots.set(ValueLayout.JAVA_BYTE, i, (byte) random.nextInt());
+            }
+            long tag = BareTrailers.linkTag(0, 2);
+            BareTrailers t = trailers(BareTrailers.allocate(arena), slots, slotBytes, tag);
+            long step = 2;
+            t.seal(step, size);
+            CRC32C reference = new CRC32C();
+            reference.update(slots.asSlice(2L * slotBytes, size).toArray(ValueLayout.JAVA_BYTE));
+            reference.update(ByteBuffer.allocate(12).putLong(tag).putInt(2).flip());
+            assertThat(t.sentCrc(step)).isEqualTo((int) reference.getValue()).isEqualTo(t.crc(step, size));
+            assertThat(t.crc(step, slotBytes)).as("the whole slot is another message").isNotEqualTo(t.sentCrc(step));
+            flip(slots, 2L * slotBytes + size - 1);
+            assertThat(t.crc(step, size)).as("the last byte sent is covered").isNotEqualTo(t.sentCrc(step));
+            flip(slots, 2L * slotBytes + size - 1);
+            flip(slots, 2L * slotBytes + size);
+            assertThat(t.crc(step, size)).as("the bytes after it are not").isEqualTo(t.sentCrc(step));
         }
     }
 
@@ -80,13 +109,13 @@ class BareTrailersTest {
             int warm = 4000;
             int measured = 8000;
             for (int s = 0; s < warm; s++) {
-                t.seal(s);
+                t.seal(s, SLOT);
             }
             long best = Long.MAX_VALUE;
             for (int round = 0; round < 3; round++) {
                 long t0 = System.nanoTime();
                 for (int s = 0; s < measured; s++) {
-                    t.seal(s);
+                    t.seal(s, SLOT);
                 }
                 best = Math.min(best, System.nanoTime() - t0);
             }
@@ -96,7 +125,7 @@ class BareTrailersTest {
             CRC32C reference = new CRC32C();
             reference.update(slots.asSlice(7L * SLOT, SLOT).toArray(ValueLayout.JAVA_BYTE));
             reference.update(ByteBuffer.allocate(12).putLong(0).putInt(measured - 1).flip());
-            assertThat(t.sentCrc(measured - 1)).isEqualTo((int) reference.getValue()).isEqualTo(t.crc(measured - 1));
+            assertThat(t.sentCrc(measured - 1)).isEqualTo((int) reference.getValue()).isEqualTo(t.crc(measured - 1, SLOT));
         }
     }
 }

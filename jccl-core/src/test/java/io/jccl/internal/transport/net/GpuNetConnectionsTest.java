@@ -43,7 +43,7 @@ class GpuNetConnectionsTest {
     private static final VarHandle WORD = ValueLayout.JAVA_LONG.varHandle();
     private static final int[] TWO_HOSTS = {0, 1};
 
-    /** One ConnCtl block: tail at 0, head at 128, then 8 slots of {@code slot} bytes. */
+    /** One ConnCtl block: tail at 0, the 8 step sizes at 8, head at 128, then 8 slots of {@code slot} bytes. */
     record Ctl(MemorySegment seg, int slot) {
         static Ctl allocate(Arena a, int slot) {
             return new Ctl(a.allocate(384 + 8L * slot, 128), slot);
@@ -61,8 +61,12 @@ class GpuNetConnectionsTest {
             return 384 + (step & 7) * slot;
         }
 
+        MemorySegment sizes() {
+            return seg.asSlice(8, 64);
+        }
+
         GpuNetConnections.Block block() {
-            return new GpuNetConnections.Block(seg.asSlice(384, 8L * slot), tail(), head());
+            return new GpuNetConnections.Block(seg.asSlice(384, 8L * slot), tail(), sizes(), head());
         }
     }
 
@@ -115,6 +119,15 @@ class GpuNetConnectionsTest {
             WORD.setRelease(w, 0L, v);
         }
 
+        /** The bytes a kernel puts into step {@code step}'s slot: mostly whole, some partial, some tiny. */
+        int sizeOf(long step) {
+            return switch ((int) (step % 5)) {
+                case 1 -> slot - 24;
+                case 3 -> 13;
+                default -> slot;
+            };
+        }
+
         static long pattern(int from, int channel, long step, int i) {
             long x = ((long) from << 56) ^ ((long) channel << 48) ^ (step << 20) ^ i;
             return x * 0x9E3779B97F4A7C15L;
@@ -145,6 +158,7 @@ class GpuNetConnectionsTest {
                             for (int i = 0; i < slot / 8; i++) {
                                 mirror[c].seg().set(ValueLayout.JAVA_LONG, at + 8L * i, pattern(rank, c, sent[c], i));
                             }
+                            mirror[c].sizes().set(ValueLayout.JAVA_LONG, 8 * (sent[c] & 7), sizeOf(sent[c]));
                             publish(mirror[c].tail(), ++sent[c]);
                             moved = true;
                         }
@@ -164,11 +178,26 @@ class GpuNetConnectionsTest {
                         }
                         if (tail > got[c]) {
                             long at = own[c].slotAt(got[c]);
-                            for (int i = 0; i < slot / 8; i++) {
+                            int size = sizeOf(got[c]);
+                            if (size + 8 <= slot) {
+                                long past = own[c].seg().get(ValueLayout.JAVA_LONG, at + (size + 7) / 8 * 8);
+                                if (past == pattern(peer, c, got[c], (size + 7) / 8)) {
+                                    throw new AssertionError("rank " + rank + " channel " + c + " step " + got[c]
+                                            + ": bytes past the " + size + " the kernel published came too");
+                                }
+                            }
+                            for (int i = 0; i < size / 8; i++) {
                                 long v = own[c].seg().get(ValueLayout.JAVA_LONG, at + 8L * i);
                                 if (v != pattern(peer, c, got[c], i)) {
                                     throw new AssertionError("rank " + rank + " channel " + c + " step " + got[c]
                                             + " byte " + 8 * i + ": got " + Long.toHexString(v));
+                                }
+                            }
+                            for (int b = size / 8 * 8; b < size; b++) {     // the bytes of a partial last word
+                                byte v = own[c].seg().get(ValueLayout.JAVA_BYTE, at + b);
+                                if (v != (byte) (pattern(peer, c, got[c], b / 8) >>> (8 * (b % 8)))) {
+                                    throw new AssertionError("rank " + rank + " channel " + c + " step " + got[c]
+                                            + " byte " + b + ": got " + Integer.toHexString(v & 0xff));
                                 }
                             }
                             publish(mirror[c].head(), ++got[c]);
@@ -265,7 +294,7 @@ class GpuNetConnectionsTest {
                 Kernel k = new Kernel(blocks, me, 1 - me, gpu.health());
                 GpuNetConnections net = gpu.net();
                 GpuNetConnections.Block small = new GpuNetConnections.Block(blocks.allocate(SLOT), k.own[0].tail(),
-                        k.own[0].head());
+                        k.own[0].sizes(), k.own[0].head());
                 assertThatThrownBy(() -> net.listen(new GpuNetConnections.Link(1 - me, 0, false, SLOT, small,
                         k.mirror[0].block())))
                         .isInstanceOfSatisfying(JcclException.class, e -> assertThat(e.result())
@@ -297,7 +326,8 @@ class GpuNetConnectionsTest {
 
     /** A CRC mismatch as the receiving proxy names it, on any channel and step. */
     private static final String CRC_MISMATCH = "rank 0 GPU channel [01] from rank 1: data corrupted in transit "
-            + "\\(CRC32C [0-9a-f]{8} computed, [0-9a-f]{8} sent\\) at step \\d+, " + SLOT + " bytes";
+            + "\\(CRC32C [0-9a-f]{8} computed, [0-9a-f]{8} sent\\) at step \\d+, (" + SLOT + "|" + (SLOT - 24)
+            + "|13) bytes";
 
     /** Both ranks' kernels move {@code steps} per channel both ways while rank 0 receives a corrupted message. */
     private static ThreadRanks.Outcome corruptOneMessageOfRank0(String checksum, long steps) {

@@ -111,13 +111,16 @@ final class NetAreas implements AutoCloseable {
         return peer - (peer > owner ? 1 : 0);
     }
 
-    /** The ConnCtl line (tail at +0, head at +128) and FIFO of entry {@code index}, channel {@code c}. */
+    /**
+     * The ConnCtl line (tail at +0, the 8 step sizes at +8, head at +128) and FIFO of entry {@code index}, channel
+     * {@code c}.
+     */
     private static Block block(MemorySegment area, AreaLayout l, int index, int c) {
         long entry = (long) index * l.channels() + c;
         MemorySegment ctl = area.asSlice(entry * AreaLayout.CONN_CTL_BYTES, AreaLayout.CONN_CTL_BYTES);
         long fifoBytes = AreaLayout.FIFO_STEPS * l.slotBytes();
         MemorySegment fifo = area.asSlice(l.connCtlBytes() + entry * fifoBytes, fifoBytes);
-        return new Block(fifo, ctl.asSlice(0, 8), ctl.asSlice(128, 8));
+        return new Block(fifo, ctl.asSlice(0, 8), ctl.asSlice(8, 8L * AreaLayout.FIFO_STEPS), ctl.asSlice(128, 8));
     }
 
     /** The kernels' connection table: this rank's area, and the mirror of each peer's. */

@@ -42,8 +42,14 @@ public final class ProcessWiring {
     public static int netChannels() {
         return io.jccl.internal.param.InternalProperties.CUDA_NET_CHANNELS.get();
     }
-    /** The largest FIFO slot when the ranks span hosts (the pinned memory grows with ranks², channels and slots). */
-    public static final long NET_SLOT_BYTES = 128L << 10;
+    /**
+     * The FIFO slot when the ranks span hosts: {@code jccl.cuda.netSlotKiB}, 128 KiB by default. A step sends only
+     * the bytes its kernel wrote, so large slots cost small calls nothing on the wire; they cost pinned memory, which
+     * grows with ranks², channels and slots.
+     */
+    public static long netSlotBytes() {
+        return (long) io.jccl.internal.param.InternalProperties.CUDA_NET_SLOT_KIB.get() << 10;
+    }
     private final Communicator host;
     private final RankArea area;
     private final PeerAreas peers;
@@ -88,12 +94,12 @@ public final class ProcessWiring {
     }
 
     /**
-     * {@code options} for a communicator across hosts: at most {@link #netChannels()} channels of at most
-     * {@link #NET_SLOT_BYTES} slots (the same on every rank, so the layouts and plans agree).
+     * {@code options} for a communicator across hosts: at most {@link #netChannels()} channels of
+     * {@link #netSlotBytes()} slots (the same on every rank, so the layouts and plans agree).
      */
     public static GpuOptions acrossHosts(GpuOptions options) {
-        return options.withRing(Math.min(options.ringChannels(), netChannels()),
-                Math.min(options.ringSlotBytes(), NET_SLOT_BYTES), options.ringChunkSteps());
+        return options.withRing(Math.min(options.ringChannels(), netChannels()), netSlotBytes(),
+                options.ringChunkSteps());
     }
 
     private static GpuAccess access(Communicator host) {
