@@ -13,8 +13,8 @@ import java.util.zip.CRC32C;
 /**
  * The CRC32C trailers of a checksummed <b>bare</b> connector (a GPU kernel's slots, which have no room after them
  * and must keep the layout the kernels were compiled for): per step a {@link NetSlots#TRAILER_BYTES}-byte trailer in
- * memory of its own, laid out as in framed mode (the link's tag, the step number, a CRC32C over the slot's bytes sent, the
- * tag and the step), which travels as a small message of its own right after the slot's message on the same comm.
+ * memory of its own, laid out as in framed mode (the link's tag, the step number, a CRC32C over the slot's bytes sent,
+ * the tag and the step), which travels as a small message of its own right after the slot's message on the same comm.
  * The sending proxy {@link #seal seals} it from the slot the kernel published; the receiving proxy receives it here,
  * the slot into the kernel's FIFO, and checks both before it advances the tail the kernel polls. The memory is
  * registered with the plugin once; the slot views, the trailer views and the {@link CRC32C} are made once, so a

@@ -19,8 +19,9 @@ import java.nio.channels.SelectableChannel;
  * every slot the worker has freed (head), up to {@link ConnFifo#NSTEPS} ahead; <b>done</b> when {@code test} says
  * it arrived, in order: in framed mode check the trailer (the CRC32C when checksums are on, then the step number, so
  * corruption and a desynchronised stream fail loudly) and publish size and tag, in bare mode check that a slot of at
- * most {@code slotBytes} came (the receiving kernel knows how much it expects), and with checksums also receive the slot's {@link BareTrailers trailer} (a second {@code irecv} per
- * slot, into the trailers' own memory) and check its CRC32C, step and tag; then release tail and wake the worker. A
+ * most {@code slotBytes} came (the receiving kernel knows how much it expects), and with checksums also receive the
+ * slot's {@link BareTrailers trailer} (a second {@code irecv} per slot, into the trailers' own memory) and check its
+ * CRC32C, step and tag; then release tail and wake the worker. A
  * slot that fails a check is never released: the worker (a kernel) never reads it, and the communicator fails. A
  * polled connector's worker is a kernel, which cannot wake the proxy when it frees a slot: the proxy never sleeps in
  * its selector while it has one.

@@ -17,10 +17,10 @@ import java.nio.channels.SelectableChannel;
 /**
  * Proxy side of a network send connector, a state machine over the plugin: <b>post</b> each slot the worker
  * published (tail) as one {@code isend}, with its trailer (tag, step, CRC32C) in framed mode, the bytes the
- * producer wrote in bare mode, followed in bare mode with checksums by a second {@code isend} of the slot's sealed {@link BareTrailers
- * trailer}, up to {@link ConnFifo#NSTEPS} slots in flight; <b>done</b> when {@code test} says the slot (and its
- * trailer) left, in order: return the slot (head) and wake the worker. A polled connector's worker is a kernel,
- * which cannot wake the proxy: the proxy never sleeps in its selector while it has one.
+ * producer wrote in bare mode, followed in bare mode with checksums by a second {@code isend} of the slot's sealed
+ * {@link BareTrailers trailer}, up to {@link ConnFifo#NSTEPS} slots in flight; <b>done</b> when {@code test} says
+ * the slot (and its trailer) left, in order: return the slot (head) and wake the worker. A polled connector's worker
+ * is a kernel, which cannot wake the proxy: the proxy never sleeps in its selector while it has one.
  *
  * <p>Owned by: the proxy thread. Mirrors: net.cc sendProxyProgress (post / transmit / done).
  */
