@@ -55,7 +55,7 @@ final class GpuInit {
         AreaLayout layout;
         try {
             // across hosts every connection is a pair of proxy connectors: fewer channels of smaller slots
-            options = ProcessWiring.hostCount(host) > 1 ? ProcessWiring.acrossHosts(requested) : requested;
+            options = ProcessWiring.hostCount(host) > 1 ? ProcessWiring.acrossHosts(requested, host.size()) : requested;
             layout = AreaLayout.of(host.size(), options);
             w = ProcessWiring.connect(host, device, layout, gpuTimeoutMs(config));
         } catch (RuntimeException e) {

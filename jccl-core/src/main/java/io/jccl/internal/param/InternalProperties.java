@@ -58,9 +58,11 @@ public final class InternalProperties {
     public static final Param<Integer> CUDA_NET_CHANNELS = add(Param.ofInt("jccl.cuda.netChannels", 2, CUDA,
             "channels of a GPU communicator whose ranks span hosts (each a send and a receive connector per peer "
                     + "and 8 FIFO slots of pinned host memory each way)").range(1, 32));
-    public static final Param<Integer> CUDA_NET_SLOT_KIB = add(Param.ofInt("jccl.cuda.netSlotKiB", 128, CUDA,
+    public static final Param<Integer> CUDA_NET_SLOT_KIB = add(Param.ofInt("jccl.cuda.netSlotKiB", 0, CUDA,
             "KiB of one FIFO slot of a GPU communicator whose ranks span hosts (8 slots per channel, connection and "
-                    + "direction; a step sends only the bytes its kernel wrote)").range(4, 4096));
+                    + "direction; a step sends only the bytes its kernel wrote); 0: the largest power of two from 128 "
+                    + "to 2048 KiB whose slots fit 128 MiB of pinned memory per rank")
+            .checkedBy(v -> v == 0 || (v >= 4 && v <= 4096) ? null : "must be 0 or within 4..4096", "0|4..4096"));
     public static final Param<Boolean> CUDA_SHARE_DEVICES = add(Param.ofBoolean("jccl.cuda.shareDevices", false, CUDA,
             "testing: let GpuCommunicator.initAll put several ranks on one GPU (each rank's kernels get an equal"
                     + " share of its multiprocessors), so ring kernels can be checked on a machine with one GPU"));

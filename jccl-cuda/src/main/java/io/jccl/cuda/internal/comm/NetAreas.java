@@ -100,9 +100,9 @@ final class NetAreas implements AutoCloseable {
         connections.connect(links);
         if (Log.enabled(Log.Level.INFO, Subsys.INIT)) {
             Log.info(Subsys.INIT, me, "GPU Direct RDMA Disabled for GPU %s / %s (the plugin cannot register device"
-                    + " memory): %d GPU channels to each of %d peers through pinned host memory and the proxy, %d KiB"
-                    + " pinned", device.pciBusId(), transport, channels, n - 1,
-                    (layout.connCtlBytes() + layout.fifoBytes()) * n >> 10);
+                    + " memory): %d GPU channels to each of %d peers through pinned host memory and the proxy, %d"
+                    + " KiB slots (jccl.cuda.netSlotKiB), %d KiB pinned", device.pciBusId(), transport, channels,
+                    n - 1, slotBytes >> 10, (layout.connCtlBytes() + layout.fifoBytes()) * n >> 10);
         }
     }
 

@@ -33,6 +33,12 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
  * (p2pSendSetup/p2pRecvSetup with legacy CUDA IPC) driven by bootstrapAllGather, and its net transport across hosts.
  */
 public final class ProcessWiring {
+    /** Pinned host memory per rank that an automatic {@link #netSlotBytes slot size} stays within. */
+    static final long NET_PINNED_BUDGET_BYTES = 128L << 20;
+    /** The smallest and largest automatic slot. */
+    static final long NET_SLOT_MIN_BYTES = 128L << 10;
+    static final long NET_SLOT_MAX_BYTES = 2048L << 10;
+
     /**
      * Channels of every connection when the ranks span hosts (each is a send and a receive connector per peer):
      * {@code jccl.cuda.netChannels}, 2 by default. Across a slow or time-shared link the FIFOs (8 slots each way per
@@ -42,13 +48,23 @@ public final class ProcessWiring {
     public static int netChannels() {
         return io.jccl.internal.param.InternalProperties.CUDA_NET_CHANNELS.get();
     }
+
     /**
-     * The FIFO slot when the ranks span hosts: {@code jccl.cuda.netSlotKiB}, 128 KiB by default. A step sends only
-     * the bytes its kernel wrote, so large slots cost small calls nothing on the wire; they cost pinned memory, which
-     * grows with ranks², channels and slots.
+     * The FIFO slot of {@code nRanks} ranks on {@code channels} channels when they span hosts:
+     * {@code jccl.cuda.netSlotKiB}, or when that is 0 (the default) the largest power of two from 128 KiB to 2 MiB
+     * whose slots fit {@link #NET_PINNED_BUDGET_BYTES} per rank (this rank's area and a mirror of each peer's:
+     * n·(n-1)·channels·8 slots). A step sends only the bytes its kernel wrote, so large slots cost small calls
+     * nothing on the wire, and they carry a large call in fewer proxy steps (on a socket link, 2 MiB slots carry
+     * twice what 512 KiB slots do); the same on every rank, since every input is.
      */
-    public static long netSlotBytes() {
-        return (long) io.jccl.internal.param.InternalProperties.CUDA_NET_SLOT_KIB.get() << 10;
+    public static long netSlotBytes(int nRanks, int channels) {
+        int kib = io.jccl.internal.param.InternalProperties.CUDA_NET_SLOT_KIB.get();
+        if (kib > 0) {
+            return (long) kib << 10;
+        }
+        long slots = (long) nRanks * Math.max(1, nRanks - 1) * channels * AreaLayout.FIFO_STEPS;
+        long fit = Long.highestOneBit(Math.max(1, NET_PINNED_BUDGET_BYTES / slots));
+        return Math.clamp(fit, NET_SLOT_MIN_BYTES, NET_SLOT_MAX_BYTES);
     }
     private final Communicator host;
     private final RankArea area;
@@ -94,12 +110,12 @@ public final class ProcessWiring {
     }
 
     /**
-     * {@code options} for a communicator across hosts: at most {@link #netChannels()} channels of
-     * {@link #netSlotBytes()} slots (the same on every rank, so the layouts and plans agree).
+     * {@code options} for a communicator of {@code nRanks} across hosts: at most {@link #netChannels()} channels of
+     * {@link #netSlotBytes} slots (the same on every rank, so the layouts and plans agree).
      */
-    public static GpuOptions acrossHosts(GpuOptions options) {
-        return options.withRing(Math.min(options.ringChannels(), netChannels()), netSlotBytes(),
-                options.ringChunkSteps());
+    public static GpuOptions acrossHosts(GpuOptions options, int nRanks) {
+        int channels = Math.min(options.ringChannels(), netChannels());
+        return options.withRing(channels, netSlotBytes(nRanks, channels), options.ringChunkSteps());
     }
 
     private static GpuAccess access(Communicator host) {
