@@ -218,6 +218,31 @@ class GpuProcessesGpuTest {
     /** As {@link #runRanks(Class, Map, int)} with {@code nProcs} processes. */
     static List<String> runRanks(int nProcs, Class<?> main, Map<String, String> extraEnv, int limitSec)
             throws Exception {
+        Ranks ranks = startRanks(nProcs, main, extraEnv);
+        List<String> outs = new ArrayList<>();
+        List<Integer> codes = new ArrayList<>();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(limitSec);
+        for (Process p : ranks.procs()) {
+            boolean done = p.waitFor(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            if (!done) {
+                ranks.procs().forEach(Process::destroyForcibly);
+            }
+            codes.add(done ? p.exitValue() : -1);
+        }
+        for (Path l : ranks.logs()) {
+            outs.add(Files.readString(l));
+            Files.deleteIfExists(l);
+        }
+        assertThat(codes).as(String.join("\n---\n", outs)).containsOnly(0);
+        return outs;
+    }
+
+    /** The processes of a job started by {@link #startRanks} and the files their output goes to. */
+    record Ranks(List<Process> procs, List<Path> logs) {
+    }
+
+    /** Starts {@code nProcs} rank processes of {@code main} (skips the test where they cannot run a GPU). */
+    static Ranks startRanks(int nProcs, Class<?> main, Map<String, String> extraEnv) throws Exception {
         assumeTrue(CudaDevice.isAvailable() && (CudaDevice.count() >= 2 || Boolean.getBoolean("jccl.cuda.shareDevices")),
                 "needs 2 GPUs, or one shared (-Djccl.cuda.shareDevices=true)");
         int port;
@@ -255,21 +280,6 @@ class GpuProcessesGpuTest {
             procs.add(pb.start());
             logs.add(log);
         }
-        List<String> outs = new ArrayList<>();
-        List<Integer> codes = new ArrayList<>();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(limitSec);
-        for (Process p : procs) {
-            boolean done = p.waitFor(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-            if (!done) {
-                procs.forEach(Process::destroyForcibly);
-            }
-            codes.add(done ? p.exitValue() : -1);
-        }
-        for (Path l : logs) {
-            outs.add(Files.readString(l));
-            Files.deleteIfExists(l);
-        }
-        assertThat(codes).as(String.join("\n---\n", outs)).containsOnly(0);
-        return outs;
+        return new Ranks(procs, logs);
     }
 }
