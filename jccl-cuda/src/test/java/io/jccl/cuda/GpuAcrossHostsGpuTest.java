@@ -50,6 +50,22 @@ class GpuAcrossHostsGpuTest {
     }
 
     /**
+     * Ranks 0, 2 on one host and 1, 3 on another: the ring keeps each host's ranks together ({@code 0 2 1 3}, two
+     * crossings instead of four), and every collective still checks out.
+     */
+    @org.junit.jupiter.api.Test
+    void theRingKeepsEachHostsRanksTogether() throws Exception {
+        assumeTrue(CudaDevice.isAvailable() && CudaDevice.count() >= 4, "needs 4 GPUs (the CPU emulator has them)");
+        List<String> outs = GpuProcessesGpuTest.runRanks(4, GpuHostsRankMain.class, Map.of("NCCL_HOSTID",
+                "jccl-test-host-{rank%2}", "JCCL_TIMEOUT_MS", "30000", "NCCL_DEBUG", "INFO", "NCCL_DEBUG_SUBSYS",
+                "INIT,GRAPH"), 400);
+        for (int r = 0; r < 4; r++) {
+            assertThat(outs.get(r)).contains("rank " + r + " done, 0 failures", "ranks on 2 hosts",
+                    "GPU ring across hosts, each host's ranks together: 0 2 1 3").doesNotContain("WRONG");
+        }
+    }
+
+    /**
      * The rest of the API across hosts ({@link GpuHostsSplitRankMain}): two processes, each a host of its own and each
      * driving two GPUs ({@code fromEnvironment} with a device list), then {@code split} by rank parity (one rank on
      * each host per new communicator) and {@code shrink} by the last rank; every result checked element by element.

@@ -111,6 +111,31 @@ public final class GpuRings {
         return made;
     }
 
+    /**
+     * One ring that crosses each host boundary once per direction, as NCCL's rings across nodes do: the hosts in the
+     * order of their lowest rank, each host's ranks in rank order ({@code hostHashes[r]}: rank r's host), e.g.
+     * {@code 0 2 1 3} for ranks 0, 2 on one host and 1, 3 on another. With every rank on a host of its own, the
+     * ranks in order.
+     */
+    public static int[][] byHost(long[] hostHashes) {
+        int n = hostHashes.length;
+        int[] ring = new int[n];
+        boolean[] placed = new boolean[n];
+        int at = 0;
+        for (int first = 0; first < n; first++) {
+            if (placed[first]) {
+                continue;
+            }
+            for (int r = first; r < n; r++) {
+                if (!placed[r] && hostHashes[r] == hostHashes[first]) {
+                    placed[r] = true;
+                    ring[at++] = r;
+                }
+            }
+        }
+        return new int[][]{ring};
+    }
+
     /** One ring, the ranks in order. */
     public static int[][] inOrder(int n) {
         int[] ring = new int[n];

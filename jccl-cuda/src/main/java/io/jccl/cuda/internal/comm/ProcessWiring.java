@@ -10,6 +10,7 @@ import io.jccl.cuda.internal.enqueue.KernelArgs;
 import io.jccl.internal.comm.GpuAccess;
 import io.jccl.internal.comm.HostCommunicator;
 import io.jccl.internal.debug.Log;
+import io.jccl.internal.debug.Subsys;
 import io.jccl.internal.topology.TopoEnv;
 
 import java.lang.foreign.Arena;
@@ -177,7 +178,7 @@ public final class ProcessWiring {
                 net.connect(access, device, layout, me);
             }
             int[][] nvlinks = agreeOnLinks(host, device, all);
-            int[][] rings = agreeOnRings(host, acrossHosts ? GpuRings.inOrder(n)
+            int[][] rings = agreeOnRings(host, acrossHosts ? byHost(all, me)
                     : GpuRings.searchOrInOrder(GpuRings.onePerRank(all.stream().map(RankInfo::busId).toList()),
                     device.computeCapability(), nvlinks, TopoEnv.system(), me));
             boolean[][] linked = new boolean[n][n];
@@ -266,6 +267,20 @@ public final class ProcessWiring {
             }
         }
         return links;
+    }
+
+    /** {@link GpuRings#byHost} of the ranks' host hashes, logged at INFO. */
+    private static int[][] byHost(List<RankInfo> all, int me) {
+        long[] hosts = new long[all.size()];
+        for (int r = 0; r < hosts.length; r++) {
+            hosts[r] = all.get(r).hostHash();
+        }
+        int[][] rings = GpuRings.byHost(hosts);
+        if (Log.enabled(Log.Level.INFO, Subsys.GRAPH)) {
+            Log.info(Subsys.GRAPH, me, "GPU ring across hosts, each host's ranks together: %s",
+                    GpuRings.describe(rings));
+        }
+        return rings;
     }
 
     /**

@@ -27,6 +27,21 @@ class GpuRingsTest {
     }
 
     @Test
+    void acrossHostsTheRingKeepsEachHostsRanksTogether() {
+        assertThat(GpuRings.byHost(new long[] {7, 9, 7, 9})).isDeepEqualTo(new int[][] {{0, 2, 1, 3}});
+        assertThat(GpuRings.byHost(new long[] {5, 5, 3, 4, 3})).isDeepEqualTo(new int[][] {{0, 1, 2, 4, 3}});
+        assertThat(GpuRings.byHost(new long[] {1, 2, 3})).isDeepEqualTo(GpuRings.inOrder(3));
+        int[] ring = GpuRings.byHost(new long[] {4, 8, 4, 8, 6, 4, 8, 6})[0];
+        int crossings = 0;
+        long[] hosts = {4, 8, 4, 8, 6, 4, 8, 6};
+        for (int i = 0; i < ring.length; i++) {
+            crossings += hosts[ring[i]] != hosts[ring[(i + 1) % ring.length]] ? 1 : 0;
+        }
+        assertThat(crossings).as(java.util.Arrays.toString(ring)).isEqualTo(3);
+        assertThat(java.util.Arrays.stream(ring).sorted().toArray()).containsExactly(0, 1, 2, 3, 4, 5, 6, 7);
+    }
+
+    @Test
     void fourGpusLinkedInARingGetRingsThatHopOnlyOverNvlink() {
         int[][] nvl = links(4, new int[][]{{0, 2}, {2, 1}, {1, 3}, {3, 0}});
         int[][] rings = GpuRings.search(FOUR, 90, nvl, TopoEnv.empty());
