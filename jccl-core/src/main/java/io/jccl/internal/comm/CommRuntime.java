@@ -107,7 +107,7 @@ final class CommRuntime {
                 area == null ? 0 : Math.min(shots.oneShotMaxBytes(), area.maxBytes()),
                 area == null ? 0 : shots.twoShotMaxBytes(), nRanks > 1, shape.stepBytes(), shape.p2pStepBytes());
         this.probe = new io.jccl.internal.profile.CommProbe(id, config.commName(), rank, nRanks, shape.nNodes(),
-                shape.nChannels(), health::failure);
+                shape.nChannels(), health::failure, health::lostRanks);
     }
 
     public int rank() {

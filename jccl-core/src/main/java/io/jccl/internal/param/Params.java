@@ -161,6 +161,9 @@ public final class Params {
             .range(0, 1));
     public static final Param<String> RAS_ADDR = add(Param.ofString("NCCL_RAS_ADDR", "127.0.0.1:28028", PROFILE,
             "host:port of the status port (an ephemeral port is used when it is taken)"));
+    public static final Param<String> METRICS_PORT = add(Param.ofString("JCCL_METRICS_PORT", "", PROFILE,
+            "[host:]port of the HTTP endpoint serving /health, /status (JSON) and /metrics (Prometheus) for every "
+                    + "communicator of the process; 0: an ephemeral port (logged at INFO); unset: no endpoint"));
 
     private Params() {
     }

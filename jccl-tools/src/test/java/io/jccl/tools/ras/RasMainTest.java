@@ -44,6 +44,44 @@ class RasMainTest {
     }
 
     @Test
+    void printsTheStatusAsJson() {
+        List<Communicator> comms = Communicator.initAll(2, Config.defaults().withName("ras-json"));
+        try {
+            Thread[] ts = new Thread[2];
+            for (int r = 0; r < 2; r++) {
+                Communicator c = comms.get(r);
+                ts[r] = Thread.ofPlatform().start(() -> c.allReduce(new float[16], RedOp.SUM));
+            }
+            for (Thread t : ts) {
+                t.join();
+            }
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            int code = Cli.commandLine(new RasMain().with(new PrintStream(out, true, StandardCharsets.UTF_8), System.err))
+                    .execute("--host", "127.0.0.1", "--port", Integer.toString(RasServer.address().getPort()), "--json");
+            String s = out.toString(StandardCharsets.UTF_8);
+            assertThat(code).as(s).isZero();
+            com.google.gson.JsonObject o = com.google.gson.JsonParser.parseString(s).getAsJsonObject();
+            assertThat(o.get("pid").getAsLong()).isEqualTo(ProcessHandle.current().pid());
+            com.google.gson.JsonObject comm = null;
+            for (com.google.gson.JsonElement e : o.getAsJsonArray("communicators")) {
+                if (e.getAsJsonObject().get("name").isJsonPrimitive()
+                        && e.getAsJsonObject().get("name").getAsString().equals("ras-json")) {
+                    comm = e.getAsJsonObject();
+                }
+            }
+            assertThat(comm).as(s).isNotNull();
+            assertThat(comm.get("nRanks").getAsInt()).isEqualTo(2);
+            assertThat(comm.get("healthy").getAsBoolean()).isTrue();
+            assertThat(comm.getAsJsonArray("ranks").get(1).getAsJsonObject().get("state").getAsString())
+                    .isEqualTo("alive");
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        } finally {
+            comms.forEach(Communicator::abort);
+        }
+    }
+
+    @Test
     void saysWhenNothingAnswers() {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         int code = Cli.commandLine(new RasMain().with(System.out, new PrintStream(err, true, StandardCharsets.UTF_8)))
