@@ -2,7 +2,6 @@ package io.jccl.internal.algorithm;
 
 import io.jccl.Collective;
 import io.jccl.DataType;
-import io.jccl.RedOp;
 import io.jccl.internal.reduce.Reducer;
 import io.jccl.internal.transport.Connections;
 
@@ -26,13 +25,7 @@ public final class RankOrderCollective extends Work {
     private final Scratch scratch;
     private final int rank;
     private final int nRanks;
-    private Collective coll;
-    private long seq;
-    private MemorySegment send;
-    private MemorySegment recv;
-    private long count;
-    private DataType type;
-    private RedOp op;
+    private CollArgs call;
     private Reducer red;
 
     public RankOrderCollective(int rank, int nRanks, int stepBytes, Scratch scratch) {
@@ -43,29 +36,19 @@ public final class RankOrderCollective extends Work {
         this.nRanks = nRanks;
     }
 
-    /**
-     * Sets the call: {@code coll} is ALL_REDUCE or REDUCE_SCATTER, {@code count} per rank as in {@link CollArgs}
-     * (reduceScatter: the block each rank receives).
-     */
-    public RankOrderCollective set(Collective coll, long seq, MemorySegment send, MemorySegment recv, long count,
-                                   DataType type, RedOp op, Reducer red) {
-        if (coll != Collective.ALL_REDUCE && coll != Collective.REDUCE_SCATTER) {
-            throw new IllegalArgumentException("rank-order reduction of " + coll);
+    /** Sets the call, an ALL_REDUCE or a REDUCE_SCATTER (whose {@code count} is the block each rank receives). */
+    public RankOrderCollective set(CollArgs call, Reducer red) {
+        if (call.coll() != Collective.ALL_REDUCE && call.coll() != Collective.REDUCE_SCATTER) {
+            throw new IllegalArgumentException("rank-order reduction of " + call.coll());
         }
-        this.coll = coll;
-        this.seq = seq;
-        this.send = send;
-        this.recv = recv;
-        this.count = count;
-        this.type = type;
-        this.op = op;
+        this.call = call;
         this.red = red;
         return this;
     }
 
     @Override
     public String description() {
-        return CollArgs.describe(coll, seq, count, type, op, -1, -1) + " [rank order]";
+        return call.describe() + " [rank order]";
     }
 
     @Override
@@ -80,23 +63,26 @@ public final class RankOrderCollective extends Work {
 
     @Override
     public long bytes() {
-        return count * type.sizeBytes();
+        return call.bytes();
     }
 
     @Override
     public void run(ChannelContext ctx) {
+        DataType type = call.type();
+        long count = call.count();
         int esz = type.sizeBytes();
-        long inCount = coll == Collective.ALL_REDUCE ? count : count * nRanks;
+        boolean allReduce = call.coll() == Collective.ALL_REDUCE;
+        long inCount = allReduce ? count : count * nRanks;
         long blockBytes = inCount * esz;
         MemorySegment all = scratch.get(blockBytes * nRanks);
-        red.prepare(send, 0, all, rank * blockBytes, inCount, false);
-        gather.set(Collective.ALL_GATHER, seq, all.asSlice(rank * blockBytes, blockBytes), all, inCount, type, op,
-                -1, null, 1);
+        red.prepare(call.send(), 0, all, rank * blockBytes, inCount, false);
+        gather.set(Collective.ALL_GATHER, call.seq(), all.asSlice(rank * blockBytes, blockBytes), all, inCount, type,
+                call.op(), -1, null, 1);
         gather.run(ctx);
-        long mine = coll == Collective.ALL_REDUCE ? 0 : rank * count * esz;
+        long mine = allReduce ? 0 : rank * count * esz;
         for (int p = 0; p < nRanks; p++) {
             reduce.source(p, all, p * blockBytes + mine);
         }
-        reduce.run(red, nRanks, recv, 0, count, true);
+        reduce.run(red, nRanks, call.recv(), 0, count, true);
     }
 }

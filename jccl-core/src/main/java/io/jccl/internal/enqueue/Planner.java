@@ -141,7 +141,7 @@ public final class Planner {
 
     private Work ring(CollArgs a) {
         if (HostSelector.kindOf(a.choice()) == AlgoKind.RANK_ORDER) {
-            return rankOrder(a.coll(), a.seq(), a.send(), a.recv(), a.count(), a.type(), a.op());
+            return new RankOrderCollective(rank, nRanks, stepBytes, scratch).set(a, reducer(a.type(), a.op()));
         }
         Reducer red = a.coll().reduces() ? reducer(a.type(), a.op()) : null;
         return tuned(new RingCollective(stepBytes).set(a.coll(), a.seq(), a.send(), a.recv(), a.count(), a.type(),
@@ -170,17 +170,12 @@ public final class Planner {
                     registry.lookup(send), recv, registry.lookup(recv), count, type, op, red);
             case TREE -> (reuse ? reusableTree : new TreeAllReduce(trees, stepBytes, p2pStepBytes)).set(seq, send,
                     recv, count, type, op, red, HostSelector.channelsOf(choice));
-            case RANK_ORDER -> rankOrder(Collective.ALL_REDUCE, seq, send, recv, count, type, op);
+            case RANK_ORDER -> new RankOrderCollective(rank, nRanks, stepBytes, scratch).set(new CollArgs(
+                    Collective.ALL_REDUCE, seq, send, recv, count, type, op, -1, -1, choice), red);
             case RING -> tuned((reuse ? reusableRing : new RingCollective(stepBytes)).set(Collective.ALL_REDUCE, seq,
                     send, recv, count, type, op, -1, red, 1), choice);
             default -> throw new IllegalStateException("an allReduce cannot run as " + kind);
         };
-    }
-
-    private Work rankOrder(Collective c, long seq, MemorySegment send, MemorySegment recv, long count, DataType type,
-                           RedOp op) {
-        return new RankOrderCollective(rank, nRanks, stepBytes, scratch).set(c, seq, send, recv, count, type, op,
-                reducer(type, op));
     }
 
     /** A new one-shot work sharing this communicator's sequence counter. */
