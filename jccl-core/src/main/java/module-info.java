@@ -1,7 +1,8 @@
 /**
  * JCCL core: the public API {@code io.jccl}, the net plugin SPI {@code io.jccl.net} and the rendezvous SPI
  * {@code io.jccl.launch}; everything else is internal. Reads {@code jdk.jfr} for its
- * flight-recorder events and {@code java.management} for its MXBeans; profiler plugins are services of
+ * flight-recorder events and {@code java.management} for its MXBeans and
+ * {@code jdk.httpserver} for the opt-in metrics endpoint; profiler plugins are services of
  * {@link io.jccl.Profiler}.
  */
 // the qualified exports name io.jccl.cuda and io.jccl.tools, which are not built yet when this module compiles
@@ -10,6 +11,7 @@ module io.jccl {
     requires static jdk.incubator.vector;
     requires jdk.jfr;
     requires java.management;
+    requires jdk.httpserver;
     exports io.jccl;
     exports io.jccl.net;
     exports io.jccl.launch;

@@ -97,6 +97,10 @@ public final class GpuCommunicator implements AutoCloseable {
         this.wiring = wiring;
         SharedControl control = clique != null ? clique.control() : wiring.control();
         this.calls = new CallCheck(rank, nRanks, control, clique == null, host, arena, this::dropDeferred);
+        if (rank == 0 && io.jccl.internal.param.Params.REPRODUCIBLE.get()) {
+            Log.warn(rank, "JCCL_REPRODUCIBLE applies to host communicators only: this GPU communicator's allReduce "
+                    + "and reduceScatter results keep the reduction order of the kernel each call runs");
+        }
         this.name = GpuStops.nameOf(rank, nRanks, device);
         this.stops = new GpuStops(control, rank, name);
         this.status = GpuStatus.register(host.id(), nRanks, "rank " + rank + " (GPU " + device.ordinal() + ")", control,

@@ -18,6 +18,7 @@ import io.jccl.internal.debug.Subsys;
 import io.jccl.internal.enqueue.GroupLauncher;
 import io.jccl.internal.enqueue.GroupState;
 import io.jccl.internal.enqueue.Planner;
+import io.jccl.internal.param.Params;
 import io.jccl.internal.executor.Completion;
 import io.jccl.internal.executor.HostExecutor;
 import io.jccl.internal.primitives.Prims;
@@ -105,9 +106,15 @@ final class CommRuntime {
                 arena.allocate(8, 8), area, registry, new Scratch(arena)).withTrees(nRanks > 1 ? layout.trees() : null);
         this.selector = new HostSelector(tuner, nRanks, shape.nChannels(),
                 area == null ? 0 : Math.min(shots.oneShotMaxBytes(), area.maxBytes()),
-                area == null ? 0 : shots.twoShotMaxBytes(), nRanks > 1, shape.stepBytes(), shape.p2pStepBytes());
+                area == null ? 0 : shots.twoShotMaxBytes(), nRanks > 1, shape.stepBytes(), shape.p2pStepBytes())
+                .reproducible(Params.REPRODUCIBLE.get(), area != null);
+        if (selector.reproducible() && rank == 0) {
+            Log.info(Subsys.INIT, rank, "JCCL_REPRODUCIBLE on: allReduce and reduceScatter reduce every element in "
+                    + "rank order (%s)", area != null ? "allReduce one-shot or two-shot through shared memory, "
+                    + "reduceScatter gathered then reduced" : "every input gathered on one channel, then reduced");
+        }
         this.probe = new io.jccl.internal.profile.CommProbe(id, config.commName(), rank, nRanks, shape.nNodes(),
-                shape.nChannels(), health::failure);
+                shape.nChannels(), health::failure, health::lostRanks);
     }
 
     public int rank() {

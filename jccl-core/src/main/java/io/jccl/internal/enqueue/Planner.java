@@ -10,6 +10,7 @@ import io.jccl.internal.algorithm.RegisteredAllReduce;
 import io.jccl.internal.algorithm.TwoShotAllReduce;
 import io.jccl.internal.algorithm.Scratch;
 import io.jccl.internal.algorithm.P2pOp;
+import io.jccl.internal.algorithm.RankOrderCollective;
 import io.jccl.internal.algorithm.RingCollective;
 import io.jccl.internal.algorithm.Tree;
 import io.jccl.internal.algorithm.TreeAllReduce;
@@ -138,7 +139,10 @@ public final class Planner {
         return works;
     }
 
-    private RingCollective ring(CollArgs a) {
+    private Work ring(CollArgs a) {
+        if (HostSelector.kindOf(a.choice()) == AlgoKind.RANK_ORDER) {
+            return new RankOrderCollective(rank, nRanks, stepBytes, scratch).set(a, reducer(a.type(), a.op()));
+        }
         Reducer red = a.coll().reduces() ? reducer(a.type(), a.op()) : null;
         return tuned(new RingCollective(stepBytes).set(a.coll(), a.seq(), a.send(), a.recv(), a.count(), a.type(),
                 a.op(), a.root(), red, 1), a.choice());
@@ -166,6 +170,8 @@ public final class Planner {
                     registry.lookup(send), recv, registry.lookup(recv), count, type, op, red);
             case TREE -> (reuse ? reusableTree : new TreeAllReduce(trees, stepBytes, p2pStepBytes)).set(seq, send,
                     recv, count, type, op, red, HostSelector.channelsOf(choice));
+            case RANK_ORDER -> new RankOrderCollective(rank, nRanks, stepBytes, scratch).set(new CollArgs(
+                    Collective.ALL_REDUCE, seq, send, recv, count, type, op, -1, -1, choice), red);
             case RING -> tuned((reuse ? reusableRing : new RingCollective(stepBytes)).set(Collective.ALL_REDUCE, seq,
                     send, recv, count, type, op, -1, red, 1), choice);
             default -> throw new IllegalStateException("an allReduce cannot run as " + kind);

@@ -12,6 +12,7 @@ import static io.jccl.internal.param.ParamCategory.INIT;
 import static io.jccl.internal.param.ParamCategory.NET;
 import static io.jccl.internal.param.ParamCategory.PROFILE;
 import static io.jccl.internal.param.ParamCategory.SHM;
+import static io.jccl.internal.param.ParamCategory.TUNING;
 
 /**
  * The parameter registry: every NCCL_* / JCCL_* variable and {@code jccl.*} system property JCCL reads is declared
@@ -161,6 +162,13 @@ public final class Params {
             .range(0, 1));
     public static final Param<String> RAS_ADDR = add(Param.ofString("NCCL_RAS_ADDR", "127.0.0.1:28028", PROFILE,
             "host:port of the status port (an ephemeral port is used when it is taken)"));
+    public static final Param<String> METRICS_PORT = add(Param.ofString("JCCL_METRICS_PORT", "", PROFILE,
+            "[host:]port of the HTTP endpoint serving /health, /status (JSON) and /metrics (Prometheus) for every "
+                    + "communicator of the process; 0: an ephemeral port (logged at INFO); unset: no endpoint"));
+
+    public static final Param<Boolean> REPRODUCIBLE = add(Param.ofBoolean("JCCL_REPRODUCIBLE", false, TUNING,
+            "1: host allReduce and reduceScatter results are bitwise identical whatever the algorithm, channels and "
+                    + "rank placement (each element summed in rank order 0, 1, ...; slower)"));
 
     private Params() {
     }

@@ -1,6 +1,5 @@
 package io.jccl.internal.profile;
 
-import io.jccl.internal.tuning.AlgoKind;
 import io.jccl.Collective;
 import io.jccl.DataType;
 import io.jccl.JcclException;
@@ -42,18 +41,30 @@ public final class CommProbe {
     private final int nNodes;
     private final int nChannels;
     private final Supplier<JcclException> failure;
+    private final Supplier<int[]> lostRanks;
     private final CommCounters counters = new CommCounters();
     private final Map<String, Double> phaseMillis = new LinkedHashMap<>();
     private volatile double initMillis;
     private volatile CommJmx jmx;
 
     private boolean inCall;
+    private int cell;
+    private long startNs;
+    private int[] groupedCells = new int[4];
+    private long[] groupedStartNs = new long[4];
     private Pending current;
     private List<Pending> grouped;
     private int groupedSync;
 
     public CommProbe(String commId, String name, int rank, int nRanks, int nNodes, int nChannels,
                      Supplier<JcclException> failure) {
+        this(commId, name, rank, nRanks, nNodes, nChannels, failure, () -> new int[0]);
+    }
+
+    /** @param lostRanks the ranks known to be gone, ascending (read by the metrics endpoint) */
+    public CommProbe(String commId, String name, int rank, int nRanks, int nNodes, int nChannels,
+                     Supplier<JcclException> failure, Supplier<int[]> lostRanks) {
+        this.lostRanks = lostRanks;
         this.commId = commId;
         this.name = name == null ? "" : name;
         this.rank = rank;
@@ -76,7 +87,8 @@ public final class CommProbe {
         AlgoKind algo = HostSelector.kindOf(choice);
         Protocol protocol = HostSelector.protocolOf(choice);
         int ch = HostSelector.channelsOf(choice);
-        counters.add(c, algo, protocol, bytes);
+        cell = counters.add(c, algo, protocol, bytes);
+        startNs = System.nanoTime();
         inCall = true;
         if (Log.enabled(Log.Level.INFO, Subsys.COLL) || Log.enabled(Log.Level.INFO, Subsys.TUNING)) {
             logCall(c, seq, count, type, op, root, peer, send, recv, algo, protocol, ch, bytes);
@@ -93,6 +105,7 @@ public final class CommProbe {
 
     /** The call ran to completion on this thread (or threw: {@code error}). */
     public void end(Throwable error) {
+        counters.addNanos(cell, System.nanoTime() - startNs);
         Pending p = take();
         if (error != null) {
             counters.failed();
@@ -109,7 +122,10 @@ public final class CommProbe {
             return;
         }
         Pending p = take();
+        int k = cell;
+        long t0 = startNs;
         future.whenComplete((v, e) -> {
+            counters.addNanos(k, System.nanoTime() - t0);
             if (e != null) {
                 counters.failed();
             }
@@ -127,7 +143,10 @@ public final class CommProbe {
             p.grouped = true;
         }
         if (future != null) {
+            int k = cell;
+            long t0 = startNs;
             future.whenComplete((v, e) -> {
+                counters.addNanos(k, System.nanoTime() - t0);
                 if (e != null) {
                     counters.failed();
                 }
@@ -138,6 +157,12 @@ public final class CommProbe {
             });
             return;
         }
+        if (groupedSync == groupedCells.length) {
+            groupedCells = java.util.Arrays.copyOf(groupedCells, 2 * groupedSync);
+            groupedStartNs = java.util.Arrays.copyOf(groupedStartNs, 2 * groupedSync);
+        }
+        groupedCells[groupedSync] = cell;
+        groupedStartNs[groupedSync] = startNs;
         groupedSync++;
         if (p != null) {
             if (grouped == null) {
@@ -163,7 +188,8 @@ public final class CommProbe {
         int n = groupedSync;
         grouped = null;
         groupedSync = 0;
-        return new GroupedLaunch(prepared, n, calls, counters);
+        return new GroupedLaunch(prepared, n, calls, counters, java.util.Arrays.copyOf(groupedCells, n),
+                java.util.Arrays.copyOf(groupedStartNs, n));
     }
 
     /** Calls recorded in a group whose launch never reached this communicator (another one failed first). */
@@ -221,6 +247,7 @@ public final class CommProbe {
     /** Registers this rank's MXBean in the background (unless JCCL_JMX=0). */
     public void registerJmx() {
         jmx = CommJmx.register(this);
+        MetricsEndpoint.register(this);
     }
 
     /** The background JMX registration, or null when JMX is off (tests wait on it). */
@@ -230,6 +257,7 @@ public final class CommProbe {
 
     /** Unregisters the MXBean (the communicator was destroyed). */
     public void close() {
+        MetricsEndpoint.unregister(this);
         CommJmx j = jmx;
         if (j != null) {
             j.unregister();
@@ -277,6 +305,11 @@ public final class CommProbe {
     /** The error that broke the communicator, or null. */
     public JcclException failure() {
         return failure.get();
+    }
+
+    /** The ranks known to be gone, ascending. */
+    public int[] lostRanks() {
+        return lostRanks.get();
     }
 
     /** One observed call on its way to completion: its JFR event and the plugins' tokens. */
@@ -348,12 +381,17 @@ public final class CommProbe {
         private final int nCalls;
         private final List<Pending> calls;
         private final CommCounters counters;
+        private final int[] cells;
+        private final long[] startNs;
 
-        GroupedLaunch(GroupLauncher.Prepared delegate, int nCalls, List<Pending> calls, CommCounters counters) {
+        GroupedLaunch(GroupLauncher.Prepared delegate, int nCalls, List<Pending> calls, CommCounters counters,
+                      int[] cells, long[] startNs) {
             this.delegate = delegate;
             this.nCalls = nCalls;
             this.calls = calls;
             this.counters = counters;
+            this.cells = cells;
+            this.startNs = startNs;
         }
 
         @Override
@@ -383,6 +421,10 @@ public final class CommProbe {
                 }
                 throw e;
             } finally {
+                long now = System.nanoTime();
+                for (int i = 0; i < nCalls; i++) {
+                    counters.addNanos(cells[i], now - startNs[i]);
+                }
                 for (Pending p : calls) {
                     p.finish(error);
                 }

@@ -24,7 +24,7 @@ import java.util.function.Supplier;
 /**
  * The status port of this process (NCCL's RAS client port): started when a communicator whose rank 0 lives here is
  * created (and {@code NCCL_RAS_ENABLE} is not 0), on {@code NCCL_RAS_ADDR} (default 127.0.0.1:28028, an ephemeral
- * port when that one is taken). A client sends one line ("status" or "help") and reads the answer until the
+ * port when that one is taken). A client sends one line ("status", "json" or "help") and reads the answer until the
  * connection closes. Each client is served on its own virtual thread with a 2 s deadline and a 256-byte request
  * limit; at most 64 at once.
  *
@@ -45,7 +45,7 @@ public final class RasServer {
 
     /** Commands a client may send. */
     public enum Command {
-        STATUS, HELP;
+        STATUS, JSON, HELP;
 
         /** Parses a request line (ASCII, at most {@link #REQUEST_MAX_BYTES}); null when it is not a command. */
         public static Command parse(byte[] request, int length) {
@@ -56,6 +56,7 @@ public final class RasServer {
                     StandardCharsets.US_ASCII).strip().toLowerCase(java.util.Locale.ROOT);
             return switch (s) {
                 case "", "status" -> STATUS;
+                case "json" -> JSON;
                 case "help" -> HELP;
                 default -> null;
             };
@@ -178,19 +179,17 @@ public final class RasServer {
     /** The text answering {@code cmd} (null: an unknown command). */
     public static String answer(Command cmd) {
         if (cmd == null) {
-            return "error: unknown command; send \"status\" or \"help\"\n";
+            return "error: unknown command; send \"status\", \"json\" or \"help\"\n";
         }
         if (cmd == Command.HELP) {
             return "commands: status (every communicator of this process, per rank: state, last completed operation, "
                     + "current operation and what it waits for; GPU communicators: each rank's calls and the one not"
-                    + " every rank has made), help\n";
+                    + " every rank has made), json (the same per communicator and rank, as JSON), help\n";
         }
-        List<PeerMonitor> ms = new ArrayList<>(COMMS);
-        ms.sort(Comparator.comparing(PeerMonitor::commId).thenComparingInt(PeerMonitor::rank));
-        List<StatusReport.Comm> comms = new ArrayList<>();
-        for (PeerMonitor m : ms) {
-            comms.add(m.snapshot());
+        if (cmd == Command.JSON) {
+            return statusJson();
         }
+        List<StatusReport.Comm> comms = snapshots();
         StringBuilder sb = new StringBuilder(StatusReport.format(ProcessHandle.current().pid(), hostName(), comms));
         for (Supplier<String> section : SECTIONS.values()) {
             String text;
@@ -202,6 +201,21 @@ public final class RasServer {
             sb.append('\n').append(text);
         }
         return sb.toString();
+    }
+
+    /** The status of every communicator of this process as JSON (see {@link StatusJson}). */
+    public static String statusJson() {
+        return StatusJson.format(ProcessHandle.current().pid(), hostName(), snapshots());
+    }
+
+    private static List<StatusReport.Comm> snapshots() {
+        List<PeerMonitor> ms = new ArrayList<>(COMMS);
+        ms.sort(Comparator.comparing(PeerMonitor::commId).thenComparingInt(PeerMonitor::rank));
+        List<StatusReport.Comm> comms = new ArrayList<>();
+        for (PeerMonitor m : ms) {
+            comms.add(m.snapshot());
+        }
+        return comms;
     }
 
     private static String hostName() {

@@ -18,5 +18,7 @@ public enum AlgoKind {
     /** Double binary tree across hosts, a chain inside each (NCCL's TREE; allReduce only). */
     TREE,
     /** Point-to-point sends and receives (send/recv, and allToAll, gather, scatter lowered to them). */
-    P2P
+    P2P,
+    /** Reproducible mode without a shared area: every input gathered, then each element reduced in rank order. */
+    RANK_ORDER
 }

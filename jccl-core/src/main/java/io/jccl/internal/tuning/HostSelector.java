@@ -33,6 +33,8 @@ public final class HostSelector implements CallSelector {
     private final boolean trees;
     private final int stepBytes;
     private final int p2pStepBytes;
+    private boolean reproducible;
+    private boolean sharedArea;
 
     /**
      * @param tuner           the communicator's tuner, or null (every ring on Simple, channels by size)
@@ -52,6 +54,21 @@ public final class HostSelector implements CallSelector {
         this.trees = trees && nRanks > 1;
         this.stepBytes = stepBytes;
         this.p2pStepBytes = p2pStepBytes;
+    }
+
+    /**
+     * Reproducible mode (JCCL_REPRODUCIBLE): allReduce and reduceScatter reduce every element in rank order. With a
+     * shared area ({@code sharedArea}) allReduce runs one-shot, or two-shot above one-shot's limit, whatever its
+     * size; otherwise, and for reduceScatter, the rank-order collective. Set once at init; returns this.
+     */
+    public HostSelector reproducible(boolean on, boolean sharedArea) {
+        this.reproducible = on && nRanks > 1;
+        this.sharedArea = sharedArea;
+        return this;
+    }
+
+    public boolean reproducible() {
+        return reproducible;
     }
 
     public long oneShotMaxBytes() {
@@ -87,6 +104,11 @@ public final class HostSelector implements CallSelector {
     public long choose(Collective c, long count, long bytes, boolean registered) {
         if (count == 0 && c != Collective.BARRIER) {
             return pack(AlgoKind.NONE, Protocol.SIMPLE, 0);
+        }
+        if (reproducible && (c == Collective.ALL_REDUCE || c == Collective.REDUCE_SCATTER)) {
+            return c == Collective.ALL_REDUCE && sharedArea
+                    ? pack(bytes <= oneShotMaxBytes ? AlgoKind.ONE_SHOT : AlgoKind.TWO_SHOT, Protocol.SIMPLE, 1)
+                    : pack(AlgoKind.RANK_ORDER, Protocol.SIMPLE, 1);
         }
         return switch (c) {
             case ALL_REDUCE -> allReduce(bytes, registered);
@@ -145,7 +167,9 @@ public final class HostSelector implements CallSelector {
     public Selection select(Collective c, long bytes, RedOp.Kind op, boolean registered) {
         long choice = choose(c, c == Collective.BARRIER ? 1 : bytes, bytes, registered);
         AlgoKind k = kindOf(choice);
-        ModelChoice model = Tuner.tuned(c) && tuner != null ? tuner.select(c, traffic(c, bytes), 1) : null;
+        boolean ordered = reproducible && (c == Collective.ALL_REDUCE || c == Collective.REDUCE_SCATTER);
+        ModelChoice model = Tuner.tuned(c) && tuner != null && !ordered ? tuner.select(c, traffic(c, bytes), 1)
+                : null;
         long chunk = switch (k) {
             case RING, TREE -> stepBytes;
             case P2P -> p2pStepBytes;
@@ -158,10 +182,14 @@ public final class HostSelector implements CallSelector {
     private String why(Collective c, long bytes, AlgoKind k, boolean registered) {
         return switch (k) {
             case NONE -> "nothing to move";
-            case ONE_SHOT -> "one-shot through shared memory: " + bytes + " <= " + oneShotMaxBytes
+            case RANK_ORDER -> "JCCL_REPRODUCIBLE: every rank's input gathered on one channel, then each element "
+                    + "reduced in rank order";
+            case ONE_SHOT -> reproducible ? "JCCL_REPRODUCIBLE: one-shot reduces in rank order"
+                    : "one-shot through shared memory: " + bytes + " <= " + oneShotMaxBytes
                     + " bytes (JCCL_ONESHOT_MAX_BYTES)" + (registered ? "" : "; registered buffers (allocate) take the"
                     + " single-copy path above " + REGISTERED_FIRST_BYTES / Math.max(1, nRanks - 1) + " bytes");
-            case TWO_SHOT -> "two-shot through shared memory: " + bytes + " <= " + twoShotMaxBytes
+            case TWO_SHOT -> reproducible ? "JCCL_REPRODUCIBLE: two-shot reduces in rank order, at any size"
+                    : "two-shot through shared memory: " + bytes + " <= " + twoShotMaxBytes
                     + " bytes (JCCL_TWOSHOT_MAX_BYTES); registered buffers (allocate) take the single-copy path";
             case REGISTERED -> "single-copy allReduce: both buffers come from allocate";
             case P2P -> c.ncclName() + " is point-to-point work: each message is split over up to " + nChannels

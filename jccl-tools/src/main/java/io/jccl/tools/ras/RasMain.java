@@ -16,7 +16,7 @@ import java.net.SocketTimeoutException;
 import java.util.concurrent.Callable;
 
 /**
- * {@code jccl ras [--host H] [--port P] [--command C]}: asks a job's status port (the process holding rank 0
+ * {@code jccl ras [--host H] [--port P] [--command C] [--json]}: asks a job's status port (the process holding rank 0
  * listens on NCCL_RAS_ADDR, default 127.0.0.1:28028; {@code ./jccl run} prints the port it chose) which ranks are
  * alive, each rank's last completed operation, the operation in flight and what it waits for, and prints the
  * answer. Runs on the main thread. Mirrors NCCL's {@code ncclras} client.
@@ -37,8 +37,12 @@ public final class RasMain implements Callable<Integer> {
     int port;
 
     @Option(names = "--command", paramLabel = "C", defaultValue = "status",
-            description = "status or help (default ${DEFAULT-VALUE})")
+            description = "status, json or help (default ${DEFAULT-VALUE})")
     String command;
+
+    @Option(names = "--json", description = "print the status as JSON (the same as --command json and the metrics "
+            + "endpoint's /status)")
+    boolean json;
 
     @Option(names = "--timeout", paramLabel = "MS", defaultValue = "5000",
             description = "connect/read timeout in ms (default ${DEFAULT-VALUE})")
@@ -62,7 +66,7 @@ public final class RasMain implements Callable<Integer> {
     public Integer call() {
         InetSocketAddress a = address();
         try {
-            out.print(RasClient.query(a, command, timeoutMs));
+            out.print(RasClient.query(a, json ? "json" : command, timeoutMs));
             out.flush();
             return 0;
         } catch (ConnectException e) {

@@ -19,7 +19,33 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RasMainTest {
     @Test
     void printsEveryRankOfARunningCommunicator() {
-        List<Communicator> comms = Communicator.initAll(2, Config.defaults().withName("ras-cli"));
+        String s = askAfterAnAllReduce("ras-cli");
+        assertThat(s).contains("JCCL status from pid " + ProcessHandle.current().pid()).contains("(ras-cli)")
+                .containsPattern("\\n  1 .* alive ");
+    }
+
+    @Test
+    void printsTheStatusAsJson() {
+        String s = askAfterAnAllReduce("ras-json", "--json");
+        com.google.gson.JsonObject o = com.google.gson.JsonParser.parseString(s).getAsJsonObject();
+        assertThat(o.get("pid").getAsLong()).isEqualTo(ProcessHandle.current().pid());
+        com.google.gson.JsonObject comm = null;
+        for (com.google.gson.JsonElement e : o.getAsJsonArray("communicators")) {
+            com.google.gson.JsonElement name = e.getAsJsonObject().get("name");
+            if (name.isJsonPrimitive() && name.getAsString().equals("ras-json")) {
+                comm = e.getAsJsonObject();
+            }
+        }
+        assertThat(comm).as(s).isNotNull();
+        assertThat(comm.get("nRanks").getAsInt()).isEqualTo(2);
+        assertThat(comm.get("healthy").getAsBoolean()).isTrue();
+        assertThat(comm.getAsJsonArray("ranks").get(1).getAsJsonObject().get("state").getAsString())
+                .isEqualTo("alive");
+    }
+
+    /** Runs an allReduce on a 2-rank communicator named {@code name}, then runs jccl ras with {@code args}. */
+    private static String askAfterAnAllReduce(String name, String... args) {
+        List<Communicator> comms = Communicator.initAll(2, Config.defaults().withName(name));
         try {
             Thread[] ts = new Thread[2];
             for (int r = 0; r < 2; r++) {
@@ -29,13 +55,15 @@ class RasMainTest {
             for (Thread t : ts) {
                 t.join();
             }
+            List<String> all = new java.util.ArrayList<>(List.of("--host", "127.0.0.1", "--port",
+                    Integer.toString(RasServer.address().getPort())));
+            all.addAll(List.of(args));
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             int code = Cli.commandLine(new RasMain().with(new PrintStream(out, true, StandardCharsets.UTF_8), System.err))
-                    .execute("--host", "127.0.0.1", "--port", Integer.toString(RasServer.address().getPort()));
+                    .execute(all.toArray(String[]::new));
             String s = out.toString(StandardCharsets.UTF_8);
             assertThat(code).as(s).isZero();
-            assertThat(s).contains("JCCL status from pid " + ProcessHandle.current().pid()).contains("(ras-cli)")
-                    .containsPattern("\\n  1 .* alive ");
+            return s;
         } catch (InterruptedException e) {
             throw new AssertionError(e);
         } finally {
