@@ -60,6 +60,8 @@ public final class Bootstrap implements PeerExchange, AutoCloseable {
     private final Mailbox mailbox;
     private final InetSocketAddress[] peers;
     private final PeerLinks links;
+    private final LocalPeers local;
+    private InetSocketAddress me;
     private final List<Socket> inSockets = new CopyOnWriteArrayList<>();
     private final Semaphore pending = new Semaphore(MAX_PENDING);
     private final Goodbye[] departed;
@@ -77,6 +79,7 @@ public final class Bootstrap implements PeerExchange, AutoCloseable {
         this.mailbox = new Mailbox(rank, nRanks);
         this.peers = new InetSocketAddress[nRanks];
         this.links = new PeerLinks(rank, keys, peers);
+        this.local = new LocalPeers(this, keys, peers, Params.BOOTSTRAP_LOCAL.get() != 0);
         this.departed = new Goodbye[nRanks];
     }
 
@@ -100,6 +103,8 @@ public final class Bootstrap implements PeerExchange, AutoCloseable {
         Thread.ofVirtual().name("jccl-bootstrap-accept-r" + rank).start(b::acceptLoop);
         try {
             InetSocketAddress me = new InetSocketAddress(ifa.address(), ss.getLocalPort());
+            b.me = me;
+            b.local.register(me);
             InetSocketAddress next = new RootHelloClient(b.keys, rank, nRanks, timeoutNs).hello(root, me, b.links);
             b.peers[rank] = me;
             b.peers[(rank + 1) % nRanks] = next;
@@ -218,6 +223,14 @@ public final class Bootstrap implements PeerExchange, AutoCloseable {
 
     private void send(int peer, int tag, byte[] payload, CommHealth h) {
         checkPeer(peer);
+        Bootstrap near = local.get(peer);
+        if (near != null) {
+            if (!near.deliver(rank, tag, payload)) {
+                throw new JcclException(Result.REMOTE_ERROR, "rank " + rank + ": bootstrap send to rank " + peer
+                        + " failed: it closed its bootstrap (rank " + peer + " exited or failed?)");
+            }
+            return;
+        }
         DataOutputStream out = links.get(peer, System.nanoTime() + timeoutNs, h);
         try {
             synchronized (out) {
@@ -247,6 +260,10 @@ public final class Bootstrap implements PeerExchange, AutoCloseable {
     public boolean trySend(int peer, int tag, byte[] payload, long timeoutMs) {
         if (closed || peer < 0 || peer >= nRanks) {
             return false;
+        }
+        Bootstrap near = local.get(peer);
+        if (near != null) {
+            return near.deliver(rank, tag, payload);
         }
         DataOutputStream out = links.tryGet(peer, timeoutMs);
         if (out == null) {
@@ -376,6 +393,32 @@ public final class Bootstrap implements PeerExchange, AutoCloseable {
         }
     }
 
+    /**
+     * A frame from {@code from}, a rank of this process (see {@link LocalPeers}), handled as a reader thread handles
+     * one from a socket. Returns false when this rank's bootstrap is closed, as a write to its socket would fail.
+     */
+    boolean deliver(int from, int tag, byte[] payload) {
+        if (closed) {
+            return false;
+        }
+        if (tag == Goodbye.TAG) {
+            depart(from, Goodbye.decode(payload));
+        } else {
+            mailbox.put(from, tag, payload.clone());
+        }
+        return true;
+    }
+
+    /** Open bootstrap sockets of this rank: its listener, outgoing and incoming connections (for the init log). */
+    public int socketCount() {
+        return 1 + links.openCount() + inSockets.size();
+    }
+
+    /** Peers of this process this rank talks to in memory, without a socket. */
+    public int localPeerCount() {
+        return local.count();
+    }
+
     /** Records how {@code peer} left (the first report wins) and tells waits and listeners. */
     private void depart(int peer, Goodbye g) {
         synchronized (departed) {
@@ -422,6 +465,11 @@ public final class Bootstrap implements PeerExchange, AutoCloseable {
         JcclException f = h == null ? null : h.failure();
         Goodbye g = f == null ? new Goodbye(Departure.ORDERLY, "closed")
                 : new Goodbye(Departure.FAILED, h.rootCause(rank));
+        local.unregister(me);
+        byte[] bye = g.encode();
+        for (Bootstrap b : local.linked()) {
+            b.deliver(rank, Goodbye.TAG, bye);
+        }
         links.closeAll(g, 200);
         try {
             listen.close();

@@ -216,6 +216,15 @@ final class PeerLinks {
         }
     }
 
+    /** How many outgoing connections are open. */
+    int openCount() {
+        int n = 0;
+        for (DataOutputStream o : outs) {
+            n += o != null ? 1 : 0;
+        }
+        return n;
+    }
+
     static void closeQuietly(Socket s) {
         if (s != null) {
             try {

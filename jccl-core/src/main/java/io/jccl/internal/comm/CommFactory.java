@@ -128,9 +128,8 @@ public final class CommFactory {
             }
             conns.connect(needs);
             trace.phase(InitPhase.CONNECT);
-            ShotLimits shots = shmOk && shape.nNodes() == 1 && nRanks >= 2 && nRanks <= 512 ? ShotLimits.of(nRanks,
-                    shape.nChannels())
-                    : ShotLimits.NONE;
+            boolean areas = shmOk && shape.nNodes() == 1 && nRanks >= 2 && nRanks <= ShotLimits.MAX_RANKS;
+            ShotLimits shots = areas ? ShotLimits.of(nRanks, shape.nChannels()) : ShotLimits.NONE;
             ShmPeerArea area = shots.areaBytes() > 0
                     ? ShmPeerArea.create(bootstrap, commId, shots.areaBytes(), health, timeoutNs, policy, arena) : null;
             trace.phase(InitPhase.SHARED_MEMORY);
