@@ -66,6 +66,7 @@ public final class PeerMonitor {
     private final long silenceLimitNs;
     private final int[] watched;
     private final int[] relay;
+    private volatile java.util.function.Supplier<String> resources;
     private final boolean[] isWatched;
     private final AtomicLongArray lastHeardNs;
     private final AtomicReferenceArray<PeerStatus> latest;
@@ -167,6 +168,17 @@ public final class PeerMonitor {
         }
         s.remove(r);
         return s.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    /** Tells the status port how to describe what this rank holds. */
+    public void resources(java.util.function.Supplier<String> line) {
+        this.resources = line;
+    }
+
+    /** What this rank holds ("" until init is done). */
+    String resources() {
+        java.util.function.Supplier<String> r = resources;
+        return r == null ? "" : r.get();
     }
 
     public String commId() {
