@@ -32,8 +32,10 @@ import java.util.concurrent.TimeUnit;
  * One rank's bootstrap network (NCCL's {@code bootstrapInit} and {@code bootstrapSend/Recv/AllGather}): a listening
  * socket, an authenticated hello to the root that returns the ring successor's address, a ring allGather of every
  * rank's listen address, and from then on tagged messages to any peer over one cached, authenticated connection per
- * direction. Every wait has a deadline and notices a broken communicator. How each peer left (an orderly close, a
- * failure it announced, or a connection that just ended) is reported to {@link #onDeparture} listeners.
+ * direction, opened on first use (to a rank of this process: straight into its mailbox, see {@link LocalPeers}).
+ * {@link #allGather} takes ceil(log2 n) steps. Every wait has a deadline and notices a broken communicator. How
+ * each peer left (an orderly close, a failure it announced, or a connection that just ended) is reported to
+ * {@link #onDeparture} listeners.
  *
  * <p>Owned by: the communicator's threads (send/recv are thread-safe); one virtual reader thread per incoming
  * connection and one virtual accept thread. Mirrors: bootstrap.cc.
@@ -105,10 +107,12 @@ public final class Bootstrap implements PeerExchange, AutoCloseable {
             InetSocketAddress me = new InetSocketAddress(ifa.address(), ss.getLocalPort());
             b.me = me;
             b.local.register(me);
-            InetSocketAddress next = new RootHelloClient(b.keys, rank, nRanks, timeoutNs).hello(root, me, b.links);
+            InetSocketAddress[] ahead = new RootHelloClient(b.keys, rank, nRanks, timeoutNs).hello(root, me, b.links);
+            for (int k = 0; k < ahead.length; k++) {
+                b.peers[(int) ((rank + (1L << k)) % nRanks)] = ahead[k];
+            }
             b.peers[rank] = me;
-            b.peers[(rank + 1) % nRanks] = next;
-            b.ringGatherAddresses();
+            b.gatherAddresses();
             return b;
         } catch (RuntimeException e) {
             b.close();
@@ -170,30 +174,45 @@ public final class Bootstrap implements PeerExchange, AutoCloseable {
         }
     }
 
-    private void ringGatherAddresses() {
-        int next = (rank + 1) % nRanks;
-        int prev = (rank - 1 + nRanks) % nRanks;
-        for (int step = 0; step < nRanks - 1; step++) {
-            int sendIdx = (rank - step + nRanks) % nRanks;
-            int recvIdx = (rank - step - 1 + nRanks) % nRanks;
-            ByteBuffer out = ByteBuffer.allocate(4 + 1 + 16 + 2);
-            out.putInt(sendIdx);
-            byte[] ip = peers[sendIdx].getAddress().getAddress();
-            out.put((byte) ip.length).put(ip).putShort((short) peers[sendIdx].getPort());
-            send(next, TAG_RING_ADDR, java.util.Arrays.copyOf(out.array(), out.position()));
-            byte[] got = recv(prev, TAG_RING_ADDR, "bootstrap address allGather");
+    /**
+     * Every rank's listen address in ceil(log2 n) steps: at distance d = 1, 2, 4, … a rank sends the addresses it holds
+     * (its own and those of the ranks just behind it) to rank + d, whose address the root gave it, and receives those
+     * of rank - d and the ranks behind that one. NCCL's bootstrap passes them around the ring in n-1 steps.
+     */
+    private void gatherAddresses() {
+        int held = 1;
+        for (int d = 1; held < nRanks; d *= 2) {
+            int m = Math.min(d, nRanks - held);
+            int to = (rank + d) % nRanks;
+            int from = (rank - d + nRanks) % nRanks;
+            ByteBuffer out = ByteBuffer.allocate(4 + m * (4 + 1 + 16 + 2));
+            out.putInt(m);
+            for (int j = 0; j < m; j++) {
+                int idx = (rank - j + nRanks) % nRanks;
+                byte[] ip = peers[idx].getAddress().getAddress();
+                out.putInt(idx).put((byte) ip.length).put(ip).putShort((short) peers[idx].getPort());
+            }
+            send(to, TAG_RING_ADDR, java.util.Arrays.copyOf(out.array(), out.position()));
+            byte[] got = recv(from, TAG_RING_ADDR, "bootstrap address allGather");
             try {
                 DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(got));
-                int idx = in.readInt();
-                if (idx != recvIdx) {
-                    throw new JcclException(Result.INTERNAL_ERROR, "bootstrap ring allGather out of order: got rank "
-                            + idx + " expected " + recvIdx);
+                if (in.readInt() != m) {
+                    throw new JcclException(Result.INTERNAL_ERROR, "bootstrap address allGather: rank " + from
+                            + " sent a wrong number of addresses");
                 }
-                peers[idx] = Frames.readAddress(in);
+                for (int j = 0; j < m; j++) {
+                    int idx = in.readInt();
+                    if (idx != (from - j + nRanks) % nRanks) {
+                        throw new JcclException(Result.INTERNAL_ERROR, "bootstrap address allGather out of order: "
+                                + "got rank " + idx + " from rank " + from);
+                    }
+                    peers[idx] = Frames.readAddress(in);
+                }
             } catch (IOException e) {
-                throw new JcclException(Result.INTERNAL_ERROR, "bad address in bootstrap allGather from rank " + prev,
+                throw new JcclException(Result.INTERNAL_ERROR, "bad address in bootstrap allGather from rank " + from,
                         e);
             }
+            held += m;
         }
     }
 
@@ -522,7 +541,7 @@ public final class Bootstrap implements PeerExchange, AutoCloseable {
 
     /** The rank's side of the root handshake (see {@link Handshake}). */
     private record RootHelloClient(AuthKeys keys, int rank, int nRanks, long timeoutNs) {
-        InetSocketAddress hello(InetSocketAddress root, InetSocketAddress me, PeerLinks links) {
+        InetSocketAddress[] hello(InetSocketAddress root, InetSocketAddress me, PeerLinks links) {
             long deadline = System.nanoTime() + timeoutNs;
             try (Socket s = links.connect(root, deadline, "the bootstrap root", null)) {
                 s.setSoTimeout(BootstrapRoot.HANDSHAKE_MS * 2);
@@ -552,7 +571,12 @@ public final class Bootstrap implements PeerExchange, AutoCloseable {
                     throw new JcclException(Result.INTERNAL_ERROR, "rank " + rank
                             + ": unexpected answer from the bootstrap root");
                 }
-                return Handshake.openNext(keys, nonce, f.payload());
+                InetSocketAddress[] ahead = Handshake.openAhead(keys, nonce, f.payload());
+                if (ahead.length != 64 - Long.numberOfLeadingZeros(Math.max(1, nRanks - 1))) {
+                    throw new JcclException(Result.INTERNAL_ERROR, "rank " + rank + ": the bootstrap root sent "
+                            + ahead.length + " addresses for " + nRanks + " ranks");
+                }
+                return ahead;
             } catch (Handshake.Rejected e) {
                 throw new JcclException(Result.INVALID_USAGE, "rank " + rank + " of " + nRanks + ": " + e.getMessage());
             } catch (IOException e) {
