@@ -43,6 +43,9 @@ class RasStatusTest {
                 .containsPattern("\\n  2 .*alive .* 1 ")
                 .contains("operation seq 2 is in flight; ranks [2] have not issued it yet")
                 .contains("its waiting ranks wait for ranks [");
+        assertThat(r).containsPattern("Resources: \\d+ open files, \\d+ platform threads")
+                .containsPattern("rank 2: \\d+ bootstrap sockets, \\d+ in-process bootstrap peers, 2 connectors to 2 "
+                        + "peers");
     }
 
     @Test

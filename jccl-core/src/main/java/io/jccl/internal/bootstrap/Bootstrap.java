@@ -32,8 +32,10 @@ import java.util.concurrent.TimeUnit;
  * One rank's bootstrap network (NCCL's {@code bootstrapInit} and {@code bootstrapSend/Recv/AllGather}): a listening
  * socket, an authenticated hello to the root that returns the ring successor's address, a ring allGather of every
  * rank's listen address, and from then on tagged messages to any peer over one cached, authenticated connection per
- * direction. Every wait has a deadline and notices a broken communicator. How each peer left (an orderly close, a
- * failure it announced, or a connection that just ended) is reported to {@link #onDeparture} listeners.
+ * direction, opened on first use (to a rank of this process: straight into its mailbox, see {@link LocalPeers}).
+ * {@link #allGather} takes ceil(log2 n) steps. Every wait has a deadline and notices a broken communicator. How
+ * each peer left (an orderly close, a failure it announced, or a connection that just ended) is reported to
+ * {@link #onDeparture} listeners.
  *
  * <p>Owned by: the communicator's threads (send/recv are thread-safe); one virtual reader thread per incoming
  * connection and one virtual accept thread. Mirrors: bootstrap.cc.
@@ -60,6 +62,8 @@ public final class Bootstrap implements PeerExchange, AutoCloseable {
     private final Mailbox mailbox;
     private final InetSocketAddress[] peers;
     private final PeerLinks links;
+    private final LocalPeers local;
+    private InetSocketAddress me;
     private final List<Socket> inSockets = new CopyOnWriteArrayList<>();
     private final Semaphore pending = new Semaphore(MAX_PENDING);
     private final Goodbye[] departed;
@@ -77,6 +81,7 @@ public final class Bootstrap implements PeerExchange, AutoCloseable {
         this.mailbox = new Mailbox(rank, nRanks);
         this.peers = new InetSocketAddress[nRanks];
         this.links = new PeerLinks(rank, keys, peers);
+        this.local = new LocalPeers(this, keys, peers, Params.BOOTSTRAP_LOCAL.get() != 0);
         this.departed = new Goodbye[nRanks];
     }
 
@@ -100,10 +105,14 @@ public final class Bootstrap implements PeerExchange, AutoCloseable {
         Thread.ofVirtual().name("jccl-bootstrap-accept-r" + rank).start(b::acceptLoop);
         try {
             InetSocketAddress me = new InetSocketAddress(ifa.address(), ss.getLocalPort());
-            InetSocketAddress next = new RootHelloClient(b.keys, rank, nRanks, timeoutNs).hello(root, me, b.links);
+            b.me = me;
+            b.local.register(me);
+            InetSocketAddress[] ahead = new RootHelloClient(b.keys, rank, nRanks, timeoutNs).hello(root, me, b.links);
+            for (int k = 0; k < ahead.length; k++) {
+                b.peers[(int) ((rank + (1L << k)) % nRanks)] = ahead[k];
+            }
             b.peers[rank] = me;
-            b.peers[(rank + 1) % nRanks] = next;
-            b.ringGatherAddresses();
+            b.gatherAddresses();
             return b;
         } catch (RuntimeException e) {
             b.close();
@@ -165,30 +174,45 @@ public final class Bootstrap implements PeerExchange, AutoCloseable {
         }
     }
 
-    private void ringGatherAddresses() {
-        int next = (rank + 1) % nRanks;
-        int prev = (rank - 1 + nRanks) % nRanks;
-        for (int step = 0; step < nRanks - 1; step++) {
-            int sendIdx = (rank - step + nRanks) % nRanks;
-            int recvIdx = (rank - step - 1 + nRanks) % nRanks;
-            ByteBuffer out = ByteBuffer.allocate(4 + 1 + 16 + 2);
-            out.putInt(sendIdx);
-            byte[] ip = peers[sendIdx].getAddress().getAddress();
-            out.put((byte) ip.length).put(ip).putShort((short) peers[sendIdx].getPort());
-            send(next, TAG_RING_ADDR, java.util.Arrays.copyOf(out.array(), out.position()));
-            byte[] got = recv(prev, TAG_RING_ADDR, "bootstrap address allGather");
+    /**
+     * Every rank's listen address in ceil(log2 n) steps: at distance d = 1, 2, 4, … a rank sends the addresses it holds
+     * (its own and those of the ranks just behind it) to rank + d, whose address the root gave it, and receives those
+     * of rank - d and the ranks behind that one. NCCL's bootstrap passes them around the ring in n-1 steps.
+     */
+    private void gatherAddresses() {
+        int held = 1;
+        for (int d = 1; held < nRanks; d *= 2) {
+            int m = Math.min(d, nRanks - held);
+            int to = (rank + d) % nRanks;
+            int from = (rank - d + nRanks) % nRanks;
+            ByteBuffer out = ByteBuffer.allocate(4 + m * (4 + 1 + 16 + 2));
+            out.putInt(m);
+            for (int j = 0; j < m; j++) {
+                int idx = (rank - j + nRanks) % nRanks;
+                byte[] ip = peers[idx].getAddress().getAddress();
+                out.putInt(idx).put((byte) ip.length).put(ip).putShort((short) peers[idx].getPort());
+            }
+            send(to, TAG_RING_ADDR, java.util.Arrays.copyOf(out.array(), out.position()));
+            byte[] got = recv(from, TAG_RING_ADDR, "bootstrap address allGather");
             try {
                 DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(got));
-                int idx = in.readInt();
-                if (idx != recvIdx) {
-                    throw new JcclException(Result.INTERNAL_ERROR, "bootstrap ring allGather out of order: got rank "
-                            + idx + " expected " + recvIdx);
+                if (in.readInt() != m) {
+                    throw new JcclException(Result.INTERNAL_ERROR, "bootstrap address allGather: rank " + from
+                            + " sent a wrong number of addresses");
                 }
-                peers[idx] = Frames.readAddress(in);
+                for (int j = 0; j < m; j++) {
+                    int idx = in.readInt();
+                    if (idx != (from - j + nRanks) % nRanks) {
+                        throw new JcclException(Result.INTERNAL_ERROR, "bootstrap address allGather out of order: "
+                                + "got rank " + idx + " from rank " + from);
+                    }
+                    peers[idx] = Frames.readAddress(in);
+                }
             } catch (IOException e) {
-                throw new JcclException(Result.INTERNAL_ERROR, "bad address in bootstrap allGather from rank " + prev,
+                throw new JcclException(Result.INTERNAL_ERROR, "bad address in bootstrap allGather from rank " + from,
                         e);
             }
+            held += m;
         }
     }
 
@@ -218,6 +242,14 @@ public final class Bootstrap implements PeerExchange, AutoCloseable {
 
     private void send(int peer, int tag, byte[] payload, CommHealth h) {
         checkPeer(peer);
+        Bootstrap near = local.get(peer);
+        if (near != null) {
+            if (!near.deliver(rank, tag, payload)) {
+                throw new JcclException(Result.REMOTE_ERROR, "rank " + rank + ": bootstrap send to rank " + peer
+                        + " failed: it closed its bootstrap (rank " + peer + " exited or failed?)");
+            }
+            return;
+        }
         DataOutputStream out = links.get(peer, System.nanoTime() + timeoutNs, h);
         try {
             synchronized (out) {
@@ -248,6 +280,10 @@ public final class Bootstrap implements PeerExchange, AutoCloseable {
         if (closed || peer < 0 || peer >= nRanks) {
             return false;
         }
+        Bootstrap near = local.get(peer);
+        if (near != null) {
+            return near.deliver(rank, tag, payload);
+        }
         DataOutputStream out = links.tryGet(peer, timeoutMs);
         if (out == null) {
             return false;
@@ -276,20 +312,59 @@ public final class Bootstrap implements PeerExchange, AutoCloseable {
         return mailbox.take(peer, tag, timeoutNs, null, what);
     }
 
-    /** Every rank's {@code mine}, indexed by rank (a ring allGather, n-1 steps). */
+    /**
+     * Every rank's {@code mine}, indexed by rank, in ceil(log2 n) steps (Bruck's allGather: at distance d = 1, 2, 4,
+     * … a rank sends the blocks it holds to rank - d and receives rank + d's), so each rank talks to about log2(n)
+     * peers and a thousand ranks need 10 steps instead of the ring's 999. NCCL's bootstrap uses the ring.
+     */
     @Override
     public byte[][] allGather(byte[] mine) {
         byte[][] all = new byte[nRanks][];
         all[rank] = mine;
-        int next = (rank + 1) % nRanks;
-        int prev = (rank - 1 + nRanks) % nRanks;
-        for (int step = 0; step < nRanks - 1; step++) {
-            int sendIdx = (rank - step + nRanks) % nRanks;
-            int recvIdx = (rank - step - 1 + nRanks) % nRanks;
-            send(next, TAG_ALLGATHER, all[sendIdx]);
-            all[recvIdx] = recv(prev, TAG_ALLGATHER, "bootstrap allGather step " + step);
+        int held = 1;
+        for (int d = 1; held < nRanks; d *= 2) {
+            int m = Math.min(d, nRanks - held);
+            int to = (rank - d + nRanks) % nRanks;
+            int from = (rank + d) % nRanks;
+            send(to, TAG_ALLGATHER, packBlocks(all, rank, m));
+            byte[] got = recv(from, TAG_ALLGATHER, "bootstrap allGather step at distance " + d);
+            unpackBlocks(got, all, from, m);
+            held += m;
         }
         return all;
+    }
+
+    /** Blocks {@code first} .. {@code first + m - 1} (mod n) of {@code all}, each with its length. */
+    private byte[] packBlocks(byte[][] all, int first, int m) {
+        int size = 4;
+        for (int i = 0; i < m; i++) {
+            size += 4 + all[(first + i) % nRanks].length;
+        }
+        ByteBuffer b = ByteBuffer.allocate(size);
+        b.putInt(m);
+        for (int i = 0; i < m; i++) {
+            byte[] x = all[(first + i) % nRanks];
+            b.putInt(x.length).put(x);
+        }
+        return b.array();
+    }
+
+    private void unpackBlocks(byte[] got, byte[][] all, int first, int m) {
+        try {
+            ByteBuffer b = ByteBuffer.wrap(got);
+            if (b.getInt() != m) {
+                throw new JcclException(Result.INTERNAL_ERROR, "rank " + rank + ": bootstrap allGather step from rank "
+                        + first + " carries a wrong number of blocks (ranks made different bootstrap calls?)");
+            }
+            for (int i = 0; i < m; i++) {
+                byte[] x = new byte[b.getInt()];
+                b.get(x);
+                all[(first + i) % nRanks] = x;
+            }
+        } catch (java.nio.BufferUnderflowException | NegativeArraySizeException e) {
+            throw new JcclException(Result.INTERNAL_ERROR, "rank " + rank + ": malformed bootstrap allGather step from "
+                    + "rank " + first, e);
+        }
     }
 
     /** Returns when every rank has called it. */
@@ -376,6 +451,32 @@ public final class Bootstrap implements PeerExchange, AutoCloseable {
         }
     }
 
+    /**
+     * A frame from {@code from}, a rank of this process (see {@link LocalPeers}), handled as a reader thread handles
+     * one from a socket. Returns false when this rank's bootstrap is closed, as a write to its socket would fail.
+     */
+    boolean deliver(int from, int tag, byte[] payload) {
+        if (closed) {
+            return false;
+        }
+        if (tag == Goodbye.TAG) {
+            depart(from, Goodbye.decode(payload));
+        } else {
+            mailbox.put(from, tag, payload.clone());
+        }
+        return true;
+    }
+
+    /** Open bootstrap sockets of this rank: its listener, outgoing and incoming connections (for the init log). */
+    public int socketCount() {
+        return 1 + links.openCount() + inSockets.size();
+    }
+
+    /** Peers of this process this rank talks to in memory, without a socket. */
+    public int localPeerCount() {
+        return local.count();
+    }
+
     /** Records how {@code peer} left (the first report wins) and tells waits and listeners. */
     private void depart(int peer, Goodbye g) {
         synchronized (departed) {
@@ -422,6 +523,11 @@ public final class Bootstrap implements PeerExchange, AutoCloseable {
         JcclException f = h == null ? null : h.failure();
         Goodbye g = f == null ? new Goodbye(Departure.ORDERLY, "closed")
                 : new Goodbye(Departure.FAILED, h.rootCause(rank));
+        local.unregister(me);
+        byte[] bye = g.encode();
+        for (Bootstrap b : local.linked()) {
+            b.deliver(rank, Goodbye.TAG, bye);
+        }
         links.closeAll(g, 200);
         try {
             listen.close();
@@ -435,7 +541,7 @@ public final class Bootstrap implements PeerExchange, AutoCloseable {
 
     /** The rank's side of the root handshake (see {@link Handshake}). */
     private record RootHelloClient(AuthKeys keys, int rank, int nRanks, long timeoutNs) {
-        InetSocketAddress hello(InetSocketAddress root, InetSocketAddress me, PeerLinks links) {
+        InetSocketAddress[] hello(InetSocketAddress root, InetSocketAddress me, PeerLinks links) {
             long deadline = System.nanoTime() + timeoutNs;
             try (Socket s = links.connect(root, deadline, "the bootstrap root", null)) {
                 s.setSoTimeout(BootstrapRoot.HANDSHAKE_MS * 2);
@@ -465,7 +571,12 @@ public final class Bootstrap implements PeerExchange, AutoCloseable {
                     throw new JcclException(Result.INTERNAL_ERROR, "rank " + rank
                             + ": unexpected answer from the bootstrap root");
                 }
-                return Handshake.openNext(keys, nonce, f.payload());
+                InetSocketAddress[] ahead = Handshake.openAhead(keys, nonce, f.payload());
+                if (ahead.length != 64 - Long.numberOfLeadingZeros(Math.max(1, nRanks - 1))) {
+                    throw new JcclException(Result.INTERNAL_ERROR, "rank " + rank + ": the bootstrap root sent "
+                            + ahead.length + " addresses for " + nRanks + " ranks");
+                }
+                return ahead;
             } catch (Handshake.Rejected e) {
                 throw new JcclException(Result.INVALID_USAGE, "rank " + rank + " of " + nRanks + ": " + e.getMessage());
             } catch (IOException e) {

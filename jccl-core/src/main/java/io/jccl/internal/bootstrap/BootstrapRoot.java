@@ -224,10 +224,13 @@ public final class BootstrapRoot implements Runnable {
         finished = true;
         for (int r = 0; r < nRanks; r++) {
             Arrival me = byRank[r];
-            Arrival next = byRank[(r + 1) % nRanks];
+            List<InetSocketAddress> ahead = new ArrayList<>();
+            for (int d = 1; d < Math.max(2, nRanks); d *= 2) {
+                ahead.add(byRank[(r + d) % nRanks].hello().listen());
+            }
             try {
-                Frames.write(me.out(), Handshake.TAG_NEXT, Handshake.signNext(keys, me.hello().nonce(),
-                        next.hello().listen()));
+                Frames.write(me.out(), Handshake.TAG_NEXT, Handshake.signAhead(keys, me.hello().nonce(),
+                        ahead.toArray(InetSocketAddress[]::new)));
             } catch (IOException e) {
                 Log.warn(-1, "bootstrap root: rank %d left before its answer: %s", r, e.getMessage());
             }

@@ -134,12 +134,30 @@ final class Handshake {
 
     /** The payload of the root's NEXT answer to a rank whose hello carried {@code rankNonce}. */
     static byte[] signNext(AuthKeys keys, byte[] rankNonce, InetSocketAddress next) {
-        byte[] body = encode(d -> Frames.writeAddress(d, next));
+        return signAhead(keys, rankNonce, new InetSocketAddress[] {next});
+    }
+
+    /**
+     * The root's NEXT answer carrying the listen addresses of the ranks at distance 1, 2, 4, … ahead of the rank
+     * (what the log2(n)-step address allGather sends to).
+     */
+    static byte[] signAhead(AuthKeys keys, byte[] rankNonce, InetSocketAddress[] ahead) {
+        byte[] body = encode(d -> {
+            d.writeShort(ahead.length);
+            for (InetSocketAddress a : ahead) {
+                Frames.writeAddress(d, a);
+            }
+        });
         return concat(body, keys.mac(Purpose.ROOT, tag("next"), rankNonce, body));
     }
 
-    /** Parses and authenticates the root's NEXT answer. */
+    /** Parses and authenticates the root's NEXT answer: the ring successor's address. */
     public static InetSocketAddress openNext(AuthKeys keys, byte[] rankNonce, byte[] payload) throws Rejected {
+        return openAhead(keys, rankNonce, payload)[0];
+    }
+
+    /** Parses and authenticates the root's NEXT answer: the addresses of the ranks 1, 2, 4, … ahead. */
+    public static InetSocketAddress[] openAhead(AuthKeys keys, byte[] rankNonce, byte[] payload) throws Rejected {
         if (payload.length <= AuthKeys.MAC_BYTES) {
             throw new Rejected("malformed answer from the bootstrap root (" + payload.length + " bytes)");
         }
@@ -152,11 +170,21 @@ final class Handshake {
         }
         try {
             DataInputStream d = in(body);
-            InetSocketAddress a = Frames.readAddress(d);
-            if (d.available() != 0 || a.getPort() == 0) {
+            int count = d.readUnsignedShort();
+            if (count < 1 || count > 32) {
+                throw new Rejected("malformed answer from the bootstrap root (" + count + " addresses)");
+            }
+            InetSocketAddress[] out = new InetSocketAddress[count];
+            for (int i = 0; i < count; i++) {
+                out[i] = Frames.readAddress(d);
+                if (out[i].getPort() == 0) {
+                    throw new Rejected("malformed address from the bootstrap root");
+                }
+            }
+            if (d.available() != 0) {
                 throw new Rejected("malformed address from the bootstrap root");
             }
-            return a;
+            return out;
         } catch (Rejected e) {
             throw e;
         } catch (IOException e) {

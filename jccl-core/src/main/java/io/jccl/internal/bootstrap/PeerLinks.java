@@ -55,12 +55,34 @@ final class PeerLinks {
         ReentrantLock l = locks[peer];
         l.lock();
         try {
-            if (outs[peer] == null) {
-                open(peer, deadlineNs, health);
+            long backoffMs = 10;
+            while (outs[peer] == null) {
+                try {
+                    open(peer, deadlineNs, health);
+                } catch (JcclException e) {
+                    // a peer too busy to finish the handshake in time (an overloaded host) is tried again until the
+                    // deadline; a refusal, a broken communicator or the deadline itself end the attempt
+                    long leftMs = TimeUnit.NANOSECONDS.toMillis(deadlineNs - System.nanoTime());
+                    if (!(e.getCause() instanceof java.net.SocketTimeoutException) || closed || leftMs <= backoffMs
+                            || (health != null && health.isBroken())) {
+                        throw e;
+                    }
+                    Log.warn(rank, "rank %d: bootstrap handshake with rank %d timed out; trying again", rank, peer);
+                    sleepMs(backoffMs);
+                    backoffMs = Math.min(backoffMs * 2, 1000);
+                }
             }
             return outs[peer];
         } finally {
             l.unlock();
+        }
+    }
+
+    private static void sleepMs(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
@@ -214,6 +236,15 @@ final class PeerLinks {
         for (int p = 0; p < sockets.length; p++) {
             closeQuietly(sockets[p]);
         }
+    }
+
+    /** How many outgoing connections are open. */
+    int openCount() {
+        int n = 0;
+        for (DataOutputStream o : outs) {
+            n += o != null ? 1 : 0;
+        }
+        return n;
     }
 
     static void closeQuietly(Socket s) {

@@ -11,6 +11,7 @@ import io.jccl.internal.base.CommHealth;
 import io.jccl.internal.base.IdlePolicy;
 import io.jccl.internal.bootstrap.Bootstrap;
 import io.jccl.internal.debug.Log;
+import io.jccl.internal.debug.ProcessResources;
 import io.jccl.internal.debug.Subsys;
 import io.jccl.internal.enqueue.ShotLimits;
 import io.jccl.internal.param.Params;
@@ -128,9 +129,8 @@ public final class CommFactory {
             }
             conns.connect(needs);
             trace.phase(InitPhase.CONNECT);
-            ShotLimits shots = shmOk && shape.nNodes() == 1 && nRanks >= 2 && nRanks <= 512 ? ShotLimits.of(nRanks,
-                    shape.nChannels())
-                    : ShotLimits.NONE;
+            boolean areas = shmOk && shape.nNodes() == 1 && nRanks >= 2 && nRanks <= ShotLimits.MAX_RANKS;
+            ShotLimits shots = areas ? ShotLimits.of(nRanks, shape.nChannels()) : ShotLimits.NONE;
             ShmPeerArea area = shots.areaBytes() > 0
                     ? ShmPeerArea.create(bootstrap, commId, shots.areaBytes(), health, timeoutNs, policy, arena) : null;
             trace.phase(InitPhase.SHARED_MEMORY);
@@ -153,6 +153,11 @@ public final class CommFactory {
                     "comm %s rank %d nRanks %d nNodes %d localRanks %d nChannels %d - Init COMPLETE "
                     + "(%.1f ms)", commId, rank, nRanks, shape.nNodes(), shape.localRanks(), shape.nChannels(),
                     (System.nanoTime() - t0) / 1e6);
+            boolean hasProxy = proxy != null;
+            Log.info(Subsys.INIT, rank, "comm %s rank %d holds %s%s", commId, rank,
+                    Resources.line(bootstrap, conns, shape.nChannels(), hasProxy),
+                    rank == 0 ? "; process: " + ProcessResources.summary() : "");
+            resilience.resources(() -> Resources.line(bootstrap, conns, shape.nChannels(), hasProxy));
             GpuAccess gpu = new GpuAccess(hostOfRank, bootstrap.keys(), health, bootstrap, anyNet
                     ? new GpuNetConnections(arena, proxy, health, plugin, 0, bootstrap.keys(), rank, nRanks, timeoutNs,
                             bootstrap, checksum) : null);

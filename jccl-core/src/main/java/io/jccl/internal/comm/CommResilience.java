@@ -70,6 +70,11 @@ final class CommResilience {
         return this;
     }
 
+    /** What this rank holds (sockets, connectors, threads), for the status port. */
+    void resources(java.util.function.Supplier<String> line) {
+        monitor.resources(line);
+    }
+
     OpStatus status() {
         return status;
     }

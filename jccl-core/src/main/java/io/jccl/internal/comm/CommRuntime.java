@@ -23,6 +23,7 @@ import io.jccl.internal.executor.Completion;
 import io.jccl.internal.executor.HostExecutor;
 import io.jccl.internal.primitives.Prims;
 import io.jccl.internal.proxy.ProxyThread;
+import io.jccl.internal.ras.PeerMonitor;
 import io.jccl.internal.transport.Connections;
 import io.jccl.internal.transport.shm.ShmPeerArea;
 import io.jccl.internal.transport.shm.ShmRegistry;
@@ -337,8 +338,8 @@ final class CommRuntime {
     }
 
     /**
-     * Orderly shutdown, first half: waits for submitted work, then tells every peer this rank is closing (sends only,
-     * so one thread can begin closing several communicators before finishing any).
+     * Orderly shutdown, first half: waits for submitted work, then tells the close peers this rank is closing (sends
+     * only, so one thread can begin closing several communicators before finishing any).
      */
     void closeBegin() {
         if (tornDown || closeBegun) {
@@ -354,10 +355,8 @@ final class CommRuntime {
         health.beginClose();
         if (!health.isBroken()) {
             try {
-                for (int p = 0; p < nRanks; p++) {
-                    if (p != rank) {
-                        bootstrap.send(p, TAG_CLOSE, new byte[0]);
-                    }
+                for (int p : closePeers()) {
+                    bootstrap.send(p, TAG_CLOSE, new byte[0]);
                 }
             } catch (JcclException e) {
                 Log.warn(rank, "comm %s: could not tell peers it is closing (%s)", id, e.getMessage());
@@ -365,7 +364,33 @@ final class CommRuntime {
         }
     }
 
-    /** Orderly shutdown, second half: waits until every peer is closing too, then releases everything. */
+    /**
+     * The peers a close is agreed with: every other rank of a small communicator; in a larger one only the ranks this
+     * one shares connectors with, its heartbeat peers and its ring neighbours (a symmetric set: each of them agrees
+     * with this rank too), so closing costs O(channels + log n) messages and connections per rank instead of n. No
+     * other rank touches this rank's memory or connections, so it may release them once these are closing.
+     */
+    private int[] closePeers() {
+        java.util.TreeSet<Integer> s = new java.util.TreeSet<>();
+        if (nRanks <= PeerMonitor.FULL_MESH_MAX) {
+            for (int p = 0; p < nRanks; p++) {
+                s.add(p);
+            }
+        } else {
+            for (int p : connections.peers()) {
+                s.add(p);
+            }
+            for (int p : PeerMonitor.watchSet(rank, nRanks)) {
+                s.add(p);
+            }
+            s.add((rank + 1) % nRanks);
+            s.add((rank - 1 + nRanks) % nRanks);
+        }
+        s.remove(rank);
+        return s.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    /** Orderly shutdown, second half: waits until the close peers are closing too, then releases everything. */
     void closeFinish() {
         if (tornDown) {
             return;
@@ -373,10 +398,8 @@ final class CommRuntime {
         closeBegin();
         if (!health.isBroken()) {
             try {
-                for (int p = 0; p < nRanks; p++) {
-                    if (p != rank) {
-                        bootstrap.recv(p, TAG_CLOSE, "its close (every rank must close the communicator)");
-                    }
+                for (int p : closePeers()) {
+                    bootstrap.recv(p, TAG_CLOSE, "its close (every rank must close the communicator)");
                 }
             } catch (JcclException e) {
                 Log.warn(rank, "comm %s: close did not hear from every peer (%s); releasing anyway", id,
@@ -387,19 +410,23 @@ final class CommRuntime {
         Log.info(Subsys.INIT, rank, "comm %s rank %d nRanks %d - Destroy COMPLETE", id, rank, nRanks);
     }
 
-    /** Best effort, without waiting: every peer learns this rank's failure at once instead of at its timeout. */
+    /**
+     * Best effort, without waiting: every peer learns this rank's failure at once instead of at its timeout. A small
+     * communicator tells every rank directly; a larger one tells the relay graph of the peer monitor, whose ranks
+     * pass it on once each (about log2(n) hops).
+     */
     private void tellPeersWeFailed() {
         JcclException f = health.failure();
-        if (f == null || (f.result() == Result.REMOTE_ERROR && f.getCause() == null
+        boolean sparse = nRanks > PeerMonitor.FULL_MESH_MAX;
+        if (f == null || (!sparse && f.result() == Result.REMOTE_ERROR && f.getCause() == null
                 && f.getMessage().contains(REPORTED_BY))) {
             return;
         }
         byte[] msg = health.rootCause(rank).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        int[] to = PeerMonitor.relaySet(rank, nRanks);
         Thread.ofVirtual().name("jccl-abort-notify-r" + rank).start(() -> {
-            for (int p = 0; p < nRanks; p++) {
-                if (p != rank) {
-                    bootstrap.trySend(p, TAG_ABORT, msg, 500);
-                }
+            for (int p : to) {
+                bootstrap.trySend(p, TAG_ABORT, msg, 500);
             }
         });
     }

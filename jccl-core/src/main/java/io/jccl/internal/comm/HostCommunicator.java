@@ -108,6 +108,12 @@ public final class HostCommunicator implements Communicator, GroupState.Launchab
 
     @Override
     public void allToAll(MemorySegment send, MemorySegment recv, long count, DataType type) {
+        if (size() >= BruckAllToAll.MIN_RANKS && count > 0 && !GroupState.inGroup() && send != null && recv != null
+                && send.byteSize() >= count * type.sizeBytes() * size()
+                && recv.byteSize() >= count * type.sizeBytes() * size()) {
+            BruckAllToAll.run(this, send, recv, count, type);
+            return;
+        }
         call(Collective.ALL_TO_ALL, send, recv, count, type, null, -1, -1, null);
     }
 

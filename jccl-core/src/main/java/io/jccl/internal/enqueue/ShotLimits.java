@@ -18,6 +18,13 @@ public record ShotLimits(long oneShotMaxBytes, long twoShotMaxBytes, long areaBy
     static final long TWO_SHOT_CHUNK_BYTES = io.jccl.internal.param.InternalProperties.TWO_SHOT_CHUNK_BYTES.get();
 
     /**
+     * Largest communicator with shared areas: each rank maps every peer's area (n² mappings in all, against the
+     * kernel's limit of about 65,000 per process when the ranks are threads of one process), and a one-shot reads n
+     * areas, which the ring and the tree beat long before that.
+     */
+    public static final int MAX_RANKS = 64;
+
+    /**
      * The limits for {@code nRanks} ranks on {@code nChannels} channels, from the environment or the defaults measured
      * on a 2-core machine (A/B against the ring and one-shot, 3 rounds of ./jccl perf -np N, medians, µs, out of place
      * / in place):

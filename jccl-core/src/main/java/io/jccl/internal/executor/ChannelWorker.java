@@ -21,6 +21,9 @@ final class ChannelWorker implements Runnable {
     record Item(Work work, Completion completion) {
     }
 
+    /** Longest sleep of an idle worker between looks at its queue. */
+    private static final long IDLE_PARK_NS = 100_000_000L;
+
     private final ChannelContext ctx;
     private final int spins;
     private final CommHealth health;
@@ -95,7 +98,9 @@ final class ChannelWorker implements Runnable {
                 } else {
                     parked = true;
                     if (queue.isEmpty() && !stopping) {
-                        LockSupport.parkNanos(this, 1_000_000L);
+                        // submit and stop unpark; the timeout is only a safety net, long enough that hundreds of
+                        // idle ranks in one process do not wake the cores every millisecond
+                        LockSupport.parkNanos(this, IDLE_PARK_NS);
                     }
                     parked = false;
                 }

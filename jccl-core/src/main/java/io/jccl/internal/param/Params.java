@@ -87,6 +87,9 @@ public final class Params {
                     + "OMPI_COMM_WORLD_*, PMI_* and SLURM_* work too)").range(-1, Integer.MAX_VALUE));
     public static final Param<Integer> WORLD_SIZE = add(Param.ofInt("JCCL_WORLD_SIZE", 0, BOOTSTRAP,
             "number of ranks for Communicator.fromEnvironment() (with JCCL_RANK)").range(0, Integer.MAX_VALUE));
+    public static final Param<Integer> BOOTSTRAP_LOCAL = add(Param.ofInt("JCCL_BOOTSTRAP_LOCAL", 1, BOOTSTRAP,
+            "ranks of one process pass bootstrap messages to each other in memory, holding no sockets between them "
+                    + "(0: over sockets, as ranks of different processes do)").range(0, 1));
     public static final Param<Long> WAIT_LOG_MS = add(Param.ofLong("JCCL_WAIT_LOG_MS", 10_000L, BOOTSTRAP,
             "while init waits for a missing rank or an unreachable root, a line this often saying who joined, who is "
                     + "missing and the last connect error (milliseconds)").range(100, Long.MAX_VALUE));

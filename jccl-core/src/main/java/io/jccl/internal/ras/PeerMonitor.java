@@ -25,8 +25,10 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * </ul>
  * Losing a peer fails the communicator with an error that names the rank, its host and pid, and the operation this
  * rank was in; the rank that noticed tells every other, so all survivors fail at once. Nothing here runs on the
- * data path. Small communicators (up to {@link #FULL_MESH_MAX} ranks) watch every pair; larger ones watch ring
- * neighbours at distance 1 and 2 plus rank 0, which watches everyone (and so can answer status queries for all).
+ * data path. Small communicators (up to {@link #FULL_MESH_MAX} ranks) watch every pair and tell every rank directly;
+ * larger ones watch ring neighbours at distance 1 and 2 and pass notices along a sparse graph (ring neighbours at
+ * distance 1, 2, 4, … 2^k): each rank forwards a notice the first time it hears it, so it reaches every rank in
+ * about log2(n) hops while each rank talks to at most 2·log2(n) peers (NCCL's RAS floods its sparse peer graph alike).
  *
  * <p>Owned by: its thread "jccl-heartbeat-…"; listeners run on bootstrap reader threads. Mirrors: NCCL's RAS
  * keep-alives and dead-peer handling (ras.cc, peers.cc), attached to each communicator instead of a process.
@@ -43,7 +45,7 @@ public final class PeerMonitor {
     /** How long a send or receive and a collective must both wait before they are judged to wait for each other. */
     private static final int CROSSED_WAIT_MS = 500;
     /** Largest communicator in which every rank watches every other. */
-    static final int FULL_MESH_MAX = 16;
+    public static final int FULL_MESH_MAX = 16;
     /** Consecutive failed heartbeat sends after which a peer counts as unreachable. */
     private static final int MAX_SEND_FAILURES = 3;
 
@@ -63,6 +65,8 @@ public final class PeerMonitor {
     private final long periodNs;
     private final long silenceLimitNs;
     private final int[] watched;
+    private final int[] relay;
+    private volatile java.util.function.Supplier<String> resources;
     private final boolean[] isWatched;
     private final AtomicLongArray lastHeardNs;
     private final AtomicReferenceArray<PeerStatus> latest;
@@ -87,6 +91,7 @@ public final class PeerMonitor {
         this.periodNs = TimeUnit.MILLISECONDS.toNanos(periodMs);
         this.silenceLimitNs = TimeUnit.MILLISECONDS.toNanos(silenceLimitMs);
         this.watched = watchSet(rank, nRanks);
+        this.relay = relaySet(rank, nRanks);
         this.isWatched = new boolean[nRanks];
         for (int p : watched) {
             isWatched[p] = true;
@@ -132,14 +137,13 @@ public final class PeerMonitor {
     }
 
     /** The peers rank {@code r} sends heartbeats to and expects them from (a symmetric relation). */
-    static int[] watchSet(int r, int n) {
+    public static int[] watchSet(int r, int n) {
         java.util.TreeSet<Integer> s = new java.util.TreeSet<>();
-        if (n <= FULL_MESH_MAX || r == 0) {
+        if (n <= FULL_MESH_MAX) {
             for (int p = 0; p < n; p++) {
                 s.add(p);
             }
         } else {
-            s.add(0);
             for (int d = 1; d <= 2; d++) {
                 s.add((r + d) % n);
                 s.add((r - d + n) % n);
@@ -147,6 +151,34 @@ public final class PeerMonitor {
         }
         s.remove(r);
         return s.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    /**
+     * The peers rank {@code r} passes notices to: every other rank in a small communicator, else the ring neighbours
+     * at distance 2^k in both directions (a symmetric graph of diameter about log2(n)).
+     */
+    public static int[] relaySet(int r, int n) {
+        if (n <= FULL_MESH_MAX) {
+            return watchSet(r, n);
+        }
+        java.util.TreeSet<Integer> s = new java.util.TreeSet<>();
+        for (int d = 1; d < n; d *= 2) {
+            s.add((r + d) % n);
+            s.add((r - d + n) % n);
+        }
+        s.remove(r);
+        return s.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    /** Tells the status port how to describe what this rank holds. */
+    public void resources(java.util.function.Supplier<String> line) {
+        this.resources = line;
+    }
+
+    /** What this rank holds ("" until init is done). */
+    String resources() {
+        java.util.function.Supplier<String> r = resources;
+        return r == null ? "" : r.get();
     }
 
     public String commId() {
@@ -280,7 +312,7 @@ public final class PeerMonitor {
 
     private void mismatchNotice(int from, byte[] payload) {
         try {
-            mismatch(RasMessages.MismatchNotice.decode(payload).text(), false);
+            mismatch(RasMessages.MismatchNotice.decode(payload).text(), nRanks > FULL_MESH_MAX);
         } catch (JcclException e) {
             Log.warn(rank, "comm %s: rank %d sent a %s", commId, from, e.getMessage());
         }
@@ -319,7 +351,8 @@ public final class PeerMonitor {
             }
             return;
         }
-        lose(n.rank(), n.result(), "was declared lost by rank " + from + ": " + n.reason(), false, n.primary());
+        lose(n.rank(), n.result(), "was declared lost by rank " + from + ": " + n.reason(), nRanks > FULL_MESH_MAX,
+                n.primary(), payload);
     }
 
     private void departed(int peer, Departure kind, String reason) {
@@ -328,8 +361,8 @@ public final class PeerMonitor {
         }
         switch (kind) {
             case ORDERLY -> health.peerClosing(peer);
-            // In a full mesh every rank got the goodbye itself; in a larger communicator rank 0 (connected to
-            // all) passes it on, so survivors agree on who left without a storm of notices.
+            // In a full mesh every rank got the goodbye itself; in a larger communicator the ranks that got it pass
+            // it on along the relay graph, so survivors agree on who left.
             case FAILED -> leftAfterFailure(peer, reason);
             case VANISHED -> {
                 if (!health.isPeerClosing(peer)) {
@@ -350,7 +383,11 @@ public final class PeerMonitor {
     }
 
     private void lose(int peer, Result result, String why, boolean tellOthers, boolean primary) {
-        lose(peer, result, w -> w + " " + why, tellOthers, primary);
+        lose(peer, result, w -> w + " " + why, tellOthers, primary, null);
+    }
+
+    private void lose(int peer, Result result, String why, boolean tellOthers, boolean primary, byte[] notice) {
+        lose(peer, result, w -> w + " " + why, tellOthers, primary, notice);
     }
 
     /**
@@ -358,7 +395,7 @@ public final class PeerMonitor {
      * h)"), followed by where this rank stood.
      */
     private void lose(int peer, Result result, java.util.function.UnaryOperator<String> lead, boolean tellOthers,
-                      boolean primary) {
+                      boolean primary, byte[] notice) {
         if (health.isClosing() || health.isLost(peer)) {
             return;
         }
@@ -367,22 +404,23 @@ public final class PeerMonitor {
         Log.warn(rank, "comm %s: %s", commId, text);
         health.diagnose(new JcclException(result, text + "; " + context()), primary);
         if (tellOthers) {
-            tellAll(TAG_LOST, new LostNotice(peer, result, primary, text).encode(), peer);
+            // a forwarded notice keeps its first-hand text, so every rank reports the same cause
+            tellAll(TAG_LOST, notice != null ? notice : new LostNotice(peer, result, primary, text).encode(), peer);
         }
     }
 
     /**
      * A peer left after a failure and said why ({@code reason}: the failure that started it all, as it knew it). The
      * message leads with that cause, then says who left and where this rank stood. In a full mesh every rank got the
-     * goodbye itself; in a larger communicator rank 0 (connected to all) passes it on, so survivors agree on who
-     * left without a storm of notices.
+     * goodbye itself; in a larger communicator the ranks that got it pass it on along the relay graph, so survivors
+     * agree on who left.
      */
     private void leftAfterFailure(int peer, String reason) {
         if (!health.isClosing() && !health.isLost(peer)) {
             health.adoptRootCause(reason);
         }
         lose(peer, Result.REMOTE_ERROR, who -> reason + " (then " + who + " left the communicator)",
-                nRanks > FULL_MESH_MAX && rank == 0, false);
+                nRanks > FULL_MESH_MAX, false, null);
     }
 
     /** Waits (up to a second) for notices still being sent, so they reach the peers before this rank's goodbye. */
@@ -402,12 +440,15 @@ public final class PeerMonitor {
         }
     }
 
-    /** Sends {@code msg} to every rank but this one, {@code except} and the lost, from a thread of its own. */
+    /**
+     * Sends {@code msg} to every rank of the relay graph (every rank of a small communicator) but {@code except} and
+     * the lost, from a thread of its own.
+     */
     private void tellAll(int tag, byte[] msg, int except) {
         senders.removeIf(t -> !t.isAlive());
         senders.add(Thread.ofVirtual().name("jccl-notice-r" + rank).start(() -> {
-            for (int p = 0; p < nRanks; p++) {
-                if (p != rank && p != except && !health.isLost(p)) {
+            for (int p : relay) {
+                if (p != except && !health.isLost(p)) {
                     bootstrap.trySend(p, tag, msg, 1000);
                 }
             }

@@ -1,6 +1,7 @@
 package io.jccl.internal.ras;
 
 import io.jccl.internal.debug.Log;
+import io.jccl.internal.debug.ProcessResources;
 import io.jccl.internal.debug.Subsys;
 import io.jccl.internal.param.Params;
 
@@ -191,6 +192,14 @@ public final class RasServer {
         }
         List<StatusReport.Comm> comms = snapshots();
         StringBuilder sb = new StringBuilder(StatusReport.format(ProcessHandle.current().pid(), hostName(), comms));
+        sb.append("\nResources: ").append(ProcessResources.summary()).append('\n');
+        for (PeerMonitor m : ms) {
+            String r = m.resources();
+            if (!r.isEmpty()) {
+                sb.append("  comm ").append(m.commId()).append(" rank ").append(m.rank()).append(": ").append(r)
+                        .append('\n');
+            }
+        }
         for (Supplier<String> section : SECTIONS.values()) {
             String text;
             try {

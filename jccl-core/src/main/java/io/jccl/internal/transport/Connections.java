@@ -122,6 +122,35 @@ public final class Connections {
         return false;
     }
 
+    /** The peers this rank has at least one connector with, on any channel (both sides of a connector agree). */
+    public int[] peers() {
+        boolean[] any = new boolean[nRanks];
+        for (int c = 0; c < send.length; c++) {
+            for (int p = 0; p < nRanks; p++) {
+                any[p] |= send[c][p] != null || recv[c][p] != null;
+            }
+        }
+        int k = 0;
+        int[] out = new int[nRanks];
+        for (int p = 0; p < nRanks; p++) {
+            if (any[p]) {
+                out[k++] = p;
+            }
+        }
+        return java.util.Arrays.copyOf(out, k);
+    }
+
+    /** How many connectors this rank holds (each direction of each channel and peer counts once). */
+    public int count() {
+        int k = 0;
+        for (int c = 0; c < send.length; c++) {
+            for (int p = 0; p < nRanks; p++) {
+                k += (send[c][p] != null ? 1 : 0) + (recv[c][p] != null ? 1 : 0);
+            }
+        }
+        return k;
+    }
+
     public int nRanks() {
         return nRanks;
     }

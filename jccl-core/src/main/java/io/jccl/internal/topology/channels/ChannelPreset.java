@@ -24,6 +24,15 @@ public final class ChannelPreset {
      * @param tree      this node's tree graph
      */
     public static TopoRanks preset(int rank, int nChannels, TopoGraph ring, TopoGraph tree) {
+        return preset(rank, nChannels, ring, tree, Positions.of(ring, nChannels), Positions.of(tree, nChannels));
+    }
+
+    /**
+     * As above with the positions of the ranks in {@code ring} and {@code tree} computed once, so presetting every
+     * rank of a node costs O(channels · ranks) instead of O(channels · ranks²).
+     */
+    public static TopoRanks preset(int rank, int nChannels, TopoGraph ring, TopoGraph tree, Positions ringPos,
+                                   Positions treePos) {
         int local = ring.nGpus();
         int[] recv = new int[nChannels];
         int[] send = new int[nChannels];
@@ -40,32 +49,53 @@ public final class ChannelPreset {
             child0Index = child1Index = 0;
         }
         for (int c = 0; c < nChannels; c++) {
-            boolean inRing = false;
-            boolean inTree = false;
             prev[c] = next[c] = up[c] = down[c] = -1;
-            for (int i = 0; i < local; i++) {
-                if (ring.rankAt(c, i) == rank) {
-                    recv[c] = ring.rankAt(c, 0);
-                    send[c] = ring.rankAt(c, local - 1);
-                    prev[c] = i == 0 ? -1 : ring.rankAt(c, i - 1);
-                    next[c] = i == local - 1 ? -1 : ring.rankAt(c, i + 1);
-                    inRing = true;
-                }
-                if (tree.rankAt(c, i) == rank) {
-                    toParent[c] = tree.rankAt(c, 0);
-                    toChild0[c] = tree.rankAt(c, child0Index);
-                    toChild1[c] = tree.rankAt(c, child1Index);
-                    up[c] = i == 0 ? -1 : tree.rankAt(c, i - 1);
-                    down[c] = i == local - 1 ? -1 : tree.rankAt(c, i + 1);
-                    inTree = true;
-                }
+            int i = ringPos.of(c, rank);
+            if (i >= 0) {
+                recv[c] = ring.rankAt(c, 0);
+                send[c] = ring.rankAt(c, local - 1);
+                prev[c] = i == 0 ? -1 : ring.rankAt(c, i - 1);
+                next[c] = i == local - 1 ? -1 : ring.rankAt(c, i + 1);
             }
-            if (!inRing || !inTree) {
+            int j = treePos.of(c, rank);
+            if (j >= 0) {
+                toParent[c] = tree.rankAt(c, 0);
+                toChild0[c] = tree.rankAt(c, child0Index);
+                toChild1[c] = tree.rankAt(c, child1Index);
+                up[c] = j == 0 ? -1 : tree.rankAt(c, j - 1);
+                down[c] = j == local - 1 ? -1 : tree.rankAt(c, j + 1);
+            }
+            if (i < 0 || j < 0) {
                 throw new JcclException(Result.INTERNAL_ERROR, "rank " + rank + " is missing from channel " + c
-                        + " of its"
-                        + " node's " + (inRing ? "tree" : "ring") + " graph");
+                        + " of its node's " + (i >= 0 ? "tree" : "ring") + " graph");
             }
         }
         return new TopoRanks(recv, send, prev, next, toParent, toChild0, toChild1, up, down);
+    }
+
+    /** Where each rank sits in each channel of a graph (the last position when a rank appears twice). */
+    public static final class Positions {
+        private final java.util.List<java.util.Map<Integer, Integer>> byChannel = new java.util.ArrayList<>();
+
+        private Positions() {
+        }
+
+        /** The positions of the ranks of {@code g}'s first {@code nChannels} channels. */
+        public static Positions of(TopoGraph g, int nChannels) {
+            Positions p = new Positions();
+            for (int c = 0; c < nChannels; c++) {
+                java.util.Map<Integer, Integer> m = new java.util.HashMap<>();
+                for (int i = 0; i < g.nGpus(); i++) {
+                    m.put(g.rankAt(c, i), i);
+                }
+                p.byChannel.add(m);
+            }
+            return p;
+        }
+
+        int of(int c, int rank) {
+            Integer i = byChannel.get(c).get(rank);
+            return i == null ? -1 : i;
+        }
     }
 }

@@ -124,9 +124,15 @@ public final class TopoSetup {
             }
         }
         List<TopoRanks> ranks = new ArrayList<>();
+        ChannelPreset.Positions[][] pos = new ChannelPreset.Positions[agreed.size()][];
         for (int r = 0; r < nRanks; r++) {
-            NodePlan p = agreed.get(nodeOfRank[r]);
-            ranks.add(ChannelPreset.preset(r, nChannels, p.ring(), p.tree()));
+            int n = nodeOfRank[r];
+            NodePlan p = agreed.get(n);
+            if (pos[n] == null) {
+                pos[n] = new ChannelPreset.Positions[] {ChannelPreset.Positions.of(p.ring(), nChannels),
+                        ChannelPreset.Positions.of(p.tree(), nChannels)};
+            }
+            ranks.add(ChannelPreset.preset(r, nChannels, p.ring(), p.tree(), pos[n][0], pos[n][1]));
         }
         CommChannels channels = ChannelPostset.postset(nodeOfRank, ranks, nChannels, ring.crossNic(), minChannels,
                 maxChannels);
