@@ -193,7 +193,7 @@ public final class RasServer {
         List<StatusReport.Comm> comms = snapshots();
         StringBuilder sb = new StringBuilder(StatusReport.format(ProcessHandle.current().pid(), hostName(), comms));
         sb.append("\nResources: ").append(ProcessResources.summary()).append('\n');
-        for (PeerMonitor m : ms) {
+        for (PeerMonitor m : COMMS) {
             String r = m.resources();
             if (!r.isEmpty()) {
                 sb.append("  comm ").append(m.commId()).append(" rank ").append(m.rank()).append(": ").append(r)
