@@ -14,6 +14,8 @@
 #             them, else distinct NCCL_HOSTID over loopback): every collective verified across hosts, all_reduce
 #             and all_gather --backend both (NCCL's socket transport, same hosts), and the host communicators' own
 #             busbw on the same link                                                      ($OUT/perf-hosts.txt)
+#     mixed   4 ranks on 2 NCCL_HOSTID hosts (ranks 0, 1 and 2, 3), all on GPU 0: CUDA IPC inside a host and the
+#             net proxy between them in the same kernels; every collective verified        ($OUT/perf-mixed.txt)
 # Ends with a summary (JUnit totals, the side-by-side tables). Extra JVM flags: $JOPTS. Per-phase limit: $T s.
 # CUBIN_DIR: pre-assembled kernels (default .device/gpu/cubin; a missing directory means JIT from the PTX).
 # NVLink multicast stays off (NCCL_NVLS_ENABLE=0 and friends are exported here).
@@ -93,6 +95,19 @@ for phase in "$@"; do
       perf perf-hosts all_reduce -np 2 "${launch[@]}" -b 8 -e 128M -f 16 -n 10 -w 2 -c 1 --backend host
       "$root/scripts/netns-hosts.sh" down --prefix jgh >/dev/null 2>&1
       rm -f "$hf" ;;
+    mixed)
+      hf=$(mktemp)
+      printf 'SIMHOST=h0 slots=2\nSIMHOST=h1 slots=2\n' > "$hf"
+      saved=${JCCL_JAVA_OPTS}
+      export JCCL_JAVA_OPTS="$saved -Djccl.cuda.shareDevices=true -XX:ErrorFile=$out/hs_err_%p.log"
+      export JCCL_PERF_JIT_WARMUP_MS=${JCCL_PERF_JIT_WARMUP_MS:-300}
+      for c in all_reduce all_gather reduce_scatter broadcast reduce alltoall sendrecv gather scatter; do
+        dbg=WARN; [ "$c" = all_reduce ] && dbg=INFO   # the init log names each peer's transport
+        NCCL_DEBUG=$dbg NCCL_DEBUG_SUBSYS=INIT perf perf-mixed "$c" -np 4 --hostfile "$hf" --rsh env --master-addr 127.0.0.1 \
+          -b 8 -e 16M -f 64 -n 3 -w 1 -c 1 --backend jccl
+      done
+      export JCCL_JAVA_OPTS="$saved"
+      rm -f "$hf" ;;
     topo)
       "$here/jccl" topo > "$out/topo.txt" 2>&1; echo "rc=$? topo"; head -20 "$out/topo.txt" ;;
     small)
@@ -101,7 +116,7 @@ for phase in "$@"; do
       done
       perf perf-small all_reduce -g 2 -b 8 -e 64M -f 64 -c 1 -d all -o sum --backend jccl
       perf perf-small all_reduce -g 2 -b 8 -e 64M -f 64 -c 1 -d bfloat16 -o all --backend jccl ;;
-    *) echo "gpu-run.sh: unknown phase $phase (info topo tests ar graph others np small hosts)" >&2 ;;
+    *) echo "gpu-run.sh: unknown phase $phase (info topo tests ar graph others np small hosts mixed)" >&2 ;;
   esac
 done
 echo "=== summary $(date +%T)"

@@ -90,8 +90,10 @@ struct KernelArgs {
     uint32_t ring[kMaxRings];// 880: ring orders from the topology search, each starting at rank 0: the rank at
                              //      position p in bits 4p..4p+3
     int32_t nRings;          // 944: rings in ring[] (0 = ranks in order)
-    int32_t pad;             // 948
-};                           // 952 bytes
+    uint32_t remoteMask;     // 948: bit r set: rank r runs on another host, reached through the net proxy; this
+                             //      rank's side of that connection is in netConnOwn, and conn.p[r] is r's mirror
+    uint64_t netConnOwn;     // 952: this rank's connection area for the peers of remoteMask (pinned host memory)
+};                           // 960 bytes
 
 // Per-rank signal area (device memory, zeroed at init; counters never reset afterwards).
 struct PeerPtrs {

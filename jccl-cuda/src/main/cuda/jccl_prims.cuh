@@ -115,12 +115,20 @@ JCCL_DEV PeerPtrs peerPtrs(const KernelArgs& a, int p) {
 // ---------------------------------------------------------------------------------------------------------
 // Connections. Rank `owner`'s connection area holds, for each other rank, connChannels ConnCtl lines followed by
 // all FIFOs: [nRanks-1][channels] ConnCtl, then [nRanks-1][channels][kFifoSteps][slotBytes].
+// A peer on another host (remoteMask) is reached through the net proxy: this rank's side of that connection lies in
+// its pinned area (netConnOwn), the peer's side in the mirror of the peer's area (conn.p[peer]); peers on this host
+// keep the device areas (CUDA IPC or peer access).
 JCCL_DEV int peerIndex(int owner, int peer) { return peer - (peer > owner ? 1 : 0); }
+JCCL_DEV char* connArea(const KernelArgs& a, int owner, int peer) {
+    const bool net = owner == a.rank && ((a.remoteMask >> peer) & 1u) != 0;
+    return reinterpret_cast<char*>(net ? a.netConnOwn : a.conn.p[owner]);
+}
 JCCL_DEV ConnCtl* connCtl(const KernelArgs& a, int owner, int peer, int ch) {
-    return reinterpret_cast<ConnCtl*>(a.conn.p[owner]) + ((uint64_t)peerIndex(owner, peer) * a.connChannels + ch);
+    return reinterpret_cast<ConnCtl*>(connArea(a, owner, peer))
+           + ((uint64_t)peerIndex(owner, peer) * a.connChannels + ch);
 }
 JCCL_DEV char* connFifo(const KernelArgs& a, int owner, int peer, int ch) {
-    char* fifos = reinterpret_cast<char*>(a.conn.p[owner]) + (uint64_t)(a.nRanks - 1) * a.connChannels * sizeof(ConnCtl);
+    char* fifos = connArea(a, owner, peer) + (uint64_t)(a.nRanks - 1) * a.connChannels * sizeof(ConnCtl);
     return fifos + ((uint64_t)peerIndex(owner, peer) * a.connChannels + ch) * kFifoSteps * a.slotBytes;
 }
 

@@ -118,7 +118,7 @@ public final class GpuCommunicator implements AutoCloseable {
                 calls.defersInGroups());
         if (Log.enabled(Log.Level.INFO, Subsys.INIT)) {   // NCCL's "Init COMPLETE" line, with the kernels by size
             Log.info(Subsys.INIT, rank, "%s: init COMPLETE (communicator %s; %s%s); allReduce: %s", name, host.id(),
-                    hosts > 1 ? "ranks on " + hosts + " hosts, every peer via " + transport + " (proxy)"
+                    hosts > 1 ? "ranks on " + hosts + " hosts: " + wiring.connections()
                             : peerPointers ? "every buffer addressable" : "peers through CUDA IPC",
                     wholeLineLinks ? ", NVLink" : "", enqueuer.planner().allReduceRanges());
         }

@@ -36,8 +36,8 @@ class GpuAcrossHostsGpuTest {
             String out = outs.get(r);
             assertThat(out).contains("rank " + r + " done, 0 failures", "rank " + r + " closed",
                     "GPU Direct RDMA Disabled", "via NET/Socket (proxy), CRC32C per slot",
-                    "ranks on " + n + " hosts, every peer via NET/Socket (proxy)", "allReduce: ring at every size");
-            assertThat(out).doesNotContain("WRONG", "still runs", "did not stop");
+                    "ranks on " + n + " hosts: rank", " via NET/Socket (proxy)", "allReduce: ring at every size");
+            assertThat(out).doesNotContain("WRONG", "still runs", "did not stop", "P2P/");
             assertThat(out).contains("Destroy COMPLETE");
             for (String line : out.lines().filter(l -> l.contains(" plans ")).toList()) {
                 String plan = line.substring(line.indexOf(": ") + 2);
@@ -51,7 +51,8 @@ class GpuAcrossHostsGpuTest {
 
     /**
      * Ranks 0, 2 on one host and 1, 3 on another: the ring keeps each host's ranks together ({@code 0 2 1 3}, two
-     * crossings instead of four), and every collective still checks out.
+     * crossings instead of four), the ranks of one host reach each other through CUDA IPC while those of the other
+     * host go through the proxy (both transports in one kernel), and every collective still checks out.
      */
     @org.junit.jupiter.api.Test
     void theRingKeepsEachHostsRanksTogether() throws Exception {
@@ -60,7 +61,9 @@ class GpuAcrossHostsGpuTest {
                 "jccl-test-host-{rank%2}", "JCCL_TIMEOUT_MS", "30000", "NCCL_DEBUG", "INFO", "NCCL_DEBUG_SUBSYS",
                 "INIT,GRAPH"), 400);
         for (int r = 0; r < 4; r++) {
-            assertThat(outs.get(r)).contains("rank " + r + " done, 0 failures", "ranks on 2 hosts",
+            assertThat(outs.get(r)).contains("rank " + r + " done, 0 failures", "ranks on 2 hosts: ",
+                    "rank " + (r ^ 2) + " via P2P/IPC", "ranks " + (1 - r % 2) + ", " + (3 - r % 2)
+                            + " via NET/Socket (proxy)", "to each of 2 peers on other hosts",
                     "GPU ring across hosts, each host's ranks together: 0 2 1 3").doesNotContain("WRONG");
         }
     }
@@ -82,6 +85,7 @@ class GpuAcrossHostsGpuTest {
             // world ranks 2p and 2p+1; parity splits {0, 2} and {1, 3}, where both of this process's ranks are p;
             // the shrink drops rank 3, so process 1 keeps rank 2 alone
             assertThat(out).contains("process " + p + " done, 0 failures", "GPU Direct RDMA Disabled",
+                    "rank " + (2 * p ^ 1) + " via P2P/direct",
                     "world ranks [" + 2 * p + "/4, " + (2 * p + 1) + "/4] of 4: ok",
                     "split ranks [" + p + "/2, " + p + "/2] of 2: ok",
                     p == 0 ? "shrink ranks [0/3, 1/3] of 3: ok" : "shrink ranks [2/3] of 3: ok")

@@ -4,17 +4,23 @@ import io.jccl.Collective;
 import io.jccl.DataType;
 import io.jccl.RedOp;
 import io.jccl.cuda.CudaDevice;
+import io.jccl.cuda.CudaGraph;
+import io.jccl.cuda.CudaStream;
+import io.jccl.cuda.DeviceBuffer;
 import io.jccl.cuda.GpuCommunicator;
 import io.jccl.cuda.testing.GpuChecker.Case;
 
 import java.time.Duration;
 import java.util.List;
 
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
 /**
  * One rank of the across-hosts test: each process has its own NCCL_HOSTID, so the ranks are on different "hosts"
  * and the GPU communicator wires every peer through the network proxy. Prints what the planner chose at a size
  * below and above the LL size, runs every collective (float sum and int32 sum, LL and ring sizes and sizes that
- * take both channels, in and out of place where NCCL allows it), checks every element and exits 1 on any failure.
+ * take both channels, in and out of place where NCCL allows it) and a captured CUDA graph replayed, checks every
+ * element and exits 1 on any failure.
  */
 public final class GpuHostsRankMain {
     private GpuHostsRankMain() {
@@ -59,6 +65,9 @@ public final class GpuHostsRankMain {
                     }
                 }
             }
+            for (long count : new long[] {5, 140001}) {
+                failures += graphs(comm, count);
+            }
             System.out.println("rank " + r + " done, " + failures + " failures");
         } catch (RuntimeException e) {
             e.printStackTrace(System.out);
@@ -70,5 +79,51 @@ public final class GpuHostsRankMain {
         }
         System.out.println("rank " + r + " closed");
         System.exit(failures == 0 ? 0 : 1);
+    }
+
+    /**
+     * CUDA graphs across hosts: two in-place int32 sum allReduces and an allGather of the result captured on a
+     * stream, the graph replayed 3 times with no host work in between (the proxies move the FIFOs as the replayed
+     * kernels fill them). Element i of rank q starts at i % 7 + q + 1, so after the k-th allReduce it is
+     * n^(k-1) * S_i with S_i = n * (i % 7) + n(n+1)/2, and the allGather holds n copies of it. Returns the failures.
+     */
+    private static int graphs(GpuCommunicator comm, long count) {
+        int n = comm.size();
+        int r = comm.rank();
+        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined();
+             CudaStream stream = CudaStream.create(comm.device());
+             DeviceBuffer buf = DeviceBuffer.allocate(comm.device(), count * 4);
+             DeviceBuffer gathered = DeviceBuffer.allocate(comm.device(), n * count * 4)) {
+            java.lang.foreign.MemorySegment h = arena.allocate(n * count * 4, 16);
+            for (long i = 0; i < count; i++) {
+                h.setAtIndex(JAVA_INT, i, (int) (i % 7 + r + 1));
+            }
+            buf.copyFrom(h.asSlice(0, count * 4));
+            stream.beginCapture();
+            comm.allReduce(buf, buf, count, DataType.INT32, RedOp.SUM, stream);
+            comm.allReduce(buf, buf, count, DataType.INT32, RedOp.SUM, stream);
+            comm.allGather(buf, gathered, count, DataType.INT32, stream);
+            int replays = 3;
+            try (CudaGraph graph = stream.endCapture()) {
+                for (int k = 0; k < replays; k++) {
+                    graph.launch(stream);
+                }
+                stream.synchronize();
+            }
+            gathered.copyTo(h);
+            long scale = (long) Math.pow(n, 2 * replays - 1);
+            for (long i = 0; i < n * count; i++) {
+                long e = i % count;
+                long want = scale * (n * (e % 7) + (long) n * (n + 1) / 2);
+                if (h.getAtIndex(JAVA_INT, i) != want) {
+                    System.out.println("WRONG graph replay, count " + count + " rank " + r + " element " + i + ": "
+                            + h.getAtIndex(JAVA_INT, i) + " instead of " + want);
+                    return 1;
+                }
+            }
+            System.out.println("rank " + r + " ok graph of 2 allReduces and an allGather, count " + count + ", "
+                    + replays + " replays");
+            return 0;
+        }
     }
 }

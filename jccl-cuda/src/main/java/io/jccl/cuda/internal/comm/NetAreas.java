@@ -15,13 +15,14 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The connection areas of a GPU communicator whose ranks span hosts ("net mode", communicator-wide in this first
- * slice: every peer, on this host or another, goes through the network proxy). The kernels keep their Simple
- * protocol unchanged; only the addresses differ: this rank's own connection area ({@link AreaLayout}'s
- * {@code [nRanks-1][channels]} ConnCtl lines and FIFOs) is pinned, device-mapped host memory instead of device memory,
- * and each peer's entry of the kernels' connection table points at a <em>mirror</em> of that peer's area in pinned
- * memory of this host, of which only the peer's entry for this rank is used. For every peer and channel this rank
- * makes a send and a receive connector ({@link GpuNetConnections}):
+ * The connection areas of a GPU communicator whose ranks span hosts, for the peers on other hosts (the ranks of this
+ * host keep their device areas, mapped through CUDA IPC or peer access). The kernels keep their Simple protocol
+ * unchanged; only the addresses differ: this rank's side of those connections is a second connection area
+ * ({@link AreaLayout}'s {@code [nRanks-1][channels]} ConnCtl lines and FIFOs) in pinned, device-mapped host memory,
+ * of which only the entries of remote peers are used ({@code KernelArgs.netConnOwn}), and each remote peer's entry of
+ * the kernels' connection table points at a <em>mirror</em> of that peer's area in pinned memory of this host, of
+ * which only the peer's entry for this rank is used. For every remote peer and channel this rank makes a send and a
+ * receive connector ({@link GpuNetConnections}):
  * <ul>
  *   <li>send: the kernel writes its steps into the mirror's FIFO and tail; the proxy sends them to the peer's own
  *   FIFO and writes the credits into this rank's own head once they left;</li>
@@ -36,22 +37,26 @@ import java.util.List;
  */
 final class NetAreas implements AutoCloseable {
     private final PinnedBuffer own;
-    /** Per rank: the mirror of its connection area (null for this rank). */
+    /** Per rank: the mirror of its connection area (null for this rank and the ranks of this host). */
     private final PinnedBuffer[] mirrors;
+    /** Bit r set: rank r runs on another host. */
+    private final int remoteMask;
     private final String transport;
     /** The connectors over this memory once {@link #connect} ran (their proxy thread must end before a free). */
     private volatile GpuNetConnections connections;
 
-    private NetAreas(PinnedBuffer own, PinnedBuffer[] mirrors, String transport) {
+    private NetAreas(PinnedBuffer own, PinnedBuffer[] mirrors, int remoteMask, String transport) {
         this.own = own;
         this.mirrors = mirrors;
+        this.remoteMask = remoteMask;
         this.transport = transport;
     }
 
     /**
-     * Allocates this rank's area and the mirrors (zero-filled, as the ConnCtl lines must start) for {@code layout}.
+     * Allocates this rank's area and the mirrors of the ranks of {@code remoteMask} (bit r: rank r runs on another
+     * host), zero-filled as the ConnCtl lines must start, for {@code layout}.
      */
-    public static NetAreas allocate(CudaDevice device, AreaLayout layout, int me, String transport) {
+    public static NetAreas allocate(CudaDevice device, AreaLayout layout, int me, int remoteMask, String transport) {
         int n = layout.nRanks();
         if (layout.channels() > GpuNetConnections.MAX_CHANNELS || layout.slotBytes() > Integer.MAX_VALUE) {
             throw new JcclException(io.jccl.Result.INVALID_USAGE, "rank " + me + ": " + layout.channels() + " GPU"
@@ -61,10 +66,10 @@ final class NetAreas implements AutoCloseable {
         long bytes = layout.connCtlBytes() + layout.fifoBytes();
         PinnedBuffer[] mirrors = new PinnedBuffer[n];
         PinnedBuffer mine = PinnedBuffer.allocate(device, bytes);
-        NetAreas areas = new NetAreas(mine, mirrors, transport);
+        NetAreas areas = new NetAreas(mine, mirrors, remoteMask, transport);
         try {
             for (int p = 0; p < n; p++) {
-                if (p != me) {
+                if (p != me && remote(remoteMask, p)) {
                     mirrors[p] = PinnedBuffer.allocate(device, bytes);
                 }
             }
@@ -76,9 +81,9 @@ final class NetAreas implements AutoCloseable {
     }
 
     /**
-     * Connects every peer on every channel, both directions, over {@code access}'s network connectors; collective
-     * over the communicator's ranks (each makes the opposite links). On failure the proxy may hold some of the
-     * memory: the caller aborts the host communicator before {@link #close}.
+     * Connects every peer on another host on every channel, both directions, over {@code access}'s network
+     * connectors; collective over the communicator's ranks (each makes the opposite links). On failure the proxy may
+     * hold some of the memory: the caller aborts the host communicator before {@link #close}.
      */
     public void connect(GpuAccess access, CudaDevice device, AreaLayout layout, int me) {
         int n = layout.nRanks();
@@ -86,7 +91,7 @@ final class NetAreas implements AutoCloseable {
         int slotBytes = (int) layout.slotBytes();
         List<Link> links = new ArrayList<>(2 * (n - 1) * channels);
         for (int p = 0; p < n; p++) {
-            if (p == me) {
+            if (p == me || !remote(remoteMask, p)) {
                 continue;
             }
             for (int c = 0; c < channels; c++) {
@@ -100,10 +105,15 @@ final class NetAreas implements AutoCloseable {
         connections.connect(links);
         if (Log.enabled(Log.Level.INFO, Subsys.INIT)) {
             Log.info(Subsys.INIT, me, "GPU Direct RDMA Disabled for GPU %s / %s (the plugin cannot register device"
-                    + " memory): %d GPU channels to each of %d peers through pinned host memory and the proxy, %d"
-                    + " KiB slots (jccl.cuda.netSlotKiB), %d KiB pinned", device.pciBusId(), transport, channels,
-                    n - 1, slotBytes >> 10, (layout.connCtlBytes() + layout.fifoBytes()) * n >> 10);
+                    + " memory): %d GPU channels to each of %d peers on other hosts through pinned host memory and"
+                    + " the proxy, %d KiB slots (jccl.cuda.netSlotKiB), %d KiB pinned", device.pciBusId(), transport,
+                    channels, Integer.bitCount(remoteMask), slotBytes >> 10,
+                    (layout.connCtlBytes() + layout.fifoBytes()) * (1 + Integer.bitCount(remoteMask)) >> 10);
         }
+    }
+
+    private static boolean remote(int remoteMask, int r) {
+        return (remoteMask >>> r & 1) != 0;
     }
 
     /** kernels' peerIndex (jccl_prims.cuh): the entry of {@code peer} in {@code owner}'s area. */
@@ -123,13 +133,13 @@ final class NetAreas implements AutoCloseable {
         return new Block(fifo, ctl.asSlice(0, 8), ctl.asSlice(8, 8L * AreaLayout.FIFO_STEPS), ctl.asSlice(128, 8));
     }
 
-    /** The kernels' connection table: this rank's area, and the mirror of each peer's. */
-    public long[] connBases(int me) {
-        long[] b = new long[mirrors.length];
-        for (int r = 0; r < b.length; r++) {
-            b[r] = r == me ? own.devicePointer() : mirrors[r].devicePointer();
+    /** The kernels' view of these areas: this rank's side, and the mirror of each remote peer's. */
+    public PeerAreas.Net kernelView() {
+        long[] m = new long[mirrors.length];
+        for (int r = 0; r < m.length; r++) {
+            m[r] = mirrors[r] != null ? mirrors[r].devicePointer() : 0;
         }
-        return b;
+        return new PeerAreas.Net(remoteMask, own.devicePointer(), m);
     }
 
     /** The transport's name ({@code NET/Socket}). */
@@ -147,7 +157,8 @@ final class NetAreas implements AutoCloseable {
         GpuNetConnections c = connections;
         if (c != null && !c.proxyEnded()) {
             Log.warn(-1, "the proxy thread of the GPU connectors across hosts (%s) still runs: their %d KiB of "
-                    + "pinned host memory stay allocated", transport, own.sizeBytes() * mirrors.length >> 10);
+                    + "pinned host memory stay allocated", transport,
+                    own.sizeBytes() * (1 + Integer.bitCount(remoteMask)) >> 10);
             return;
         }
         RuntimeException first = null;

@@ -9,26 +9,42 @@ import java.util.List;
 /**
  * Every rank's area base address as one rank's GPU reaches it: its own allocation, peers' allocations directly
  * (one process, peer access enabled) or through CUDA IPC mappings (one process per GPU), which this object owns
- * and unmaps on {@link #close()}. Writes the kernels' pointer tables. A communicator across hosts has no peer
- * areas (base 0: their signal, LL and push entries are null, which the planner never lets a kernel use) and its
- * connection areas elsewhere ({@link NetAreas}: its own and mirrors of the peers' in pinned host memory).
+ * and unmaps on {@link #close()}. Writes the kernels' pointer tables. In a communicator across hosts the ranks of
+ * other hosts have no area here (base 0: their signal, LL and push entries are null, which the planner never lets a
+ * kernel use) and their connections are elsewhere ({@link Net}: this rank's side in its pinned area, theirs in
+ * mirrors of their areas in pinned host memory); ranks of this host keep their mapped areas.
  *
  * <p>Thread: the communicator's owner. Mirrors NCCL's peer pointer exchange in p2pSendConnect/p2pRecvConnect.
  */
 public final class PeerAreas implements AutoCloseable {
     private final long[] bases;
-    /** Each rank's connection area, when not inside its area (null: at connOffset of the area). */
-    private final long[] connBases;
+    /** The connections to ranks of other hosts, or null when every rank is on this host. */
+    private final Net net;
     private final List<DeviceBuffer> mappings;
+
+    /**
+     * The connections of a communicator across hosts to the ranks of other hosts ({@link NetAreas}): bit r of
+     * {@code remoteMask} set for each such rank r, whose connection area is the mirror at {@code mirrors[r]}, and
+     * this rank's own side of those connections in its pinned area at {@code own}.
+     */
+    public record Net(int remoteMask, long own, long[] mirrors) {
+        public Net {
+            mirrors = mirrors.clone();
+        }
+
+        boolean remote(int r) {
+            return (remoteMask >>> r & 1) != 0;
+        }
+    }
 
     public PeerAreas(long[] bases, List<DeviceBuffer> mappings) {
         this(bases, null, mappings);
     }
 
-    /** With every rank's connection area at {@code connBases} (null: inside the areas). */
-    public PeerAreas(long[] bases, long[] connBases, List<DeviceBuffer> mappings) {
+    /** With the connections to ranks of other hosts in {@code net} (null: every rank is on this host). */
+    public PeerAreas(long[] bases, Net net, List<DeviceBuffer> mappings) {
         this.bases = bases.clone();
-        this.connBases = connBases == null ? null : connBases.clone();
+        this.net = net;
         this.mappings = new ArrayList<>(mappings);
     }
 
@@ -41,17 +57,18 @@ public final class PeerAreas implements AutoCloseable {
         return bases.length;
     }
 
-    /** Writes the sig/ll/push/conn tables of {@code args}. */
+    /** Writes the sig/ll/push/conn tables of {@code args}, and which ranks are on other hosts. */
     public void writeTables(KernelArgs args, AreaLayout layout) {
         for (int r = 0; r < bases.length; r++) {
             long b = bases[r];
-            long conn = connBases != null ? connBases[r] : b + layout.connOffset();
+            long conn = net != null && net.remote(r) ? net.mirrors()[r] : b + layout.connOffset();
             if (b == 0) {
                 args.setAreas(r, 0, 0, 0, conn);
             } else {
                 args.setAreas(r, b + layout.signalsOffset(), b + layout.llOffset(), b + layout.pushOffset(), conn);
             }
         }
+        args.setNet(net != null ? net.remoteMask() : 0, net != null ? net.own() : 0);
     }
 
     /** Unmaps the IPC mappings (the peers' own memory stays theirs). */

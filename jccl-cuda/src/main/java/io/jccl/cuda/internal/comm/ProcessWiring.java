@@ -26,9 +26,9 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
  * {@link #connect} allocates and zeroes this rank's memory, exchanges {@link RankInfo}s with the host communicator's
  * allGather, checks that every rank agrees, sets up the shared control memory, opens every peer's handle on this GPU,
  * and ends with a host barrier, so no kernel can touch a peer's memory before it is mapped everywhere. Owns the host
- * communicator from then on. When the ranks span hosts ({@code PeerInfo.hostHash}, which honours NCCL_HOSTID), no
- * peer memory is mapped: every peer goes through the network proxy ({@link NetAreas}; net mode, communicator-wide),
- * and only the ring and point-to-point kernels may run.
+ * communicator from then on. When the ranks span hosts ({@code PeerInfo.hostHash}, which honours NCCL_HOSTID), the
+ * ranks of other hosts are reached through the network proxy ({@link NetAreas}) while those of this host keep CUDA IPC
+ * or peer access (NCCL's P2P transport beside NET), and only the ring and point-to-point kernels may run.
  *
  * <p>Thread: the communicator's owner; the control memory from any thread. Mirrors NCCL's p2p transport setup
  * (p2pSendSetup/p2pRecvSetup with legacy CUDA IPC) driven by bootstrapAllGather, and its net transport across hosts.
@@ -77,13 +77,15 @@ public final class ProcessWiring {
     /** The ranks of this process when there are several (released together); else null. */
     private final LocalRanks local;
     private final boolean allHere;
-    /** The connection areas across hosts (net mode), else null. */
+    /** This rank's connection areas for the ranks of other hosts, else null. */
     private final NetAreas net;
     private final int hosts;
+    /** How this rank reaches each peer when the ranks span hosts ({@link #describePeers}), else null. */
+    private final String connections;
 
     private ProcessWiring(Communicator host, RankArea area, PeerAreas peers, SharedControl control,
                           int residentBlocks, boolean wholeLineLinks, int[][] rings, LocalRanks local,
-                          boolean allHere, NetAreas net, int hosts) {
+                          boolean allHere, NetAreas net, int hosts, String connections) {
         this.host = host;
         this.area = area;
         this.peers = peers;
@@ -95,6 +97,7 @@ public final class ProcessWiring {
         this.allHere = allHere;
         this.net = net;
         this.hosts = hosts;
+        this.connections = connections;
     }
 
     /** The hosts {@code host}'s ranks run on (1 when it tells none: not a {@link HostCommunicator}). */
@@ -103,11 +106,7 @@ public final class ProcessWiring {
         if (access == null) {
             return 1;
         }
-        java.util.Set<Long> seen = new java.util.HashSet<>();
-        for (int r = 0; r < host.size(); r++) {
-            seen.add(access.hostHash(r));
-        }
-        return seen.size();
+        return (int) java.util.Arrays.stream(hostHashes(access, host.size())).distinct().count();
     }
 
     /**
@@ -130,12 +129,14 @@ public final class ProcessWiring {
         GpuAccess access = access(host);
         int hosts = hostCount(host);
         boolean acrossHosts = hosts > 1;
+        int remoteMask = acrossHosts ? remoteMask(hostHashes(access, n), me) : 0;
+        boolean localPeers = Integer.bitCount(remoteMask) < n - 1;
         RankArea area = RankArea.allocate(device, layout);
         SharedControl control = null;
         NetAreas net = null;
         List<DeviceBuffer> mappings = new ArrayList<>();
         try {
-            byte[] handle = n > 1 && !acrossHosts ? area.ipcHandle() : new byte[64];
+            byte[] handle = localPeers ? area.ipcHandle() : new byte[64];
             RankInfo mine = new RankInfo(access != null ? access.hostHash(me) : 0, ProcessHandle.current().pid(),
                     device.pciBusId(),
                     device.multiprocessorCount(), layout.fingerprint(), area.sizeBytes(), area.base(), handle);
@@ -161,8 +162,8 @@ public final class ProcessWiring {
                 resident = (int) Math.min(resident, Math.max(1, info.sms() / sharing));
                 if (r == me) {
                     bases[r] = area.base();
-                } else if (acrossHosts) {
-                    bases[r] = 0;   // reached only through the network proxy (NetAreas)
+                } else if ((remoteMask >>> r & 1) != 0) {
+                    bases[r] = 0;   // on another host: reached only through the network proxy (NetAreas)
                 } else if (info.sameProcess(mine)) {   // a rank of this process (a split of initAll's ranks)
                     reach(device, bus, r);
                     bases[r] = info.areaBase();
@@ -174,7 +175,7 @@ public final class ProcessWiring {
             }
             if (acrossHosts) {
                 LedgerLink.start(me, n, control, access, GpuStops.nameOf(me, n, device));
-                net = NetAreas.allocate(device, layout, me, access.net().name());
+                net = NetAreas.allocate(device, layout, me, remoteMask, access.net().name());
                 net.connect(access, device, layout, me);
             }
             int[][] nvlinks = agreeOnLinks(host, device, all);
@@ -188,9 +189,10 @@ public final class ProcessWiring {
                 }
             }
             int here = (int) all.stream().filter(mine::sameProcess).count();
-            return new ProcessWiring(host, area, new PeerAreas(bases, net != null ? net.connBases(me) : null,
+            String connections = acrossHosts ? describePeers(all, me, remoteMask, access.net().name()) : null;
+            return new ProcessWiring(host, area, new PeerAreas(bases, net != null ? net.kernelView() : null,
                     mappings), control, resident, !acrossHosts && Clique.allLinked(linked), rings,
-                    here > 1 ? LocalRanks.of(host, here) : null, n > 1 && here == n, net, hosts);
+                    here > 1 ? LocalRanks.of(host, here) : null, n > 1 && here == n, net, hosts, connections);
         } catch (RuntimeException e) {
             if (net != null) {   // the proxy may hold its memory: stop it first
                 host.abort();
@@ -205,6 +207,46 @@ public final class ProcessWiring {
             }
             throw e;
         }
+    }
+
+    /** Bit r set for each rank r whose host (hash, honouring NCCL_HOSTID) differs from rank {@code me}'s. */
+    static int remoteMask(long[] hostHashes, int me) {
+        int mask = 0;
+        for (int r = 0; r < hostHashes.length; r++) {
+            if (hostHashes[r] != hostHashes[me]) {
+                mask |= 1 << r;
+            }
+        }
+        return mask;
+    }
+
+    private static long[] hostHashes(GpuAccess access, int n) {
+        long[] h = new long[n];
+        for (int r = 0; r < n; r++) {
+            h[r] = access.hostHash(r);
+        }
+        return h;
+    }
+
+    /**
+     * How rank {@code me} reaches each peer, as NCCL's init log names transports: "rank 2 via P2P/IPC, ranks 1, 3 via
+     * NET/Socket (proxy)" (P2P/direct for a rank of this process).
+     */
+    static String describePeers(List<RankInfo> all, int me, int remoteMask, String net) {
+        java.util.Map<String, List<Integer>> by = new java.util.LinkedHashMap<>();
+        for (int r = 0; r < all.size(); r++) {
+            if (r != me) {
+                String via = (remoteMask >>> r & 1) != 0 ? net + " (proxy)"
+                        : all.get(r).sameProcess(all.get(me)) ? "P2P/direct" : "P2P/IPC";
+                by.computeIfAbsent(via, k -> new ArrayList<>()).add(r);
+            }
+        }
+        StringBuilder sb = new StringBuilder();
+        by.forEach((via, ranks) -> {
+            sb.append(sb.isEmpty() ? "" : ", ").append(ranks.size() == 1 ? "rank " : "ranks ");
+            sb.append(String.join(", ", ranks.stream().map(String::valueOf).toList())).append(" via ").append(via);
+        });
+        return sb.toString();
     }
 
     /**
@@ -317,9 +359,17 @@ public final class ProcessWiring {
         }
     }
 
-    /** The hosts the ranks run on; above 1 every peer goes through the network ({@link NetAreas}). */
+    /** The hosts the ranks run on; above 1 the ranks of other hosts are reached through the network. */
     public int hosts() {
         return hosts;
+    }
+
+    /**
+     * How this rank reaches each peer when the ranks span hosts ("rank 2 via P2P/IPC, ranks 1, 3 via NET/Socket
+     * (proxy)"), or null on one host.
+     */
+    public String connections() {
+        return connections;
     }
 
     /** The transport GPU traffic crosses hosts over ({@code NET/Socket}), or null on one host. */

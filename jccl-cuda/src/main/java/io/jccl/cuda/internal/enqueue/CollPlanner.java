@@ -73,10 +73,10 @@ public final class CollPlanner implements CallSelector {
     }
 
     /**
-     * As above, for ranks on {@code hosts} hosts joined by the transport {@code net}: with more than one, every peer
-     * is reached through the network proxy's FIFOs (net mode), so no kernel that reads or writes a peer's memory
-     * directly (LL, LL128, packed LL, push, pull) is chosen or may be forced; collectives run on the ring, allToAll
-     * as sends and receives, at every size.
+     * As above, for ranks on {@code hosts} hosts joined by the transport {@code net}: with more than one, the ranks
+     * of other hosts are reached through the network proxy's FIFOs (those of this host through their mapped FIFOs),
+     * so no kernel that reads or writes a peer's memory directly (LL, LL128, packed LL, push, pull) is chosen or may
+     * be forced; collectives run on the ring, allToAll as sends and receives, at every size.
      */
     public CollPlanner(GpuOptions options, int nRanks, int residentBlocks, boolean peerPointers,
                        boolean wholeLineLinks, int hosts, String net) {

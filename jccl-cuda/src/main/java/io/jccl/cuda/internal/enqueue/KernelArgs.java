@@ -11,7 +11,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 /**
- * The by-value argument block of every kernel, {@code struct KernelArgs} in src/main/cuda/jccl_device.cuh (952
+ * The by-value argument block of every kernel, {@code struct KernelArgs} in src/main/cuda/jccl_device.cuh (960
  * bytes; a test checks every kernel's PTX parameter size against {@link #LAYOUT}). Each communicator owns one
  * native segment of this layout and a one-entry kernelParams array pointing at it; a launch rewrites the per-call
  * fields in place (the driver copies the block at launch, also when a stream is being captured into a graph), so
@@ -58,7 +58,8 @@ public final class KernelArgs {
             MemoryLayout.sequenceLayout(MAX_P2P_OPS, P2P_OP).withName("p2p"),
             MemoryLayout.sequenceLayout(MAX_RINGS, JAVA_INT).withName("ring"),
             JAVA_INT.withName("nRings"),
-            JAVA_INT.withName("pad"));
+            JAVA_INT.withName("remoteMask"),
+            JAVA_LONG.withName("netConnOwn"));
 
     /** P2pOp.kind values. */
     public static final short P2P_SEND = 0;
@@ -98,6 +99,8 @@ public final class KernelArgs {
     static final long P2P = offset("p2p");
     static final long RING = offset("ring");
     static final long N_RINGS = offset("nRings");
+    static final long REMOTE_MASK = offset("remoteMask");
+    static final long NET_CONN_OWN = offset("netConnOwn");
 
     private final MemorySegment args;
     private final MemorySegment params;
@@ -128,6 +131,16 @@ public final class KernelArgs {
         args.set(JAVA_LONG, LL + 8L * rank, llArea);
         args.set(JAVA_LONG, PUSH + 8L * rank, pushArea);
         args.set(JAVA_LONG, CONN + 8L * rank, connArea);
+    }
+
+    /**
+     * The peers on other hosts (fixed for the life of a communicator): bit r of {@code remoteMask} set for each, whose
+     * connections use this rank's pinned connection area at {@code netConnOwn} (and {@link #setAreas}' conn entry of
+     * r is the mirror of r's area); 0 and 0 when every rank is on this host.
+     */
+    public void setNet(int remoteMask, long netConnOwn) {
+        args.set(JAVA_INT, REMOTE_MASK, remoteMask);
+        args.set(JAVA_LONG, NET_CONN_OWN, netConnOwn);
     }
 
     /** The fixed per-communicator fields. */

@@ -42,7 +42,9 @@ class KernelArgsTest {
         assertThat(KernelArgs.P2P_OP.byteSize()).isEqualTo(32);
         assertThat(KernelArgs.RING).isEqualTo(880);
         assertThat(KernelArgs.N_RINGS).isEqualTo(944);
-        assertThat(KernelArgs.LAYOUT.byteSize()).isEqualTo(952);
+        assertThat(KernelArgs.REMOTE_MASK).isEqualTo(948);
+        assertThat(KernelArgs.NET_CONN_OWN).isEqualTo(952);
+        assertThat(KernelArgs.LAYOUT.byteSize()).isEqualTo(960);
     }
 
     @Test
@@ -61,6 +63,9 @@ class KernelArgsTest {
             assertThat(k.getInt(KernelArgs.CONN_CHANNELS)).isEqualTo(32);
             assertThat(k.getLong(KernelArgs.COUNT)).isEqualTo(77);
             assertThat(k.getInt(KernelArgs.FLAGS)).isEqualTo(5);
+            k.setNet(0b1010, 0x7000);
+            assertThat(k.getInt(KernelArgs.REMOTE_MASK)).isEqualTo(0b1010);
+            assertThat(k.getLong(KernelArgs.NET_CONN_OWN)).isEqualTo(0x7000);
             assertThat(seg.get(java.lang.foreign.ValueLayout.JAVA_DOUBLE, KernelArgs.SCALE_F)).isEqualTo(2.5);
             k.setP2p(0, KernelArgs.P2P_SEND, 1, 0x10, 0, 4096, 3);
             k.setP2p(1, KernelArgs.P2P_COPY, 2, 0x20, 0x30, 64, 2);
