@@ -1,4 +1,4 @@
-// Point-to-point: a batch of sends, receives and local copies fused into one kernel (what ncclGroupEnd launches
+// Point-to-point: a batch of sends, receives, local copies and signal waits fused into one kernel (what ncclGroupEnd launches
 // for send/recv, allToAll, gather and scatter). Blocks are handed out to the operations in order; an operation
 // with k blocks uses channels 0..k-1 of its connection, and its bytes are split over those channels exactly as the
 // peer's matching operation splits them (k is a function of the byte count alone), so both sides agree on every
@@ -21,6 +21,23 @@ JCCL_DEV void p2pBatch(const KernelArgs& a) {
     const P2pOp& op = a.p2p[i];
     const Slice s = sliceOf((int64_t)op.bytes, op.nBlocks, b, 16);
     const Red red = makeRed(a);
+    if (op.kind == kP2pWait) {   // waitSignal: the peer's putSignal set the word (copy engine) after its data
+        int ok = 1;
+        if (threadId() == 0) {
+            const uint32_t* word = reinterpret_cast<const uint32_t*>(op.ptr);
+            const uint32_t want = (uint32_t)op.src;
+            SpinWatch watch;
+            while ((int32_t)(ldAcquireSys(word) - want) < 0) {
+                spinPause();
+                if (watch.stop(waitCtx(a), op.peer, kWaitSignal)) {
+                    ok = 0;
+                    break;
+                }
+            }
+        }
+        syncBlockAnd(ok);
+        return;
+    }
     if (op.kind == kP2pCopy) {
         const uint8_t* src[1] = {reinterpret_cast<const uint8_t*>(op.src) + s.start};
         uint8_t* dst[1] = {reinterpret_cast<uint8_t*>(op.ptr) + s.start};

@@ -44,7 +44,7 @@ enum : int32_t {
     kFlagFencedPublish = 64, // pull allReduce: publish pointers behind a release fence (the pre-stop-18 barrier, A/B)
 };
 // P2pOp.kind.
-enum : int16_t { kP2pSend = 0, kP2pRecv = 1, kP2pCopy = 2 };
+enum : int16_t { kP2pSend = 0, kP2pRecv = 1, kP2pCopy = 2, kP2pWait = 3 };
 
 // One pointer per rank, as seen from the GPU running the kernel (peer or IPC-mapped addresses).
 struct PtrTable {
@@ -53,11 +53,11 @@ struct PtrTable {
 
 // One operation of a fused send/recv kernel; blocks are handed out to operations in order.
 struct P2pOp {
-    uint64_t ptr;        // send: source, recv and copy: destination (this rank's memory)
-    uint64_t src;        // copy: source
+    uint64_t ptr;        // send: source, recv and copy: destination (this rank's memory); wait: the signal word
+    uint64_t src;        // copy: source; wait: the count the signal word must reach (low 32 bits)
     uint64_t bytes;
     int32_t peer;        // send/recv: the other rank
-    int16_t kind;        // kP2pSend, kP2pRecv, kP2pCopy
+    int16_t kind;        // kP2pSend, kP2pRecv, kP2pCopy, kP2pWait
     int16_t nBlocks;     // blocks (channels of the connection) this operation uses
 };                       // 32 bytes
 
@@ -151,6 +151,7 @@ enum : int32_t {
     kWaitFifoData = 4,    // a Simple FIFO step from the peer (recv)
     kWaitFifoCredit = 5,  // a free slot in the peer's FIFO (send)
     kWaitPushChunk = 6,   // a push-allReduce chunk from the peer
+    kWaitSignal = 7,      // the peer's putSignal into a window (waitSignal)
 };
 enum : int32_t { kAbortByHost = 1, kAbortTimedOut = 2 };
 

@@ -10,6 +10,9 @@
 
 #include "emu_internal.h"
 
+#include <chrono>
+#include <thread>
+
 namespace jccl {
 namespace emu {
 // ---- memory ------------------------------------------------------------------------------------------------
@@ -123,15 +126,32 @@ CUresult cuMemcpyDtoD_v2(uint64_t d, uint64_t s, size_t n) {
     memmove((void*)d, (void*)s, n);
     return OK;
 }
-static CUresult copyAsync(uint64_t d, uint64_t s, size_t n, void* stream) {
-    submit(streamOf(stream), [=] { memmove((void*)d, (void*)s, n); });
+static CUresult copyAsync(uint64_t d, uint64_t s, size_t n, void* stream, long delayUs = 0) {
+    submit(streamOf(stream), [=] {
+        if (delayUs > 0) std::this_thread::sleep_for(std::chrono::microseconds(delayUs));
+        memmove((void*)d, (void*)s, n);
+    });
     return OK;
+}
+// JCCL_EMU_PEER_COPY_DELAY_US: each stream-ordered copy between unified or peer addresses (what putSignal queues)
+// waits this long before it moves its bytes, a slow copy engine, so that tests of what is ordered behind such a copy
+// (putSignal's signal) would see any work that is not.
+static long peerCopyDelayUs() {
+    static const long us = [] {
+        const char* v = getenv("JCCL_EMU_PEER_COPY_DELAY_US");
+        return v != nullptr && *v != 0 ? atol(v) : 0L;
+    }();
+    return us;
 }
 CUresult cuMemcpyHtoDAsync_v2(uint64_t d, const void* h, size_t n, void* s) { return copyAsync(d, (uint64_t)h, n, s); }
 CUresult cuMemcpyDtoHAsync_v2(void* h, uint64_t d, size_t n, void* s) { return copyAsync((uint64_t)h, d, n, s); }
 CUresult cuMemcpyDtoDAsync_v2(uint64_t d, uint64_t s, size_t n, void* st) { return copyAsync(d, s, n, st); }
-CUresult cuMemcpyAsync(uint64_t d, uint64_t s, size_t n, void* st) { return copyAsync(d, s, n, st); }
-CUresult cuMemcpyPeerAsync(uint64_t d, void*, uint64_t s, void*, size_t n, void* st) { return copyAsync(d, s, n, st); }
+CUresult cuMemcpyAsync(uint64_t d, uint64_t s, size_t n, void* st) {
+    return copyAsync(d, s, n, st, peerCopyDelayUs());
+}
+CUresult cuMemcpyPeerAsync(uint64_t d, void*, uint64_t s, void*, size_t n, void* st) {
+    return copyAsync(d, s, n, st, peerCopyDelayUs());
+}
 CUresult cuMemcpyPeer(uint64_t d, void*, uint64_t s, void*, size_t n) {
     memmove((void*)d, (void*)s, n);
     return OK;

@@ -82,6 +82,8 @@ public final class GpuCommunicator implements AutoCloseable {
     private final GpuStatus status;
     private volatile boolean aborted;
     private volatile boolean closed;
+    /** The windows of this rank still open (released when the communicator closes). */
+    private final java.util.Set<GpuWindow> windows = new java.util.LinkedHashSet<>();
 
     GpuCommunicator(int rank, int nRanks, CudaDevice device, Communicator host, GpuOptions options,
                             AreaLayout layout, PeerAreas peers, long abortPointer, int residentBlocks,
@@ -404,6 +406,106 @@ public final class GpuCommunicator implements AutoCloseable {
         enqueuer.p2p(KernelArgs.P2P_RECV, peer, buf.address(), bytes, stream);
     }
 
+    // ---- windows and one-sided operations ------------------------------------------------------------------
+
+    /**
+     * Allocates a {@link GpuWindow} of {@code bytes} on every rank, which every rank can write with
+     * {@link #putSignal} (NCCL's {@code ncclMemAlloc} + {@code ncclCommWindowRegister}). Collective: every rank
+     * calls it with the same size (one thread per rank when they share a process); every rank must be on this host.
+     *
+     * @throws JcclException {@link Result#INVALID_ARGUMENT} for sizes below 1 or differing between ranks,
+     *                       {@link Result#INVALID_USAGE} when the ranks span hosts
+     */
+    public GpuWindow allocateWindow(long bytes) {
+        String w = where("allocateWindow");
+        requireOneHost(w);
+        if (bytes < 1) {
+            throw new JcclException(Result.INVALID_ARGUMENT, w + ": a window needs at least 1 byte, got " + bytes);
+        }
+        return remember(GpuWindow.open(this, host, DeviceBuffer.allocate(device, bytes), true, w));
+    }
+
+    /**
+     * Makes {@code buffer} (this rank's GPU memory, the same size on every rank) a {@link GpuWindow} every rank can
+     * write with {@link #putSignal} (NCCL's {@code ncclCommWindowRegister}). Collective, as
+     * {@link #allocateWindow}. With ranks in other processes the buffer must be a whole
+     * {@link DeviceBuffer#allocate} allocation (CUDA IPC maps allocations). The buffer stays the caller's: close the
+     * window before freeing it.
+     */
+    public GpuWindow registerWindow(DeviceBuffer buffer) {
+        String w = where("registerWindow");
+        requireOneHost(w);
+        ArgChecks.present(w, "window", buffer);
+        if (buffer.device() != device) {
+            throw new JcclException(Result.INVALID_ARGUMENT, w + ": the buffer is on GPU " + buffer.device().ordinal()
+                    + ", this rank's GPU is " + device.ordinal());
+        }
+        return remember(GpuWindow.open(this, host, buffer, false, w));
+    }
+
+    /**
+     * One-sided put (NCCL's {@code ncclPutSignal}): queues on {@code stream} the copy of {@code bytes} of
+     * {@code src} into {@code peer}'s side of {@code window} at {@code offset}, on the copy engines (no
+     * multiprocessor), followed by signal {@code signal} to {@code peer}, which its {@link #waitSignal} sees only
+     * after the data. {@code peer} makes no matching call; it may be this rank.
+     *
+     * @throws JcclException {@link Result#INVALID_ARGUMENT} for a range outside the window or a signal outside
+     *                       0..{@link GpuWindow#SIGNALS}-1; {@link Result#INVALID_USAGE} inside a group, under
+     *                       graph capture, or on a closed window
+     */
+    public void putSignal(GpuWindow window, long offset, DeviceBuffer src, long bytes, int peer, int signal,
+                          CudaStream stream) {
+        String w = where("putSignal");
+        ArgChecks.rank(w, "peer", peer, nRanks);
+        ArgChecks.present(w, "source", src);
+        ArgChecks.call(w, device, stream, src, null, bytes, 0);
+        oneSided(w, window);
+        window.put(offset, src, bytes, peer, signal, stream, w);
+    }
+
+    /**
+     * Makes {@code stream} wait until {@code count} more {@link #putSignal}s from {@code peer} with
+     * {@code signal} into {@code window} have arrived, with their data (NCCL's {@code ncclWaitSignal}): a one-thread
+     * kernel that polls the signal word under the communicator's limit (Config.timeout, JCCL_TIMEOUT_MS) and abort.
+     */
+    public void waitSignal(GpuWindow window, int peer, int signal, int count, CudaStream stream) {
+        String w = where("waitSignal");
+        ArgChecks.rank(w, "peer", peer, nRanks);
+        ArgChecks.call(w, device, stream, null, null, 0, 0);
+        oneSided(w, window);
+        window.await(peer, signal, count, stream, enqueuer, w);
+    }
+
+    private void requireOneHost(String w) {
+        if (wiring != null && wiring.hosts() > 1) {
+            throw new JcclException(Result.INVALID_USAGE, w + ": windows need every rank on one host (the ranks run"
+                    + " on " + wiring.hosts() + " hosts; one-sided operations across hosts are not supported yet)");
+        }
+    }
+
+    private void oneSided(String w, GpuWindow window) {
+        if (window == null) {
+            throw new JcclException(Result.INVALID_ARGUMENT, w + ": no window given");
+        }
+        if (window.communicator() != this) {
+            throw new JcclException(Result.INVALID_ARGUMENT, w + ": the window belongs to " + window.communicator());
+        }
+        if (GpuGroups.inGroup()) {
+            throw new JcclException(Result.INVALID_USAGE, w + ": one-sided operations run at once and cannot be part"
+                    + " of a group (end the group first)");
+        }
+    }
+
+    private GpuWindow remember(GpuWindow window) {
+        windows.add(window);
+        return window;
+    }
+
+    /** A window released itself. */
+    void forget(GpuWindow window) {
+        windows.remove(window);
+    }
+
     // ---- groups --------------------------------------------------------------------------------------------
 
     /** Opens a GPU group on this thread (ncclGroupStart); pair with {@link #groupEnd()}. */
@@ -564,6 +666,9 @@ public final class GpuCommunicator implements AutoCloseable {
                     wiring.close(aborted || stops.stopped());
                 }
             } finally {
+                for (GpuWindow window : List.copyOf(windows)) {   // every rank got past the barrier above
+                    window.release();
+                }
                 arena.close();
             }
         }

@@ -42,6 +42,14 @@ class GpuExamplesTest {
     }
 
     @Test
+    void putSignalExampleHandsEachRankItsNeighboursBlock() {
+        assumeTrue(CudaDevice.isAvailable(), "needs an NVIDIA GPU");
+        List<String> lines = launch(PutSignalExample.class, List.of("4096"));
+        assertThat(lines).contains("[0] Rank 0 received rank 1's block of 4096 floats through putSignal",
+                "[1] Rank 1 received rank 0's block of 4096 floats through putSignal");
+    }
+
+    @Test
     void severalDevicesPerProcessExampleRunsUnderTheLauncher() {
         assumeTrue(CudaDevice.isAvailable() && CudaDevice.count() >= 4,
                 "needs 4 GPUs (two processes' kernels run together; the CPU emulator has them)");

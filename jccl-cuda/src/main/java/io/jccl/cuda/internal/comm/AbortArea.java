@@ -59,6 +59,7 @@ final class AbortArea implements AutoCloseable {
         "its next FIFO step",
         "a free slot in its FIFO",
         "its next push chunk",
+        "its putSignal into a window (waitSignal)",
     };
 
     private final MemorySegment memory;

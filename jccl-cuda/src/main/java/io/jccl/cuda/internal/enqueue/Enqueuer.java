@@ -181,6 +181,19 @@ public final class Enqueuer implements GpuGroups.Pending {
     }
 
     /**
+     * Queues on {@code stream} a one-block kernel that waits until the 32-bit signal word at {@code word} (this
+     * rank's memory) reaches {@code count} (a wrapping compare), as set by {@code peer}'s putSignal; the wait ends at
+     * the communicator's limit or abort like every other (TIMEOUT naming {@code peer}). Never deferred by a group.
+     */
+    public void waitSignal(int peer, long word, int count, CudaStream stream) {
+        GpuLaunchEvent event = recorder.begin();
+        args.setCall(-1, 0, 0, 0, -1, 0, 0, 1.0, 1, 0);
+        args.setP2p(0, KernelArgs.P2P_WAIT, peer, word, Integer.toUnsignedLong(count), 0, 1);
+        launch(kernels.get(KernelFamily.P2P, DataType.UINT8, true), 1, stream);
+        recorder.commit(event, Collective.SEND_RECV, 0, null, 0, -1, "wait", 1, 0);
+    }
+
+    /**
      * Several sends/receives/copies of collective {@code coll} (gather, scatter: {@code count} elements of
      * {@code type} per rank) launched now as fused rounds.
      */

@@ -65,6 +65,8 @@ public final class KernelArgs {
     public static final short P2P_SEND = 0;
     public static final short P2P_RECV = 1;
     public static final short P2P_COPY = 2;
+    /** Waits until the 32-bit word at ptr reaches src (wrapping compare): waitSignal. */
+    public static final short P2P_WAIT = 3;
     /** flags bits. */
     public static final int FLAG_PRE_SCALE = 1;
     public static final int FLAG_POST_DIV = 2;

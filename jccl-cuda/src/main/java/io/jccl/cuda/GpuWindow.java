@@ -1,0 +1,343 @@
+package io.jccl.cuda;
+
+import io.jccl.Communicator;
+import io.jccl.DataType;
+import io.jccl.JcclException;
+import io.jccl.Result;
+import io.jccl.cuda.internal.driver.CuMemory;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
+
+/**
+ * A window: GPU memory of the same size on every rank of a {@link GpuCommunicator} that every rank of the host can
+ * write directly (NCCL's {@code ncclCommWindowRegister} / {@code ncclMemAlloc}), with {@link #SIGNALS} signal words
+ * per peer for one-sided {@link GpuCommunicator#putSignal} / {@link GpuCommunicator#waitSignal} (NCCL's
+ * {@code ncclPutSignal} / {@code ncclWaitSignal}). Made collectively by {@link GpuCommunicator#allocateWindow} or
+ * {@link GpuCommunicator#registerWindow} and released collectively by {@link #close()}, which is refused while a
+ * putSignal or waitSignal on it may still run.
+ *
+ * <p>Each rank's window is its data memory and a small signal area, {@code [SIGNALS][8]} 32-bit words zeroed at
+ * creation: word (s, r) counts the putSignals of rank r with signal s into this rank. Ranks of this process reach
+ * each other's windows by address (peer access), ranks of other processes through CUDA IPC mappings made here.
+ * A putSignal copies on the copy engines ({@code cuMemcpyAsync} into the peer's mapped window, no kernel of JCCL's)
+ * and then sets the peer's word with a 4-byte {@code cuMemsetD32Async} queued behind the copy, so a peer never sees
+ * the signal before the data; a waitSignal is a one-thread kernel polling its word under the communicator's limit
+ * and abort, like every other GPU wait.
+ *
+ * <p>Thread: the thread that issues the communicator's calls. Mirrors NCCL's symmetric window registration
+ * (ncclDevrWindow) and its host-side one-sided operations (NCCL 2.29), our own code.
+ */
+public final class GpuWindow implements AutoCloseable {
+    /** Signal words per peer (signal ids 0..SIGNALS-1). */
+    public static final int SIGNALS = 16;
+    private static final int MAX_RANKS = 8;
+    private static final long SIGNAL_BYTES = (long) SIGNALS * MAX_RANKS * 4;
+    /** What each rank publishes: pid, data address, data bytes, exportable, signal address, two IPC handles. */
+    private static final int INFO_BYTES = 8 + 8 + 8 + 8 + 8 + 64 + 64;
+
+    private final GpuCommunicator comm;
+    private final DeviceBuffer data;
+    private final boolean ownsData;
+    private final DeviceBuffer signals;
+    /** Every rank's data and signal area as this rank's GPU addresses them. */
+    private final long[] peerData;
+    private final long[] peerSignals;
+    private final List<DeviceBuffer> mappings;
+    /** putSignals sent to [peer][signal], and signals awaited from [peer][signal]. */
+    private final int[][] sent;
+    private final int[][] awaited;
+    /** The last putSignal/waitSignal queued on each stream. */
+    private final Map<CudaStream, CudaEvent> uses = new IdentityHashMap<>();
+    private boolean closed;
+
+    private GpuWindow(GpuCommunicator comm, DeviceBuffer data, boolean ownsData, DeviceBuffer signals,
+                      long[] peerData, long[] peerSignals, List<DeviceBuffer> mappings) {
+        this.comm = comm;
+        this.data = data;
+        this.ownsData = ownsData;
+        this.signals = signals;
+        this.peerData = peerData;
+        this.peerSignals = peerSignals;
+        this.mappings = mappings;
+        int n = peerData.length;
+        this.sent = new int[n][SIGNALS];
+        this.awaited = new int[n][SIGNALS];
+    }
+
+    /**
+     * Makes the window of {@code data} on every rank; collective over {@code host} (the communicator's host
+     * communicator: every rank calls it, one thread per rank). On failure every rank throws and nothing stays
+     * allocated or mapped; {@code data} is freed then only when {@code ownsData}.
+     */
+    static GpuWindow open(GpuCommunicator comm, Communicator host, DeviceBuffer data, boolean ownsData, String where) {
+        int me = host.rank();
+        int n = host.size();
+        CudaDevice device = comm.device();
+        DeviceBuffer signals = null;
+        List<DeviceBuffer> mappings = new ArrayList<>();
+        try {
+            signals = DeviceBuffer.allocate(device, SIGNAL_BYTES);
+            signals.zero();
+            byte[] dataHandle = new byte[64];
+            boolean exportable = true;
+            try {
+                dataHandle = data.exportIpcHandle();
+            } catch (JcclException e) {
+                exportable = false;   // a slice or wrapped memory: reachable by ranks of this process only
+            }
+            byte[] all = exchange(host, me, n, data, exportable, signals, dataHandle);
+            long pid = ProcessHandle.current().pid();
+            long[] peerData = new long[n];
+            long[] peerSignals = new long[n];
+            String problem = check(all, n, data.sizeBytes());
+            if (problem != null) {   // the same answer on every rank: all throw here
+                throw new JcclException(Result.INVALID_USAGE, where + ": " + problem);
+            }
+            RuntimeException failure = null;
+            try {
+                for (int r = 0; r < n; r++) {
+                    MemorySegment info = MemorySegment.ofArray(all).asSlice((long) r * INFO_BYTES, INFO_BYTES);
+                    if (r == me || info.get(JAVA_LONG_UNALIGNED, 0) == pid) {
+                        peerData[r] = info.get(JAVA_LONG_UNALIGNED, 8);
+                        peerSignals[r] = info.get(JAVA_LONG_UNALIGNED, 32);
+                    } else {
+                        peerData[r] = map(device, info, 40, data.sizeBytes(), mappings);
+                        peerSignals[r] = map(device, info, 104, SIGNAL_BYTES, mappings);
+                    }
+                }
+            } catch (RuntimeException e) {
+                failure = e;
+            }
+            try {
+                agree(host, me, n, failure == null, where);
+            } catch (JcclException e) {
+                if (failure != null) {
+                    failure.addSuppressed(e);
+                    throw failure;
+                }
+                throw e;
+            }
+            return new GpuWindow(comm, data, ownsData, signals, peerData, peerSignals, mappings);
+        } catch (RuntimeException e) {
+            mappings.forEach(GpuWindow::closeQuietly);
+            if (signals != null) {
+                closeQuietly(signals);
+            }
+            if (ownsData) {
+                closeQuietly(data);
+            }
+            throw e;
+        }
+    }
+
+    /** Opens the IPC handle at {@code off} of a peer's published info. */
+    private static long map(CudaDevice device, MemorySegment info, long off, long bytes, List<DeviceBuffer> into) {
+        byte[] h = new byte[64];
+        MemorySegment.copy(info, JAVA_BYTE, off, h, 0, 64);
+        DeviceBuffer m = DeviceBuffer.openIpcHandle(device, h, bytes);
+        into.add(m);
+        return m.address();
+    }
+
+    private static byte[] exchange(Communicator host, int me, int n, DeviceBuffer data, boolean exportable,
+                                   DeviceBuffer signals, byte[] dataHandle) {
+        try (Arena a = Arena.ofShared()) {   // the host channel threads read and write these
+            MemorySegment send = a.allocate(INFO_BYTES);
+            MemorySegment recv = a.allocate((long) INFO_BYTES * n);
+            send.set(JAVA_LONG_UNALIGNED, 0, ProcessHandle.current().pid());
+            send.set(JAVA_LONG_UNALIGNED, 8, data.address());
+            send.set(JAVA_LONG_UNALIGNED, 16, data.sizeBytes());
+            send.set(JAVA_LONG_UNALIGNED, 24, exportable ? 1 : 0);
+            send.set(JAVA_LONG_UNALIGNED, 32, signals.address());
+            MemorySegment.copy(dataHandle, 0, send, JAVA_BYTE, 40, 64);
+            MemorySegment.copy(signals.exportIpcHandle(), 0, send, JAVA_BYTE, 104, 64);
+            host.allGather(send, recv, INFO_BYTES, DataType.UINT8);
+            return recv.toArray(JAVA_BYTE);
+        }
+    }
+
+    /** What keeps these ranks from sharing a window (the same answer on every rank), or null. */
+    private static String check(byte[] all, int n, long bytes) {
+        MemorySegment s = MemorySegment.ofArray(all);
+        long pid0 = s.get(JAVA_LONG_UNALIGNED, 0);
+        boolean oneProcess = true;
+        for (int r = 0; r < n; r++) {
+            oneProcess &= s.get(JAVA_LONG_UNALIGNED, (long) r * INFO_BYTES) == pid0;
+        }
+        for (int r = 0; r < n; r++) {
+            long off = (long) r * INFO_BYTES;
+            long b = s.get(JAVA_LONG_UNALIGNED, off + 16);
+            if (b != s.get(JAVA_LONG_UNALIGNED, 16)) {
+                return "every rank's window must have the same size: rank 0 gave " + s.get(JAVA_LONG_UNALIGNED, 16)
+                        + " bytes, rank " + r + " " + b + " (this rank " + bytes + ")";
+            }
+            if (!oneProcess && s.get(JAVA_LONG_UNALIGNED, off + 24) == 0) {
+                return "rank " + r + "'s buffer is a slice or wrapped memory, which ranks of other processes cannot "
+                        + "map: register a whole DeviceBuffer.allocate allocation, or use allocateWindow";
+            }
+        }
+        return null;
+    }
+
+    /** Every rank says whether its side worked; throws on every rank when one did not. Collective. */
+    private static void agree(Communicator host, int me, int n, boolean ok, String where) {
+        try (Arena a = Arena.ofShared()) {   // the host channel threads read and write these
+            MemorySegment send = a.allocate(1);
+            MemorySegment recv = a.allocate(n);
+            send.set(JAVA_BYTE, 0, (byte) (ok ? 1 : 0));
+            host.allGather(send, recv, 1, DataType.UINT8);
+            List<Integer> failed = new ArrayList<>();
+            for (int r = 0; r < n; r++) {
+                if (recv.get(JAVA_BYTE, r) == 0) {
+                    failed.add(r);
+                }
+            }
+            if (!failed.isEmpty()) {
+                throw new JcclException(Result.INVALID_USAGE, where + ": refused on rank(s) " + failed
+                        + (failed.contains(me) ? "" : " (this rank " + me + " was ready)"));
+            }
+        }
+    }
+
+    /** This rank's memory of the window (the registered buffer, or the allocated one). */
+    public DeviceBuffer buffer() {
+        return data;
+    }
+
+    /** Bytes of the window on every rank. */
+    public long sizeBytes() {
+        return data.sizeBytes();
+    }
+
+    /** The communicator the window belongs to. */
+    public GpuCommunicator communicator() {
+        return comm;
+    }
+
+    /**
+     * Queues the copy of {@code bytes} of {@code src} into {@code peer}'s window at {@code offset}, then the signal.
+     */
+    void put(long offset, DeviceBuffer src, long bytes, int peer, int signal, CudaStream stream, String where) {
+        checkOpen(where);
+        checkSignal(where, signal);
+        if (offset < 0 || bytes < 0 || offset > sizeBytes() - bytes) {
+            throw new JcclException(Result.INVALID_ARGUMENT, where + ": " + bytes + " bytes at offset " + offset
+                    + " do not fit the window of " + sizeBytes() + " bytes");
+        }
+        refuseCapture(stream, where);
+        comm.device().makeCurrent();
+        if (bytes > 0) {
+            CuMemory.copyAsync(peerData[peer] + offset, src.address(), bytes, stream.handle());
+        }
+        int count = ++sent[peer][signal];
+        CuMemory.memsetD32Async(peerSignals[peer] + word(signal, comm.rank()), count, 1, stream.handle());
+        used(stream);
+    }
+
+    /** Queues the wait until {@code count} more putSignals of {@code peer} with {@code signal} have arrived. */
+    void await(int peer, int signal, int count, CudaStream stream, io.jccl.cuda.internal.enqueue.Enqueuer enqueuer,
+               String where) {
+        checkOpen(where);
+        checkSignal(where, signal);
+        if (count < 1) {
+            throw new JcclException(Result.INVALID_ARGUMENT, where + ": count must be at least 1, got " + count);
+        }
+        refuseCapture(stream, where);
+        awaited[peer][signal] += count;
+        enqueuer.waitSignal(peer, signals.address() + word(signal, peer), awaited[peer][signal], stream);
+        used(stream);
+    }
+
+    private static long word(int signal, int sender) {
+        return ((long) signal * MAX_RANKS + sender) * 4;
+    }
+
+    private void checkOpen(String where) {
+        if (closed) {
+            throw new JcclException(Result.INVALID_USAGE, where + ": the window is closed");
+        }
+    }
+
+    private static void checkSignal(String where, int signal) {
+        if (signal < 0 || signal >= SIGNALS) {
+            throw new JcclException(Result.INVALID_ARGUMENT, where + ": signal " + signal + " outside 0.."
+                    + (SIGNALS - 1));
+        }
+    }
+
+    private static void refuseCapture(CudaStream stream, String where) {
+        if (stream.isCapturing()) {
+            throw new JcclException(Result.INVALID_USAGE, where + ": one-sided operations cannot be captured in a "
+                    + "CUDA graph yet (their signal counts are fixed when they are queued, so a replay would repeat "
+                    + "them)");
+        }
+    }
+
+    private void used(CudaStream stream) {
+        CudaEvent e = uses.get(stream);
+        if (e == null) {
+            e = CudaEvent.create(comm.device(), false);
+            uses.put(stream, e);
+        }
+        e.record(stream);
+    }
+
+    /** Whether a putSignal or waitSignal on this window may still run on its stream. */
+    boolean busy() {
+        for (CudaEvent e : uses.values()) {
+            if (!e.isDone()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Releases the window on every rank; collective (every rank calls it). Refused on every rank, with the window
+     * still usable, while a putSignal or waitSignal queued on it by any rank has not completed: synchronize the
+     * streams first.
+     *
+     * @throws JcclException {@link Result#INVALID_USAGE} naming the ranks whose calls still run
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        agree(comm.host(), comm.rank(), comm.size(), !busy(), comm + ": closing a window (a putSignal or waitSignal"
+                + " on it still runs there: synchronize its stream first)");
+        release();
+    }
+
+    /** Unmaps and frees this rank's side without asking the others (the communicator is closing). */
+    void release() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        uses.values().forEach(GpuWindow::closeQuietly);
+        uses.clear();
+        mappings.forEach(GpuWindow::closeQuietly);
+        closeQuietly(signals);
+        if (ownsData) {
+            closeQuietly(data);
+        }
+        comm.forget(this);
+    }
+
+    private static void closeQuietly(AutoCloseable c) {
+        try {
+            c.close();
+        } catch (Exception ignored) {
+            // released on a best-effort basis: the rest must still go
+        }
+    }
+}

@@ -1,0 +1,197 @@
+package io.jccl.cuda;
+
+import io.jccl.Config;
+import io.jccl.JcclException;
+import io.jccl.Result;
+import io.jccl.cuda.testing.GpuWindowRankMain;
+import io.jccl.cuda.testing.WindowRing;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.IntFunction;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Windows and one-sided putSignal / waitSignal ({@link GpuWindow}): data always arrives before its signal, round
+ * after round, between the ranks of one process (initAll, peer access) and of two processes (CUDA IPC); a window
+ * cannot be closed while a call on it may still run; a wait nobody answers ends at the communicator's limit naming
+ * the peer; wrong arguments are refused with the call named.
+ */
+@Tag("gpu")
+class GpuWindowGpuTest {
+    private static final long BLOCK = 1 << 20;
+
+    @Test
+    @Timeout(120)
+    void dataArrivesBeforeItsSignalRoundAfterRound() throws Exception {
+        List<GpuCommunicator> comms = GpuCommunicator.initAll(GpuCollectivesGpuTest.twoGpus());
+        try (ExecutorService pool = Executors.newFixedThreadPool(2)) {
+            List<GpuWindow> wins = onEachRank(pool, r -> comms.get(r).allocateWindow(2 * BLOCK));
+            assertThat(wins.getFirst().sizeBytes()).isEqualTo(2 * BLOCK);
+            List<String> wrong = onEachRank(pool, r -> WindowRing.run(comms.get(r), wins.get(r), BLOCK, 6));
+            assertThat(wrong).containsOnlyNulls();
+            onEachRank(pool, r -> {
+                wins.get(r).close();
+                return null;
+            });
+            try (CudaStream s = CudaStream.create(comms.getFirst().device())) {
+                assertThatThrownBy(() -> comms.getFirst().putSignal(wins.getFirst(), 0, wins.getFirst().buffer(), 0,
+                        1, 0, s)).isInstanceOf(JcclException.class).hasMessageContaining("putSignal")
+                        .hasMessageContaining("closed");
+            }
+        } finally {
+            comms.forEach(GpuCommunicator::close);
+        }
+    }
+
+    @Test
+    @Timeout(120)
+    void aWindowIsNotClosedWhileAWaitOnItRuns() throws Exception {
+        List<GpuCommunicator> comms = GpuCommunicator.initAll(GpuCollectivesGpuTest.twoGpus());
+        List<DeviceBuffer> bufs = new ArrayList<>();
+        try (ExecutorService pool = Executors.newFixedThreadPool(2)) {
+            for (GpuCommunicator g : comms) {
+                bufs.add(DeviceBuffer.allocate(g.device(), 4096));
+            }
+            List<GpuWindow> wins = onEachRank(pool, r -> comms.get(r).registerWindow(bufs.get(r)));
+            CudaStream s0 = CudaStream.create(comms.get(0).device());
+            comms.get(0).waitSignal(wins.get(0), 1, 0, 1, s0);   // rank 1 has not put yet
+            List<String> refusals = onEachRank(pool, r -> {
+                try {
+                    wins.get(r).close();
+                    return "closed";
+                } catch (JcclException e) {
+                    return e.result() + " " + e.getMessage();
+                }
+            });
+            for (String refusal : refusals) {
+                assertThat(refusal).startsWith("INVALID_USAGE").contains("closing a window", "rank(s) [0]",
+                        "synchronize");
+            }
+            try (CudaStream s1 = CudaStream.create(comms.get(1).device())) {
+                comms.get(1).putSignal(wins.get(1), 128, bufs.get(1), 64, 0, 0, s1);
+                s1.synchronize();
+            }
+            s0.synchronize();
+            s0.close();
+            assertThat(comms.get(0).asyncError()).isNull();
+            onEachRank(pool, r -> {
+                wins.get(r).close();
+                return null;
+            });
+        } finally {
+            comms.forEach(GpuCommunicator::close);
+            bufs.forEach(DeviceBuffer::close);   // registered memory stays the caller's
+        }
+    }
+
+    @Test
+    @Timeout(120)
+    void aWaitNobodyAnswersEndsAtTheLimitNamingThePeer() throws Exception {
+        List<GpuCommunicator> comms = GpuCommunicator.initAll(GpuCollectivesGpuTest.twoGpus(),
+                Config.defaults().withTimeout(Duration.ofSeconds(2)));
+        try (ExecutorService pool = Executors.newFixedThreadPool(2)) {
+            List<GpuWindow> wins = onEachRank(pool, r -> comms.get(r).allocateWindow(64));
+            try (CudaStream s = CudaStream.create(comms.get(0).device())) {
+                long t0 = System.nanoTime();
+                comms.get(0).waitSignal(wins.get(0), 1, 7, 1, s);
+                s.synchronize();
+                long ms = (System.nanoTime() - t0) / 1_000_000;
+                JcclException e = comms.get(0).asyncError();
+                assertThat(e).isNotNull();
+                assertThat(e.result()).isEqualTo(Result.TIMEOUT);
+                assertThat(e.getMessage()).contains("for rank 1", "putSignal into a window");
+                assertThat(ms).isLessThan(30_000);
+            }
+        } finally {
+            comms.forEach(GpuCommunicator::close);
+        }
+    }
+
+    @Test
+    @Timeout(120)
+    void wrongArgumentsAreRefusedNamingTheCall() throws Exception {
+        List<GpuCommunicator> comms = GpuCommunicator.initAll(GpuCollectivesGpuTest.twoGpus());
+        try (ExecutorService pool = Executors.newFixedThreadPool(2)) {
+            List<String> sizes = onEachRank(pool, r -> {
+                try (DeviceBuffer b = DeviceBuffer.allocate(comms.get(r).device(), 4096L * (r + 1))) {
+                    comms.get(r).registerWindow(b).close();
+                    return "registered";
+                } catch (JcclException e) {
+                    return e.result() + " " + e.getMessage();
+                }
+            });
+            assertThat(sizes).allSatisfy(m -> assertThat(m).startsWith("INVALID_USAGE").contains("registerWindow",
+                    "same size", "4096", "8192"));
+            List<GpuWindow> wins = onEachRank(pool, r -> comms.get(r).allocateWindow(4096));
+            GpuCommunicator g = comms.getFirst();
+            GpuWindow w = wins.getFirst();
+            try (CudaStream s = CudaStream.create(g.device())) {
+                assertThatThrownBy(() -> g.putSignal(w, 0, w.buffer(), 16, 1, GpuWindow.SIGNALS, s))
+                        .hasMessageContaining("signal 16 outside 0..15");
+                assertThatThrownBy(() -> g.putSignal(w, 4090, w.buffer(), 16, 1, 0, s))
+                        .hasMessageContaining("do not fit the window of 4096 bytes");
+                assertThatThrownBy(() -> g.putSignal(w, 0, w.buffer(), 16, 2, 0, s)).hasMessageContaining("peer");
+                assertThatThrownBy(() -> g.waitSignal(w, 1, 0, 0, s)).hasMessageContaining("at least 1");
+                assertThatThrownBy(() -> g.putSignal(wins.get(1), 0, w.buffer(), 16, 1, 0, s))
+                        .hasMessageContaining("belongs to");
+                GpuCommunicator.groupStart();
+                try {
+                    assertThatThrownBy(() -> g.putSignal(w, 0, w.buffer(), 16, 1, 0, s))
+                            .hasMessageContaining("group");
+                } finally {
+                    GpuCommunicator.groupEnd();
+                }
+                s.beginCapture();
+                try {
+                    assertThatThrownBy(() -> g.waitSignal(w, 1, 0, 1, s)).hasMessageContaining("CUDA graph");
+                } finally {
+                    s.abortCapture();
+                }
+            }
+            onEachRank(pool, r -> {
+                wins.get(r).close();
+                return null;
+            });
+        } finally {
+            comms.forEach(GpuCommunicator::close);
+        }
+    }
+
+    /**
+     * One process per GPU: the windows are CUDA IPC mappings. On the emulator every peer copy starts 3 ms
+     * late ({@code JCCL_EMU_PEER_COPY_DELAY_US}), so a signal that did not wait for its data would be seen before it.
+     */
+    @Test
+    void processesReachEachOthersWindowsThroughIpc() throws Exception {
+        List<String> outs = GpuProcessesGpuTest.runRanks(2, GpuWindowRankMain.class, Map.of("JCCL_TIMEOUT_MS",
+                "30000", "JCCL_EMU_PEER_COPY_DELAY_US", "3000"), 180);
+        for (int r = 0; r < 2; r++) {
+            assertThat(outs.get(r)).contains("rank " + r + " windows ok").doesNotContain("WRONG");
+        }
+    }
+
+    /** Runs {@code body} for ranks 0 and 1 at once, one thread each (windows are collective). */
+    private static <T> List<T> onEachRank(ExecutorService pool, IntFunction<T> body) throws Exception {
+        List<Future<T>> fs = new ArrayList<>();
+        for (int r = 0; r < 2; r++) {
+            int rank = r;
+            fs.add(pool.submit(() -> body.apply(rank)));
+        }
+        List<T> out = new ArrayList<>();
+        for (Future<T> f : fs) {
+            out.add(f.get());
+        }
+        return out;
+    }
+}

@@ -1,0 +1,38 @@
+package io.jccl.cuda.testing;
+
+import io.jccl.cuda.CudaDevice;
+import io.jccl.cuda.DeviceBuffer;
+import io.jccl.cuda.GpuCommunicator;
+import io.jccl.cuda.GpuWindow;
+
+/**
+ * One rank of the windows test with one process per GPU: the peers' windows are CUDA IPC mappings. Runs the
+ * {@link WindowRing} on an allocated window and on a registered one, closes both, and exits 1 on any failure.
+ */
+public final class GpuWindowRankMain {
+    private GpuWindowRankMain() {
+    }
+
+    public static void main(String[] args) {
+        int local = Integer.parseInt(System.getenv().getOrDefault("LOCAL_RANK", "0"));
+        CudaDevice device = CudaDevice.get(Boolean.getBoolean("jccl.cuda.shareDevices") ? 0
+                : local % CudaDevice.count());
+        String wrong;
+        try (GpuCommunicator g = GpuCommunicator.fromEnvironment(device)) {
+            long block = 256 << 10;
+            try (GpuWindow w = g.allocateWindow(g.size() * block)) {
+                wrong = WindowRing.run(g, w, block, 4);
+            }
+            try (DeviceBuffer mine = DeviceBuffer.allocate(device, g.size() * block);
+                 GpuWindow w = g.registerWindow(mine)) {
+                String again = WindowRing.run(g, w, block, 3);
+                wrong = wrong != null ? wrong : again;
+            }
+            System.out.println(wrong == null ? "rank " + g.rank() + " windows ok" : "WRONG " + wrong);
+        } catch (RuntimeException e) {
+            e.printStackTrace(System.out);
+            wrong = e.toString();
+        }
+        System.exit(wrong == null ? 0 : 1);
+    }
+}

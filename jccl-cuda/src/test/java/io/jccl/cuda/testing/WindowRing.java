@@ -1,0 +1,74 @@
+package io.jccl.cuda.testing;
+
+import io.jccl.cuda.CudaStream;
+import io.jccl.cuda.DeviceBuffer;
+import io.jccl.cuda.GpuCommunicator;
+import io.jccl.cuda.GpuWindow;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+/**
+ * One rank's side of the one-sided ring the window tests run: each round every rank puts a fresh block into the
+ * next rank's window (block r of it) with signal {@link #DATA}, waits for the previous rank's block, copies it out on
+ * the same stream and checks every element (stale or partial data would show: each round's values differ), then
+ * acknowledges with a 0-byte putSignal ({@link #ACK}) and waits for the next rank's acknowledgement before
+ * overwriting its block again. Ends with 3 signal-only puts waited for as one count of 3.
+ */
+public final class WindowRing {
+    public static final int DATA = 3;
+    public static final int ACK = 4;
+    public static final int BURST = 5;
+
+    private WindowRing() {
+    }
+
+    /** The element i of rank r's block in round k. */
+    static int value(int r, int k, long i) {
+        return (int) (r * 1_000_003L + k * 7_919L + i);
+    }
+
+    /**
+     * Runs {@code rounds} rounds of blocks of {@code blockBytes} (the window holds n of them) and returns null, or
+     * what came back wrong.
+     */
+    public static String run(GpuCommunicator g, GpuWindow w, long blockBytes, int rounds) {
+        int n = g.size();
+        int r = g.rank();
+        int next = (r + 1) % n;
+        int prev = (r + n - 1) % n;
+        long ints = blockBytes / 4;
+        try (Arena arena = Arena.ofConfined();
+             CudaStream s = CudaStream.create(g.device());
+             DeviceBuffer src = DeviceBuffer.allocate(g.device(), blockBytes)) {
+            MemorySegment h = arena.allocate(blockBytes, 16);
+            for (int k = 0; k < rounds; k++) {
+                for (long i = 0; i < ints; i++) {
+                    h.setAtIndex(JAVA_INT, i, value(r, k, i));
+                }
+                src.copyFrom(h);
+                g.putSignal(w, r * blockBytes, src, blockBytes, next, DATA, s);
+                g.waitSignal(w, prev, DATA, 1, s);
+                w.buffer().slice(prev * blockBytes, blockBytes).copyToAsync(h, s);
+                s.synchronize();
+                for (long i = 0; i < ints; i++) {
+                    int want = value(prev, k, i);
+                    if (h.getAtIndex(JAVA_INT, i) != want) {
+                        return "rank " + r + " round " + k + " element " + i + " of rank " + prev + "'s block: "
+                                + h.getAtIndex(JAVA_INT, i) + " instead of " + want;
+                    }
+                }
+                g.putSignal(w, 0, src, 0, prev, ACK, s);
+                g.waitSignal(w, next, ACK, 1, s);
+            }
+            for (int i = 0; i < 3; i++) {
+                g.putSignal(w, 0, src, 0, next, BURST, s);
+            }
+            g.waitSignal(w, prev, BURST, 3, s);
+            s.synchronize();
+            return g.asyncError() != null ? "rank " + r + ": " + g.asyncError().getMessage() : null;
+        }
+    }
+}
