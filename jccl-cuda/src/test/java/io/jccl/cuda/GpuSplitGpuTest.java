@@ -79,8 +79,11 @@ class GpuSplitGpuTest {
         }
     }
 
-    /** Runs {@code body} for ranks 0 and 1 at once, one thread each (split is collective), and returns the results. */
-    private static <T> List<T> onEachRank(ExecutorService pool, IntFunction<T> body) throws Exception {
+    /**
+     * Runs {@code body} for ranks 0 and 1 at once, one thread each (split, windows: calls collective over the host
+     * communicators), and returns the results.
+     */
+    static <T> List<T> onEachRank(ExecutorService pool, IntFunction<T> body) throws Exception {
         List<Future<T>> fs = new ArrayList<>();
         for (int r = 0; r < 2; r++) {
             int rank = r;
