@@ -83,7 +83,7 @@ public final class GpuCommunicator implements AutoCloseable {
     private volatile boolean aborted;
     private volatile boolean closed;
     /** The windows of this rank still open (released when the communicator closes). */
-    private final java.util.Set<GpuWindow> windows = new java.util.LinkedHashSet<>();
+    private final java.util.List<GpuWindow> windows = new java.util.ArrayList<>();
 
     GpuCommunicator(int rank, int nRanks, CudaDevice device, Communicator host, GpuOptions options,
                             AreaLayout layout, PeerAreas peers, long abortPointer, int residentBlocks,
@@ -275,7 +275,10 @@ public final class GpuCommunicator implements AutoCloseable {
             ArgChecks.overlap(w, in, bytes, recv.address(), bytes, 0);
         }
         calls.collective(w, Collective.BROADCAST, count, type, null, root);
-        if (count > 0) {
+        GpuWindow ce = count > 0 ? copyEngineWindow(recv.address(), bytes, stream) : null;
+        if (ce != null) {
+            ce.copyEngineBroadcast(ce.offsetOf(recv.address(), bytes), in, bytes, root, stream, enqueuer);
+        } else if (count > 0) {
             enqueuer.collective(Collective.BROADCAST, in, recv.address(), count, type, RedOp.SUM, root, stream);
         }
     }
@@ -307,7 +310,11 @@ public final class GpuCommunicator implements AutoCloseable {
         ArgChecks.call(w, device, stream, send, recv, bytes, bytes * nRanks);
         ArgChecks.overlap(w, send.address(), bytes, recv.address(), bytes * nRanks, bytes * rank);
         calls.collective(w, Collective.ALL_GATHER, sendCount, type, null, 0);
-        if (sendCount > 0) {
+        GpuWindow ce = sendCount > 0 ? copyEngineWindow(recv.address(), bytes * nRanks, stream) : null;
+        if (ce != null) {
+            ce.copyEngineAllGather(ce.offsetOf(recv.address(), bytes * nRanks), send.address(), bytes, stream,
+                    enqueuer);
+        } else if (sendCount > 0) {
             enqueuer.collective(Collective.ALL_GATHER, send.address(), recv.address(), sendCount, type, RedOp.SUM, 0,
                     stream);
         }
@@ -340,7 +347,12 @@ public final class GpuCommunicator implements AutoCloseable {
         ArgChecks.call(w, device, stream, send, recv, bytes * nRanks, bytes * nRanks);
         ArgChecks.overlap(w, send.address(), bytes * nRanks, recv.address(), bytes * nRanks, 0);
         calls.collective(w, Collective.ALL_TO_ALL, count, type, null, 0);
-        if (count > 0) {
+        GpuWindow ce = count > 0 && send.address() != recv.address()
+                ? copyEngineWindow(recv.address(), bytes * nRanks, stream) : null;
+        if (ce != null) {
+            ce.copyEngineAllToAll(ce.offsetOf(recv.address(), bytes * nRanks), send.address(), bytes, stream,
+                    enqueuer);
+        } else if (count > 0) {
             enqueuer.collective(Collective.ALL_TO_ALL, send.address(), recv.address(), count, type, RedOp.SUM, 0,
                     stream);
         }
@@ -474,6 +486,25 @@ public final class GpuCommunicator implements AutoCloseable {
         ArgChecks.call(w, device, stream, null, null, 0, 0);
         oneSided(w, window);
         window.await(peer, signal, count, stream, enqueuer, w);
+    }
+
+    /**
+     * The window the copy engines run a byte-moving collective in ({@link CtaPolicy#ZERO}): the one holding the
+     * receive range, outside groups and graph capture (whose replays would repeat the signal counts); else null,
+     * and the kernels run. The receive range must lie at the same offset of the window on every rank, as NCCL's
+     * symmetric memory requires, so every rank decides alike.
+     */
+    private GpuWindow copyEngineWindow(long recv, long bytes, CudaStream stream) {
+        if (options.ctaPolicy() != CtaPolicy.ZERO || nRanks == 1 || windows.isEmpty() || GpuGroups.inGroup()
+                || stream.isCapturing()) {
+            return null;
+        }
+        for (int i = 0; i < windows.size(); i++) {   // no iterator: a collective allocates nothing
+            if (windows.get(i).offsetOf(recv, bytes) >= 0) {
+                return windows.get(i);
+            }
+        }
+        return null;
     }
 
     private void requireOneHost(String w) {

@@ -50,18 +50,21 @@ import java.util.Objects;
  * @param ll128BlocksPerSm LL128's grid limit in blocks per multiprocessor, 1 or 2 (its 43 registers per thread let 2
  *                        blocks of 512 threads stay resident on an SM, which every LL128 grid needs; more warps keep
  *                        more lines in flight)
+ * @param ctaPolicy       {@link CtaPolicy#ZERO}: allGather, allToAll and broadcast into a {@link GpuWindow} run on the
+ *                        copy engines ({@code NCCL_CTA_POLICY}, {@code jccl.cuda.ctaPolicy})
  */
 public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long llPackedMaxBytes, long pushMaxBytes,
         long pushChunkBytes,
                          long pullFromBytes, long oneShotMaxBytes,
                          long twoShotMaxBytes, int maxBlocks, int ringChannels, long ringSlotBytes,
                          int ringChunkSteps, int packsPerThread, int pullUnroll,
-                         int llPackedBlockGroups, long ll128MaxBytes, int ll128BlocksPerSm) {
+                         int llPackedBlockGroups, long ll128MaxBytes, int ll128BlocksPerSm, CtaPolicy ctaPolicy) {
     /** Grid limit imposed by the kernels' barrier and pointer slots (kMaxBlocks). */
     public static final int KERNEL_MAX_BLOCKS = 160;
 
     public GpuOptions {
         Objects.requireNonNull(algorithm, "algorithm");
+        Objects.requireNonNull(ctaPolicy, "ctaPolicy");
         check(llMaxBytes >= 16 && llMaxBytes % 16 == 0, "llMaxBytes must be a positive multiple of 16", llMaxBytes);
         check(llPackedMaxBytes >= 0, "llPackedMaxBytes must be >= 0", llPackedMaxBytes);
         check(pushMaxBytes >= 16 && pushMaxBytes % 16 == 0, "pushMaxBytes must be a positive multiple of 16",
@@ -90,7 +93,7 @@ public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long llP
     public static GpuOptions defaults() {
         return new GpuOptions(AllReduceAlgorithm.AUTO, 512 << 10, 0, 32L << 20, 64 << 10, 4L << 20, 4L << 20,
                 64L << 20,
-                128, 128, 256 << 10, 2, 1, 4, 128, 4L << 20, 1);
+                128, 128, 256 << 10, 2, 1, 4, 128, 4L << 20, 1, CtaPolicy.DEFAULT);
     }
 
     /** {@link #defaults()} with every {@code jccl.cuda.<field>} system property applied. */
@@ -109,7 +112,22 @@ public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long llP
                 (int) bytes("pullUnroll", d.pullUnroll), (int) bytes("llPackedBlockGroups", d.llPackedBlockGroups),
                 !io.jccl.internal.param.InternalProperties.cudaOption("ll128MaxBytes").isSet()
                         && !ll128AllowedBy(ExternalParams.PROTO.get()) ? 0 : bytes("ll128MaxBytes", d.ll128MaxBytes),
-                (int) bytes("ll128BlocksPerSm", d.ll128BlocksPerSm));
+                (int) bytes("ll128BlocksPerSm", d.ll128BlocksPerSm), ctaPolicyProperty());
+    }
+
+    /** {@code jccl.cuda.ctaPolicy}, else {@code NCCL_CTA_POLICY}, else DEFAULT. */
+    private static CtaPolicy ctaPolicyProperty() {
+        io.jccl.internal.param.Param<String> p = io.jccl.internal.param.InternalProperties.cudaOption("ctaPolicy");
+        if (p.isSet()) {
+            return CtaPolicy.parse(p.get());
+        }
+        String env = ExternalParams.CTA_POLICY.get();
+        return env.isBlank() ? CtaPolicy.DEFAULT : CtaPolicy.parse(env);
+    }
+
+    /** These options with the collectives' CTA policy set ({@link CtaPolicy#ZERO}: copy engines on windows). */
+    public GpuOptions withCtaPolicy(CtaPolicy policy) {
+        return edit(e -> e.ctaPolicy = policy);
     }
 
     public GpuOptions withAlgorithm(AllReduceAlgorithm a) {
@@ -182,6 +200,7 @@ public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long llP
         int llPackedBlockGroups;
         long ll128MaxBytes;
         int ll128BlocksPerSm;
+        CtaPolicy ctaPolicy;
 
         Edit(GpuOptions o) {
             algorithm = o.algorithm;
@@ -201,12 +220,13 @@ public record GpuOptions(AllReduceAlgorithm algorithm, long llMaxBytes, long llP
             llPackedBlockGroups = o.llPackedBlockGroups;
             ll128MaxBytes = o.ll128MaxBytes;
             ll128BlocksPerSm = o.ll128BlocksPerSm;
+            ctaPolicy = o.ctaPolicy;
         }
 
         GpuOptions done() {
             return new GpuOptions(algorithm, llMaxBytes, llPackedMaxBytes, pushMaxBytes, pushChunkBytes, pullFromBytes,
                     oneShotMaxBytes, twoShotMaxBytes, maxBlocks, ringChannels, ringSlotBytes, ringChunkSteps,
-                    packsPerThread, pullUnroll, llPackedBlockGroups, ll128MaxBytes, ll128BlocksPerSm);
+                    packsPerThread, pullUnroll, llPackedBlockGroups, ll128MaxBytes, ll128BlocksPerSm, ctaPolicy);
         }
     }
 

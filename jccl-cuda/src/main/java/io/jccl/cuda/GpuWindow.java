@@ -5,6 +5,7 @@ import io.jccl.DataType;
 import io.jccl.JcclException;
 import io.jccl.Result;
 import io.jccl.cuda.internal.driver.CuMemory;
+import io.jccl.cuda.internal.enqueue.Enqueuer;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -38,8 +39,11 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
 public final class GpuWindow implements AutoCloseable {
     /** Signal words per peer (signal ids 0..SIGNALS-1). */
     public static final int SIGNALS = 16;
+    /** The rows after the users' signals that the copy-engine collectives use: ready to be written, data written. */
+    private static final int READY = SIGNALS;
+    private static final int DATA = SIGNALS + 1;
     private static final int MAX_RANKS = 8;
-    private static final long SIGNAL_BYTES = (long) SIGNALS * MAX_RANKS * 4;
+    private static final long SIGNAL_BYTES = (long) (SIGNALS + 2) * MAX_RANKS * 4;
     /** What each rank publishes: pid, data address, data bytes, exportable, signal address, two IPC handles. */
     private static final int INFO_BYTES = 8 + 8 + 8 + 8 + 8 + 64 + 64;
 
@@ -56,6 +60,11 @@ public final class GpuWindow implements AutoCloseable {
     private final int[][] awaited;
     /** The last putSignal/waitSignal queued on each stream. */
     private final Map<CudaStream, CudaEvent> uses = new IdentityHashMap<>();
+    /** The waits of one copy-engine step (reused: a collective allocates nothing). */
+    private final int[] waitPeers;
+    private final long[] waitWords;
+    private final int[] waitCounts;
+    private long copyEngineCalls;
     private boolean closed;
 
     private GpuWindow(GpuCommunicator comm, DeviceBuffer data, boolean ownsData, DeviceBuffer signals,
@@ -68,8 +77,11 @@ public final class GpuWindow implements AutoCloseable {
         this.peerSignals = peerSignals;
         this.mappings = mappings;
         int n = peerData.length;
-        this.sent = new int[n][SIGNALS];
-        this.awaited = new int[n][SIGNALS];
+        this.sent = new int[n][SIGNALS + 2];
+        this.awaited = new int[n][SIGNALS + 2];
+        this.waitPeers = new int[n];
+        this.waitWords = new long[n];
+        this.waitCounts = new int[n];
     }
 
     /**
@@ -243,8 +255,7 @@ public final class GpuWindow implements AutoCloseable {
     }
 
     /** Queues the wait until {@code count} more putSignals of {@code peer} with {@code signal} have arrived. */
-    void await(int peer, int signal, int count, CudaStream stream, io.jccl.cuda.internal.enqueue.Enqueuer enqueuer,
-               String where) {
+    void await(int peer, int signal, int count, CudaStream stream, Enqueuer enqueuer, String where) {
         checkOpen(where);
         checkSignal(where, signal);
         if (count < 1) {
@@ -254,6 +265,121 @@ public final class GpuWindow implements AutoCloseable {
         awaited[peer][signal] += count;
         enqueuer.waitSignal(peer, signals.address() + word(signal, peer), awaited[peer][signal], stream);
         used(stream);
+    }
+
+    /**
+     * The offset in this window of {@code bytes} of this rank's memory at {@code address}, or -1 when they do not lie
+     * in it (or it is closed).
+     */
+    long offsetOf(long address, long bytes) {
+        long off = address - data.address();
+        return !closed && off >= 0 && bytes <= sizeBytes() - off ? off : -1;
+    }
+
+    /** Collectives this window's copy engines ran (for tests). */
+    long copyEngineCalls() {
+        return copyEngineCalls;
+    }
+
+    /**
+     * Copy-engine allGather into this window at {@code off} (the same offset on every rank): after a barrier (every
+     * rank's stream has reached the call, so the previous results were consumed), each rank copies its
+     * {@code bytes} from {@code send} into block {@code rank} of every peer's window and signals it, then waits for
+     * every peer's block. No kernel moves data; the waits are one-warp blocks.
+     */
+    void copyEngineAllGather(long off, long send, long bytes, CudaStream s, Enqueuer q) {
+        int me = comm.rank();
+        barrier(s, q);
+        for (int p = 0; p < peerData.length; p++) {
+            if (p != me) {
+                putData(p, peerData[p] + off + me * bytes, send, bytes, s);
+            }
+        }
+        copyLocal(data.address() + off + me * bytes, send, bytes, s);
+        awaitData(-1, s, q);
+        copyEngineCalls++;
+    }
+
+    /** Copy-engine broadcast of {@code root}'s {@code bytes} at {@code send} into every window at {@code off}. */
+    void copyEngineBroadcast(long off, long send, long bytes, int root, CudaStream s, Enqueuer q) {
+        int me = comm.rank();
+        barrier(s, q);
+        if (me == root) {
+            for (int p = 0; p < peerData.length; p++) {
+                if (p != me) {
+                    putData(p, peerData[p] + off, send, bytes, s);
+                }
+            }
+            copyLocal(data.address() + off, send, bytes, s);
+        } else {
+            awaitData(root, s, q);
+        }
+        copyEngineCalls++;
+    }
+
+    /**
+     * Copy-engine allToAll: block p of {@code send} ({@code bytes} each) goes to block {@code rank} of peer p's
+     * window at {@code off}. {@code send} must not overlap the receive blocks (the peers write them meanwhile).
+     */
+    void copyEngineAllToAll(long off, long send, long bytes, CudaStream s, Enqueuer q) {
+        int me = comm.rank();
+        barrier(s, q);
+        for (int p = 0; p < peerData.length; p++) {
+            if (p != me) {
+                putData(p, peerData[p] + off + me * bytes, send + p * bytes, bytes, s);
+            }
+        }
+        copyLocal(data.address() + off + me * bytes, send + me * bytes, bytes, s);
+        awaitData(-1, s, q);
+        copyEngineCalls++;
+    }
+
+    /** Every rank tells every peer its stream reached the call, and waits until every peer's did. */
+    private void barrier(CudaStream s, Enqueuer q) {
+        int me = comm.rank();
+        for (int p = 0; p < peerData.length; p++) {
+            if (p != me) {
+                signal(p, READY, s);
+            }
+        }
+        awaitRow(READY, -1, s, q);
+    }
+
+    private void putData(int p, long dst, long src, long bytes, CudaStream s) {
+        CuMemory.copyAsync(dst, src, bytes, s.handle());
+        signal(p, DATA, s);
+    }
+
+    private static void copyLocal(long dst, long src, long bytes, CudaStream s) {
+        if (dst != src) {
+            CuMemory.copyAsync(dst, src, bytes, s.handle());
+        }
+    }
+
+    private void signal(int p, int row, CudaStream s) {
+        CuMemory.memsetD32Async(peerSignals[p] + word(row, comm.rank()), ++sent[p][row], 1, s.handle());
+    }
+
+    private void awaitData(int from, CudaStream s, Enqueuer q) {
+        awaitRow(DATA, from, s, q);
+    }
+
+    /** One kernel waiting for the next signal of {@code row} from {@code from} (-1: from every peer). */
+    private void awaitRow(int row, int from, CudaStream s, Enqueuer q) {
+        int me = comm.rank();
+        int k = 0;
+        for (int p = 0; p < peerData.length; p++) {
+            if (p != me && (from < 0 || p == from)) {
+                waitPeers[k] = p;
+                waitWords[k] = signals.address() + word(row, p);
+                waitCounts[k] = ++awaited[p][row];
+                k++;
+            }
+        }
+        if (k > 0) {
+            q.waitSignals(k, waitPeers, waitWords, waitCounts, s);
+        }
+        used(s);
     }
 
     private static long word(int signal, int sender) {

@@ -57,7 +57,7 @@ class GpuCollectivesGpuTest {
         return new GpuOptions(o.algorithm(), o.llMaxBytes(), o.llPackedMaxBytes(), o.pushMaxBytes(), o.pushChunkBytes(), o.pullFromBytes(),
                 16 << 10, 32 << 10, o.maxBlocks(),
                 o.ringChannels(), o.ringSlotBytes(), o.ringChunkSteps(), o.packsPerThread(), o.pullUnroll(),
-                o.llPackedBlockGroups(), o.ll128MaxBytes(), o.ll128BlocksPerSm());
+                o.llPackedBlockGroups(), o.ll128MaxBytes(), o.ll128BlocksPerSm(), o.ctaPolicy());
     }
 
     /**

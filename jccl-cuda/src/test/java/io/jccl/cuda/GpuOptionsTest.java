@@ -61,4 +61,18 @@ class GpuOptionsTest {
         assertThatThrownBy(() -> GpuOptions.ll128AllowedBy("LL256")).isInstanceOf(JcclException.class)
                 .hasMessageContaining("NCCL_PROTO");
     }
+
+    @Test
+    void ctaPolicyTakesNcclsFlagsAndNames() {
+        assertThat(CtaPolicy.parse("0")).isEqualTo(CtaPolicy.DEFAULT);
+        assertThat(CtaPolicy.parse("1")).isEqualTo(CtaPolicy.EFFICIENCY);
+        assertThat(CtaPolicy.parse("2")).isEqualTo(CtaPolicy.ZERO);
+        assertThat(CtaPolicy.parse("3")).as("ZERO wins over EFFICIENCY").isEqualTo(CtaPolicy.ZERO);
+        assertThat(CtaPolicy.parse(" zero ")).isEqualTo(CtaPolicy.ZERO);
+        assertThatThrownBy(() -> CtaPolicy.parse("4")).isInstanceOf(JcclException.class)
+                .hasMessageContaining("CTA policy '4'");
+        assertThatThrownBy(() -> CtaPolicy.parse("fast")).hasMessageContaining("default, efficiency, zero");
+        assertThat(GpuOptions.defaults().ctaPolicy()).isEqualTo(CtaPolicy.DEFAULT);
+        assertThat(GpuOptions.defaults().withCtaPolicy(CtaPolicy.ZERO).ctaPolicy()).isEqualTo(CtaPolicy.ZERO);
+    }
 }

@@ -53,6 +53,31 @@ class GpuWindowGpuTest {
         }
     }
 
+    /**
+     * {@link CtaPolicy#ZERO}: allGather, broadcast and allToAll whose receive buffers lie in a window run on the copy
+     * engines (the window counts them), round after round with fresh data, every element checked; a receive buffer
+     * outside any window still runs the kernels.
+     */
+    @Test
+    @Timeout(120)
+    void copyEngineCollectivesOnWindows() throws Exception {
+        List<GpuCommunicator> comms = GpuCommunicator.initAll(GpuCollectivesGpuTest.twoGpus(), Config.defaults(),
+                GpuOptions.fromSystemProperties().withCtaPolicy(CtaPolicy.ZERO));
+        int count = 50_001;
+        try (ExecutorService pool = Executors.newFixedThreadPool(2)) {
+            List<GpuWindow> wins = onEachRank(pool, r -> comms.get(r).allocateWindow(3L * 2 * count * 4));
+            List<String> wrong = onEachRank(pool, r -> CopyEngineRounds.run(comms.get(r), wins.get(r), count, 3));
+            assertThat(wrong).containsOnlyNulls();
+            assertThat(wins).allSatisfy(w -> assertThat(w.copyEngineCalls()).isEqualTo(3 * 3));
+            onEachRank(pool, r -> {
+                wins.get(r).close();
+                return null;
+            });
+        } finally {
+            comms.forEach(GpuCommunicator::close);
+        }
+    }
+
     @Test
     @Timeout(120)
     void aWindowIsNotClosedWhileAWaitOnItRuns() throws Exception {
@@ -168,15 +193,18 @@ class GpuWindowGpuTest {
     }
 
     /**
-     * One process per GPU: the windows are CUDA IPC mappings. On the emulator every peer copy starts 3 ms
-     * late ({@code JCCL_EMU_PEER_COPY_DELAY_US}), so a signal that did not wait for its data would be seen before it.
+     * One process per GPU: the windows are CUDA IPC mappings. On the emulator every peer copy of rank 1 starts 10 ms
+     * late ({@code JCCL_EMU_PEER_COPY_DELAY_US}; rank 0's at once, so its own copies do not hide the delay), so a
+     * signal that did not wait for its data would be seen before it by rank 0;
+     * with NCCL_CTA_POLICY=2 the copy-engine collectives run between the processes too.
      */
     @Test
     void processesReachEachOthersWindowsThroughIpc() throws Exception {
         List<String> outs = GpuProcessesGpuTest.runRanks(2, GpuWindowRankMain.class, Map.of("JCCL_TIMEOUT_MS",
-                "30000", "JCCL_EMU_PEER_COPY_DELAY_US", "3000"), 180);
+                "30000", "JCCL_EMU_PEER_COPY_DELAY_US", "{rank}0000", "NCCL_CTA_POLICY", "2"), 180);
         for (int r = 0; r < 2; r++) {
-            assertThat(outs.get(r)).contains("rank " + r + " windows ok").doesNotContain("WRONG");
+            assertThat(outs.get(r)).contains("rank " + r + " copy engines ok", "rank " + r + " windows ok")
+                    .doesNotContain("WRONG");
         }
     }
 

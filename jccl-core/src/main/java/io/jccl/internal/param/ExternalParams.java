@@ -119,6 +119,9 @@ public final class ExternalParams {
     public static final Param<String> NCCL_LIBRARY = add(Param.ofString("JCCL_NCCL_LIBRARY", "", CUDA,
             "path of libnccl.so.2 for the GPU benchmark's NCCL comparison (else -Djccl.nccl.library, the nvidia.nccl "
                     + "Python package, libnccl.so.2)"));
+    public static final Param<String> CTA_POLICY = add(Param.ofString("NCCL_CTA_POLICY", "", CUDA,
+            "GPU communicators: 2 (ZERO) runs allGather, allToAll and broadcast into a window on the copy engines, "
+                    + "leaving every SM to compute; 0 default, 1 efficiency (no effect); -Djccl.cuda.ctaPolicy wins"));
     public static final Param<Integer> NVLS_ENABLE = add(Param.ofInt("NCCL_NVLS_ENABLE", 1, CUDA,
             "0: NCCL (in the GPU benchmark's comparison) does not use NVLink SHARP").range(0, 2));
 

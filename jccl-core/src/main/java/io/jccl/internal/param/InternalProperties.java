@@ -93,7 +93,7 @@ public final class InternalProperties {
                 "oneShotMaxBytes",
                 "twoShotMaxBytes", "maxBlocks", "ringChannels", "ringSlotBytes", "ringChunkSteps", "packsPerThread",
                         "llPackedBlockGroups", "ll128MaxBytes",
-                "pullUnroll", "ll128BlocksPerSm")) {
+                "pullUnroll", "ll128BlocksPerSm", "ctaPolicy")) {
             CUDA_OPTIONS.put(f, add(Param.ofString("jccl.cuda." + f, "", CUDA, "GpuCommunicator option " + f
                     + " (see GpuOptions; unset: the measured default)")));
         }

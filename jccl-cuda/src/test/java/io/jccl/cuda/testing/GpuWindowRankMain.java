@@ -7,7 +7,8 @@ import io.jccl.cuda.GpuWindow;
 
 /**
  * One rank of the windows test with one process per GPU: the peers' windows are CUDA IPC mappings. Runs the
- * {@link WindowRing} on an allocated window and on a registered one, closes both, and exits 1 on any failure.
+ * {@link WindowRing} on an allocated window and on a registered one, closes both, with NCCL_CTA_POLICY=2 also the
+ * copy-engine collectives ({@link io.jccl.cuda.CopyEngineRounds}), and exits 1 on any failure.
  */
 public final class GpuWindowRankMain {
     private GpuWindowRankMain() {
@@ -27,6 +28,13 @@ public final class GpuWindowRankMain {
                  GpuWindow w = g.registerWindow(mine)) {
                 String again = WindowRing.run(g, w, block, 3);
                 wrong = wrong != null ? wrong : again;
+            }
+            if (wrong == null && g.options().ctaPolicy() == io.jccl.cuda.CtaPolicy.ZERO) {
+                int count = 30_011;
+                try (GpuWindow w = g.allocateWindow(3L * g.size() * count * 4)) {
+                    wrong = io.jccl.cuda.CopyEngineRounds.run(g, w, count, 2);
+                }
+                System.out.println(wrong == null ? "rank " + g.rank() + " copy engines ok" : "WRONG " + wrong);
             }
             System.out.println(wrong == null ? "rank " + g.rank() + " windows ok" : "WRONG " + wrong);
         } catch (RuntimeException e) {

@@ -28,6 +28,8 @@ import java.util.List;
  * ncclLaunchKernel) for the intra-node kernels.
  */
 public final class Enqueuer implements GpuGroups.Pending {
+    /** Threads of a signal wait's block: one polls, the rest only wait for it (one warp). */
+    private static final int WAIT_THREADS = 32;
     private final CudaDevice device;
     private final int rank;
     private final int nRanks;
@@ -189,8 +191,24 @@ public final class Enqueuer implements GpuGroups.Pending {
         GpuLaunchEvent event = recorder.begin();
         args.setCall(-1, 0, 0, 0, -1, 0, 0, 1.0, 1, 0);
         args.setP2p(0, KernelArgs.P2P_WAIT, peer, word, Integer.toUnsignedLong(count), 0, 1);
-        launch(kernels.get(KernelFamily.P2P, DataType.UINT8, true), 1, stream);
+        launch(kernels.get(KernelFamily.P2P, DataType.UINT8, true), 1, WAIT_THREADS, stream);
         recorder.commit(event, Collective.SEND_RECV, 0, null, 0, -1, "wait", 1, 0);
+    }
+
+    /**
+     * As {@link #waitSignal}, for {@code n} signal words at once (one block each): block i waits until
+     * {@code words[i]} reaches {@code counts[i]}, set by {@code peers[i]} (the arrays' first n entries). What the
+     * copy-engine collectives wait for.
+     */
+    public void waitSignals(int n, int[] peers, long[] words, int[] counts, CudaStream stream) {
+        if (n < 1 || n > KernelArgs.MAX_P2P_OPS) {
+            throw new IllegalArgumentException("1 to " + KernelArgs.MAX_P2P_OPS + " waits, got " + n);
+        }
+        args.setCall(-1, 0, 0, 0, -1, 0, 0, 1.0, 1, 0);
+        for (int i = 0; i < n; i++) {
+            args.setP2p(i, KernelArgs.P2P_WAIT, peers[i], words[i], Integer.toUnsignedLong(counts[i]), 0, 1);
+        }
+        launch(kernels.get(KernelFamily.P2P, DataType.UINT8, true), n, WAIT_THREADS, stream);
     }
 
     /**
@@ -273,11 +291,14 @@ public final class Enqueuer implements GpuGroups.Pending {
     }
 
     private void launch(MemorySegment fn, int blocks, CudaStream stream) {
+        launch(fn, blocks, CollPlanner.THREADS, stream);
+    }
+
+    private void launch(MemorySegment fn, int blocks, int threads, CudaStream stream) {
         device.makeCurrent();
         order(stream);
         boolean programmatic = PDL && (PDL_IN_CAPTURE || !stream.isCapturing());
-        CuModules.launch(fn, launchConfig.set(blocks, CollPlanner.THREADS, 0, stream.handle(), programmatic),
-                args.params());
+        CuModules.launch(fn, launchConfig.set(blocks, threads, 0, stream.handle(), programmatic), args.params());
     }
 
     /** Makes {@code stream} wait for the work this rank queued on a different stream before (outside captures). */

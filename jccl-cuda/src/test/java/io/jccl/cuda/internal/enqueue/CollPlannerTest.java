@@ -172,12 +172,14 @@ class CollPlannerTest {
         assertThat(plan(p, Collective.ALL_REDUCE, 1L << 18, 4, RedOp.Kind.SUM).blocks()).isEqualTo(128);
         GpuOptions wide = new GpuOptions(D.algorithm(), D.llMaxBytes(), 4 << 20, D.pushMaxBytes(),
                 D.pushChunkBytes(), D.pullFromBytes(), D.oneShotMaxBytes(), D.twoShotMaxBytes(), D.maxBlocks(),
-                D.ringChannels(), D.ringSlotBytes(), D.ringChunkSteps(), D.packsPerThread(), D.pullUnroll(), 512, 0, 1);
+                D.ringChannels(), D.ringSlotBytes(), D.ringChunkSteps(), D.packsPerThread(), D.pullUnroll(), 512, 0, 1,
+                D.ctaPolicy());
         assertThat(plan(new CollPlanner(wide, 2, 132, true, true), Collective.ALL_REDUCE, 1L << 18, 4, RedOp.Kind.SUM)
                 .blocks()).isEqualTo(43);
         assertThatThrownBy(() -> new GpuOptions(D.algorithm(), D.llMaxBytes(), 0, D.pushMaxBytes(),
                 D.pushChunkBytes(), D.pullFromBytes(), D.oneShotMaxBytes(), D.twoShotMaxBytes(), D.maxBlocks(),
-                D.ringChannels(), D.ringSlotBytes(), D.ringChunkSteps(), D.packsPerThread(), D.pullUnroll(), 48, 0, 1))
+                D.ringChannels(), D.ringSlotBytes(), D.ringChunkSteps(), D.packsPerThread(), D.pullUnroll(), 48, 0, 1,
+                D.ctaPolicy()))
                 .isInstanceOf(JcclException.class).hasMessageContaining("llPackedBlockGroups");
     }
 
