@@ -21,11 +21,22 @@ JCCL_DEV void p2pBatch(const KernelArgs& a) {
     const P2pOp& op = a.p2p[i];
     const Slice s = sliceOf((int64_t)op.bytes, op.nBlocks, b, 16);
     const Red red = makeRed(a);
-    if (op.kind == kP2pWait) {   // waitSignal: the peer's putSignal set the word (copy engine) after its data
+    if (op.kind == kP2pSignal) {   // putSignal: its copy completed before this kernel began (stream order)
+        if (threadId() == 0) {
+            fenceSys();
+            atomicAddReleaseSys(reinterpret_cast<uint32_t*>(op.ptr), (uint32_t)op.src);
+        }
+        return;
+    }
+    if (op.kind == kP2pWait) {   // waitSignal, or a copy-engine collective's wait for its peers' signals
         int ok = 1;
         if (threadId() == 0) {
             const uint32_t* word = reinterpret_cast<const uint32_t*>(op.ptr);
-            const uint32_t want = (uint32_t)op.src;
+            // with a counter (waitSignal): the count advances on the GPU, so a replayed graph waits for the next
+            // signals rather than for those its first run saw
+            const uint32_t want = op.bytes != 0
+                    ? atomicAddGpu(reinterpret_cast<uint32_t*>(op.bytes), (uint32_t)op.src) + (uint32_t)op.src
+                    : (uint32_t)op.src;
             SpinWatch watch;
             while ((int32_t)(ldAcquireSys(word) - want) < 0) {
                 spinPause();

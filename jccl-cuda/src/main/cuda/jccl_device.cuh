@@ -44,7 +44,7 @@ enum : int32_t {
     kFlagFencedPublish = 64, // pull allReduce: publish pointers behind a release fence (the pre-stop-18 barrier, A/B)
 };
 // P2pOp.kind.
-enum : int16_t { kP2pSend = 0, kP2pRecv = 1, kP2pCopy = 2, kP2pWait = 3 };
+enum : int16_t { kP2pSend = 0, kP2pRecv = 1, kP2pCopy = 2, kP2pWait = 3, kP2pSignal = 4 };
 
 // One pointer per rank, as seen from the GPU running the kernel (peer or IPC-mapped addresses).
 struct PtrTable {
@@ -53,11 +53,13 @@ struct PtrTable {
 
 // One operation of a fused send/recv kernel; blocks are handed out to operations in order.
 struct P2pOp {
-    uint64_t ptr;        // send: source, recv and copy: destination (this rank's memory); wait: the signal word
-    uint64_t src;        // copy: source; wait: the count the signal word must reach (low 32 bits)
-    uint64_t bytes;
+    uint64_t ptr;        // send: source, recv and copy: destination (this rank's memory); wait: the signal word;
+                         // signal: the peer's signal word
+    uint64_t src;        // copy: source; wait: the count the word must reach, or with a counter how many more;
+                         // signal: what to add (low 32 bits)
+    uint64_t bytes;      // wait: 0, or this rank's counter of the signals awaited so far (advanced by src)
     int32_t peer;        // send/recv: the other rank
-    int16_t kind;        // kP2pSend, kP2pRecv, kP2pCopy, kP2pWait
+    int16_t kind;        // kP2pSend, kP2pRecv, kP2pCopy, kP2pWait, kP2pSignal
     int16_t nBlocks;     // blocks (channels of the connection) this operation uses
 };                       // 32 bytes
 
@@ -198,6 +200,9 @@ JCCL_DEV void spinPause() {}
 JCCL_DEV void fenceGpu() { __threadfence(); }
 JCCL_DEV void fenceSys() { asm volatile("fence.acq_rel.sys;" ::: "memory"); }
 JCCL_DEV uint32_t atomicAddGpu(uint32_t* p, uint32_t v) { return atomicAdd(p, v); }
+JCCL_DEV void atomicAddReleaseSys(uint32_t* p, uint32_t v) {
+    asm volatile("red.release.sys.global.add.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
 
 JCCL_DEV void stReleaseSys(uint32_t* p, uint32_t v) {
     asm volatile("st.release.sys.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");

@@ -55,6 +55,7 @@ inline void kernelEntry() {}
 inline void fenceGpu() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline void fenceSys() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline uint32_t atomicAddGpu(uint32_t* p, uint32_t v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }
+inline void atomicAddReleaseSys(uint32_t* p, uint32_t v) { __atomic_fetch_add(p, v, __ATOMIC_RELEASE); }
 
 inline void stReleaseSys(uint32_t* p, uint32_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
 inline uint32_t ldAcquireSys(const uint32_t* p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }

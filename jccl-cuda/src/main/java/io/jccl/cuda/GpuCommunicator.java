@@ -457,13 +457,13 @@ public final class GpuCommunicator implements AutoCloseable {
 
     /**
      * One-sided put (NCCL's {@code ncclPutSignal}): queues on {@code stream} the copy of {@code bytes} of
-     * {@code src} into {@code peer}'s side of {@code window} at {@code offset}, on the copy engines (no
-     * multiprocessor), followed by signal {@code signal} to {@code peer}, which its {@link #waitSignal} sees only
-     * after the data. {@code peer} makes no matching call; it may be this rank.
+     * {@code src} into {@code peer}'s side of {@code window} at {@code offset}, on the copy engines, followed by
+     * signal {@code signal} to {@code peer} (a one-warp kernel), which its {@link #waitSignal} sees only after the
+     * data. {@code peer} makes no matching call; it may be this rank. May be captured in a CUDA graph.
      *
      * @throws JcclException {@link Result#INVALID_ARGUMENT} for a range outside the window or a signal outside
-     *                       0..{@link GpuWindow#SIGNALS}-1; {@link Result#INVALID_USAGE} inside a group, under
-     *                       graph capture, or on a closed window
+     *                       0..{@link GpuWindow#SIGNALS}-1; {@link Result#INVALID_USAGE} inside a group or on a
+     *                       closed window
      */
     public void putSignal(GpuWindow window, long offset, DeviceBuffer src, long bytes, int peer, int signal,
                           CudaStream stream) {
@@ -472,13 +472,14 @@ public final class GpuCommunicator implements AutoCloseable {
         ArgChecks.present(w, "source", src);
         ArgChecks.call(w, device, stream, src, null, bytes, 0);
         oneSided(w, window);
-        window.put(offset, src, bytes, peer, signal, stream, w);
+        window.put(offset, src, bytes, peer, signal, stream, enqueuer, w);
     }
 
     /**
      * Makes {@code stream} wait until {@code count} more {@link #putSignal}s from {@code peer} with
-     * {@code signal} into {@code window} have arrived, with their data (NCCL's {@code ncclWaitSignal}): a one-thread
+     * {@code signal} into {@code window} have arrived, with their data (NCCL's {@code ncclWaitSignal}): a one-warp
      * kernel that polls the signal word under the communicator's limit (Config.timeout, JCCL_TIMEOUT_MS) and abort.
+     * May be captured in a CUDA graph: each replay waits for {@code count} more.
      */
     public void waitSignal(GpuWindow window, int peer, int signal, int count, CudaStream stream) {
         String w = where("waitSignal");

@@ -25,13 +25,16 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
  * {@link GpuCommunicator#registerWindow} and released collectively by {@link #close()}, which is refused while a
  * putSignal or waitSignal on it may still run.
  *
- * <p>Each rank's window is its data memory and a small signal area, {@code [SIGNALS][8]} 32-bit words zeroed at
- * creation: word (s, r) counts the putSignals of rank r with signal s into this rank. Ranks of this process reach
+ * <p>Each rank's window is its data memory and a small signal area of 32-bit words zeroed at creation: word (s, r)
+ * counts the putSignals of rank r with signal s into this rank, and a counter beside it how many of them this rank's
+ * waits have claimed. Ranks of this process reach
  * each other's windows by address (peer access), ranks of other processes through CUDA IPC mappings made here.
- * A putSignal copies on the copy engines ({@code cuMemcpyAsync} into the peer's mapped window, no kernel of JCCL's)
- * and then sets the peer's word with a 4-byte {@code cuMemsetD32Async} queued behind the copy, so a peer never sees
- * the signal before the data; a waitSignal is a one-thread kernel polling its word under the communicator's limit
- * and abort, like every other GPU wait.
+ * A putSignal copies on the copy engines ({@code cuMemcpyAsync} into the peer's mapped window) and then adds 1 to
+ * the peer's word from a one-warp kernel queued behind the copy (a release add at system scope), so a peer never sees
+ * the signal before the data; a waitSignal is a one-warp kernel that advances its counter by the count and polls the
+ * word under the communicator's limit and abort, like every other GPU wait. Both keep their counts on the GPU, so
+ * they may be captured in a CUDA graph and replayed. The copy-engine collectives signal with 4-byte
+ * {@code cuMemsetD32Async} writes of counts kept here instead (no kernel but their waits), and so run eagerly only.
  *
  * <p>Thread: the thread that issues the communicator's calls. Mirrors NCCL's symmetric window registration
  * (ncclDevrWindow) and its host-side one-sided operations (NCCL 2.29), our own code.
@@ -42,8 +45,10 @@ public final class GpuWindow implements AutoCloseable {
     /** The rows after the users' signals that the copy-engine collectives use: ready to be written, data written. */
     private static final int READY = SIGNALS;
     private static final int DATA = SIGNALS + 1;
+    /** Then one row of counters per signal: how many of each peer's signals this rank's waits have claimed. */
+    private static final int AWAITED = SIGNALS + 2;
     private static final int MAX_RANKS = 8;
-    private static final long SIGNAL_BYTES = (long) (SIGNALS + 2) * MAX_RANKS * 4;
+    private static final long SIGNAL_BYTES = (long) (2 * SIGNALS + 2) * MAX_RANKS * 4;
     /** What each rank publishes: pid, data address, data bytes, exportable, signal address, two IPC handles. */
     private static final int INFO_BYTES = 8 + 8 + 8 + 8 + 8 + 64 + 64;
 
@@ -55,7 +60,7 @@ public final class GpuWindow implements AutoCloseable {
     private final long[] peerData;
     private final long[] peerSignals;
     private final List<DeviceBuffer> mappings;
-    /** putSignals sent to [peer][signal], and signals awaited from [peer][signal]. */
+    /** The copy-engine collectives' signals sent to [peer][row] and awaited from [peer][row]. */
     private final int[][] sent;
     private final int[][] awaited;
     /** The last putSignal/waitSignal queued on each stream. */
@@ -237,20 +242,19 @@ public final class GpuWindow implements AutoCloseable {
     /**
      * Queues the copy of {@code bytes} of {@code src} into {@code peer}'s window at {@code offset}, then the signal.
      */
-    void put(long offset, DeviceBuffer src, long bytes, int peer, int signal, CudaStream stream, String where) {
+    void put(long offset, DeviceBuffer src, long bytes, int peer, int signal, CudaStream stream, Enqueuer q,
+             String where) {
         checkOpen(where);
         checkSignal(where, signal);
         if (offset < 0 || bytes < 0 || offset > sizeBytes() - bytes) {
             throw new JcclException(Result.INVALID_ARGUMENT, where + ": " + bytes + " bytes at offset " + offset
                     + " do not fit the window of " + sizeBytes() + " bytes");
         }
-        refuseCapture(stream, where);
         comm.device().makeCurrent();
         if (bytes > 0) {
             CuMemory.copyAsync(peerData[peer] + offset, src.address(), bytes, stream.handle());
         }
-        int count = ++sent[peer][signal];
-        CuMemory.memsetD32Async(peerSignals[peer] + word(signal, comm.rank()), count, 1, stream.handle());
+        q.signal(peer, peerSignals[peer] + word(signal, comm.rank()), 1, stream);
         used(stream);
     }
 
@@ -261,9 +265,8 @@ public final class GpuWindow implements AutoCloseable {
         if (count < 1) {
             throw new JcclException(Result.INVALID_ARGUMENT, where + ": count must be at least 1, got " + count);
         }
-        refuseCapture(stream, where);
-        awaited[peer][signal] += count;
-        enqueuer.waitSignal(peer, signals.address() + word(signal, peer), awaited[peer][signal], stream);
+        enqueuer.waitSignal(peer, signals.address() + word(signal, peer), signals.address() + word(AWAITED + signal,
+                peer), count, stream);
         used(stream);
     }
 
@@ -399,15 +402,11 @@ public final class GpuWindow implements AutoCloseable {
         }
     }
 
-    private static void refuseCapture(CudaStream stream, String where) {
-        if (stream.isCapturing()) {
-            throw new JcclException(Result.INVALID_USAGE, where + ": one-sided operations cannot be captured in a "
-                    + "CUDA graph yet (their signal counts are fixed when they are queued, so a replay would repeat "
-                    + "them)");
-        }
-    }
-
+    /** Remembers the last call on {@code stream} for {@link #close()} (not under capture: a graph's work is its own). */
     private void used(CudaStream stream) {
+        if (stream.isCapturing()) {
+            return;
+        }
         CudaEvent e = uses.get(stream);
         if (e == null) {
             e = CudaEvent.create(comm.device(), false);

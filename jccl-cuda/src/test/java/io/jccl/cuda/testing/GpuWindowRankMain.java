@@ -23,6 +23,8 @@ public final class GpuWindowRankMain {
             long block = 256 << 10;
             try (GpuWindow w = g.allocateWindow(g.size() * block)) {
                 wrong = WindowRing.run(g, w, block, 4);
+                String graphs = WindowRing.runGraph(g, w, block, 3);
+                wrong = wrong != null ? wrong : graphs;
             }
             try (DeviceBuffer mine = DeviceBuffer.allocate(device, g.size() * block);
                  GpuWindow w = g.registerWindow(mine)) {

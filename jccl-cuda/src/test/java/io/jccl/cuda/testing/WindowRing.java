@@ -1,5 +1,6 @@
 package io.jccl.cuda.testing;
 
+import io.jccl.cuda.CudaGraph;
 import io.jccl.cuda.CudaStream;
 import io.jccl.cuda.DeviceBuffer;
 import io.jccl.cuda.GpuCommunicator;
@@ -23,6 +24,53 @@ public final class WindowRing {
     public static final int BURST = 5;
 
     private WindowRing() {
+    }
+
+    /**
+     * The ring as one CUDA graph: the put to the next rank, the wait for the previous one, the copy of its block out of
+     * the window, the acknowledgement and the wait for the next rank's, captured once and replayed {@code replays}
+     * times with fresh data in the source between replays. Returns null, or what came back wrong.
+     */
+    public static String runGraph(GpuCommunicator g, GpuWindow w, long blockBytes, int replays) {
+        int n = g.size();
+        int r = g.rank();
+        int next = (r + 1) % n;
+        int prev = (r + n - 1) % n;
+        long ints = blockBytes / 4;
+        try (Arena arena = Arena.ofConfined();
+             CudaStream s = CudaStream.create(g.device());
+             DeviceBuffer src = DeviceBuffer.allocate(g.device(), blockBytes);
+             DeviceBuffer out = DeviceBuffer.allocate(g.device(), blockBytes)) {
+            MemorySegment h = arena.allocate(blockBytes, 16);
+            s.beginCapture();
+            g.putSignal(w, r * blockBytes, src, blockBytes, next, DATA, s);
+            g.waitSignal(w, prev, DATA, 1, s);
+            out.copyFromAsync(w.buffer().slice(prev * blockBytes, blockBytes), blockBytes, s);
+            g.putSignal(w, 0, src, 0, prev, ACK, s);
+            g.waitSignal(w, next, ACK, 1, s);
+            try (CudaGraph graph = s.endCapture()) {
+                for (int k = 0; k < replays; k++) {
+                    for (long i = 0; i < ints; i++) {
+                        h.setAtIndex(JAVA_INT, i, value(r, 100 + k, i));
+                    }
+                    src.copyFrom(h);
+                    graph.launch(s);
+                    s.synchronize();
+                    if (g.asyncError() != null) {
+                        return "rank " + r + " replay " + k + ": " + g.asyncError().getMessage();
+                    }
+                    out.copyTo(h);
+                    for (long i = 0; i < ints; i++) {
+                        int want = value(prev, 100 + k, i);
+                        if (h.getAtIndex(JAVA_INT, i) != want) {
+                            return "rank " + r + " replay " + k + " element " + i + " of rank " + prev + "'s block: "
+                                    + h.getAtIndex(JAVA_INT, i) + " instead of " + want;
+                        }
+                    }
+                }
+            }
+            return null;
+        }
     }
 
     /** The element i of rank r's block in round k. */

@@ -183,16 +183,30 @@ public final class Enqueuer implements GpuGroups.Pending {
     }
 
     /**
-     * Queues on {@code stream} a one-block kernel that waits until the 32-bit signal word at {@code word} (this
-     * rank's memory) reaches {@code count} (a wrapping compare), as set by {@code peer}'s putSignal; the wait ends at
-     * the communicator's limit or abort like every other (TIMEOUT naming {@code peer}). Never deferred by a group.
+     * Queues on {@code stream} a one-warp kernel that advances this rank's counter at {@code counter} by
+     * {@code count} and waits until the 32-bit signal word at {@code word} (this rank's memory, added to by
+     * {@code peer}'s {@link #signal}s) reaches it, with a wrapping compare. The count advances on the GPU, so a graph
+     * replaying the wait waits for new signals. The wait ends at the communicator's limit or abort like every other
+     * (TIMEOUT naming {@code peer}). Never deferred by a group.
      */
-    public void waitSignal(int peer, long word, int count, CudaStream stream) {
+    public void waitSignal(int peer, long word, long counter, int count, CudaStream stream) {
         GpuLaunchEvent event = recorder.begin();
         args.setCall(-1, 0, 0, 0, -1, 0, 0, 1.0, 1, 0);
-        args.setP2p(0, KernelArgs.P2P_WAIT, peer, word, Integer.toUnsignedLong(count), 0, 1);
+        args.setP2p(0, KernelArgs.P2P_WAIT, peer, word, Integer.toUnsignedLong(count), counter, 1);
         launch(kernels.get(KernelFamily.P2P, DataType.UINT8, true), 1, WAIT_THREADS, stream);
         recorder.commit(event, Collective.SEND_RECV, 0, null, 0, -1, "wait", 1, 0);
+    }
+
+    /**
+     * Queues on {@code stream} a one-warp kernel that adds {@code add} to {@code peer}'s signal word at
+     * {@code word} (release, system scope), after whatever the stream ran before it: putSignal's signal.
+     */
+    public void signal(int peer, long word, int add, CudaStream stream) {
+        GpuLaunchEvent event = recorder.begin();
+        args.setCall(-1, 0, 0, 0, -1, 0, 0, 1.0, 1, 0);
+        args.setP2p(0, KernelArgs.P2P_SIGNAL, peer, word, Integer.toUnsignedLong(add), 0, 1);
+        launch(kernels.get(KernelFamily.P2P, DataType.UINT8, true), 1, WAIT_THREADS, stream);
+        recorder.commit(event, Collective.SEND_RECV, 0, null, 0, -1, "signal", 1, 0);
     }
 
     /**

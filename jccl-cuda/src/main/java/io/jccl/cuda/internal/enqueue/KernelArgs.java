@@ -67,6 +67,8 @@ public final class KernelArgs {
     public static final short P2P_COPY = 2;
     /** Waits until the 32-bit word at ptr reaches src (wrapping compare): waitSignal. */
     public static final short P2P_WAIT = 3;
+    /** Adds src to the peer's 32-bit signal word at ptr (release, system scope): putSignal's signal. */
+    public static final short P2P_SIGNAL = 4;
     /** flags bits. */
     public static final int FLAG_PRE_SCALE = 1;
     public static final int FLAG_POST_DIV = 2;
