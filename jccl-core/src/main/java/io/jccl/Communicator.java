@@ -427,6 +427,22 @@ public interface Communicator extends AutoCloseable, ArrayCollectives, BufferCol
     Communicator shrink(int... excludedRanks);
 
     /**
+     * Collective over every rank of this communicator (NCCL's {@code ncclCommGrow}): a new communicator of
+     * {@code newSize} ranks in which this one's ranks keep their ranks, and newcomers take ranks
+     * {@code size()..newSize-1} by joining with {@link #init(UniqueId, int, int, Config)} under the same id. Rank 0
+     * passes an id it made with {@link Jccl#uniqueId()} and hands it to the newcomers (as any launcher passes ids);
+     * the other ranks pass {@code null} and get it from rank 0. With {@link #shrink} it replaces a lost process
+     * without restarting the job. This communicator keeps working; close it when done.
+     *
+     * @param newSize the size of the new communicator, more than {@link #size()}
+     * @param id rank 0: the id the newcomers join with; other ranks: {@code null} (ignored)
+     * @return the new communicator, this rank at its old rank
+     * @throws JcclException {@link Result#INVALID_ARGUMENT} on every rank when the size does not grow or rank 0 gave
+     *                       no id, {@link Result#INVALID_USAGE} when the ranks ask for different sizes
+     */
+    Communicator grow(int newSize, UniqueId id);
+
+    /**
      * The ranks this rank knows are gone (killed, crashed, stopped answering, or left after a failure), ascending;
      * empty while every peer is fine. A rank that detects a loss tells the others, so survivors agree on it quickly.
      *

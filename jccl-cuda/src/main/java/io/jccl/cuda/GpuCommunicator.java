@@ -639,6 +639,21 @@ public final class GpuCommunicator implements AutoCloseable {
     }
 
     /**
+     * A GPU communicator of {@code newSize} ranks in which this one's ranks keep their ranks and GPUs, and newcomers
+     * take ranks {@code size()..newSize-1} with {@link #init(UniqueId, int, int, CudaDevice)} under the same id (NCCL's
+     * {@code ncclCommGrow}): collective over this communicator, through {@link Communicator#grow} of its host
+     * communicator (rank 0 passes the id it made with {@code Jccl.uniqueId()}, the others {@code null}). This
+     * communicator keeps working.
+     */
+    public GpuCommunicator grow(int newSize, UniqueId id) {
+        if (closed) {
+            throw new JcclException(Result.INVALID_USAGE, name + ": grow on a closed communicator");
+        }
+        Communicator bigger = host.grow(newSize, id);
+        return GpuInit.attach(bigger, device, options, bigger.config());
+    }
+
+    /**
      * {@link #split} of every rank of an {@link #initAll} clique from one thread (as NCCL's users split inside a
      * group):
      * {@code comms.get(i)} splits with {@code colors[i]} and {@code keys[i]}, each on a thread of its own; the result

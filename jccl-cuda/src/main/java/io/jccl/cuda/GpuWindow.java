@@ -402,7 +402,9 @@ public final class GpuWindow implements AutoCloseable {
         }
     }
 
-    /** Remembers the last call on {@code stream} for {@link #close()} (not under capture: a graph's work is its own). */
+    /**
+     * Remembers the last call on {@code stream} for {@link #close()} (not under capture: a graph's work is its own).
+     */
     private void used(CudaStream stream) {
         if (stream.isCapturing()) {
             return;

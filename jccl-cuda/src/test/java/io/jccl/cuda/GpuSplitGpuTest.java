@@ -98,7 +98,7 @@ class GpuSplitGpuTest {
 
     /** allReduce(sum) of COUNT floats of {@code value} on this rank; returns the result's first element after
      *  checking that every element is the same. */
-    private static float allReduce(GpuCommunicator g, float value) {
+    static float allReduce(GpuCommunicator g, float value) {
         return run(g, COUNT, value, (c, b, s) -> c.allReduce(b, b, COUNT, DataType.FLOAT32, RedOp.SUM, s));
     }
 

@@ -390,6 +390,12 @@ public final class HostCommunicator implements Communicator, GroupState.Launchab
     }
 
     @Override
+    public Communicator grow(int newSize, io.jccl.UniqueId id) {
+        checkOpen("grow");
+        return CommGrow.grow(this, newSize, id);
+    }
+
+    @Override
     public int[] lostRanks() {
         return res.lostRanks();
     }
