@@ -32,11 +32,9 @@ public final class WindowRing {
      * times with fresh data in the source between replays. Returns null, or what came back wrong.
      */
     public static String runGraph(GpuCommunicator g, GpuWindow w, long blockBytes, int replays) {
-        int n = g.size();
         int r = g.rank();
-        int next = (r + 1) % n;
-        int prev = (r + n - 1) % n;
-        long ints = blockBytes / 4;
+        int next = (r + 1) % g.size();
+        int prev = (r + g.size() - 1) % g.size();
         try (Arena arena = Arena.ofConfined();
              CudaStream s = CudaStream.create(g.device());
              DeviceBuffer src = DeviceBuffer.allocate(g.device(), blockBytes);
@@ -50,9 +48,7 @@ public final class WindowRing {
             g.waitSignal(w, next, ACK, 1, s);
             try (CudaGraph graph = s.endCapture()) {
                 for (int k = 0; k < replays; k++) {
-                    for (long i = 0; i < ints; i++) {
-                        h.setAtIndex(JAVA_INT, i, value(r, 100 + k, i));
-                    }
+                    fill(h, r, 100 + k);
                     src.copyFrom(h);
                     graph.launch(s);
                     s.synchronize();
@@ -60,12 +56,9 @@ public final class WindowRing {
                         return "rank " + r + " replay " + k + ": " + g.asyncError().getMessage();
                     }
                     out.copyTo(h);
-                    for (long i = 0; i < ints; i++) {
-                        int want = value(prev, 100 + k, i);
-                        if (h.getAtIndex(JAVA_INT, i) != want) {
-                            return "rank " + r + " replay " + k + " element " + i + " of rank " + prev + "'s block: "
-                                    + h.getAtIndex(JAVA_INT, i) + " instead of " + want;
-                        }
+                    String bad = mismatch(h, r, prev, 100 + k);
+                    if (bad != null) {
+                        return bad;
                     }
                 }
             }
@@ -78,35 +71,46 @@ public final class WindowRing {
         return (int) (r * 1_000_003L + k * 7_919L + i);
     }
 
+    private static void fill(MemorySegment h, int r, int k) {
+        for (long i = 0; i < h.byteSize() / 4; i++) {
+            h.setAtIndex(JAVA_INT, i, value(r, k, i));
+        }
+    }
+
+    /** Rank {@code r}'s view of rank {@code from}'s block of round {@code k} in {@code h}: null when right. */
+    private static String mismatch(MemorySegment h, int r, int from, int k) {
+        for (long i = 0; i < h.byteSize() / 4; i++) {
+            int want = value(from, k, i);
+            if (h.getAtIndex(JAVA_INT, i) != want) {
+                return "rank " + r + " round " + k + " element " + i + " of rank " + from + "'s block: "
+                        + h.getAtIndex(JAVA_INT, i) + " instead of " + want;
+            }
+        }
+        return null;
+    }
+
     /**
      * Runs {@code rounds} rounds of blocks of {@code blockBytes} (the window holds n of them) and returns null, or
      * what came back wrong.
      */
     public static String run(GpuCommunicator g, GpuWindow w, long blockBytes, int rounds) {
-        int n = g.size();
         int r = g.rank();
-        int next = (r + 1) % n;
-        int prev = (r + n - 1) % n;
-        long ints = blockBytes / 4;
+        int next = (r + 1) % g.size();
+        int prev = (r + g.size() - 1) % g.size();
         try (Arena arena = Arena.ofConfined();
              CudaStream s = CudaStream.create(g.device());
              DeviceBuffer src = DeviceBuffer.allocate(g.device(), blockBytes)) {
             MemorySegment h = arena.allocate(blockBytes, 16);
             for (int k = 0; k < rounds; k++) {
-                for (long i = 0; i < ints; i++) {
-                    h.setAtIndex(JAVA_INT, i, value(r, k, i));
-                }
+                fill(h, r, k);
                 src.copyFrom(h);
                 g.putSignal(w, r * blockBytes, src, blockBytes, next, DATA, s);
                 g.waitSignal(w, prev, DATA, 1, s);
                 w.buffer().slice(prev * blockBytes, blockBytes).copyToAsync(h, s);
                 s.synchronize();
-                for (long i = 0; i < ints; i++) {
-                    int want = value(prev, k, i);
-                    if (h.getAtIndex(JAVA_INT, i) != want) {
-                        return "rank " + r + " round " + k + " element " + i + " of rank " + prev + "'s block: "
-                                + h.getAtIndex(JAVA_INT, i) + " instead of " + want;
-                    }
+                String bad = mismatch(h, r, prev, k);
+                if (bad != null) {
+                    return bad;
                 }
                 g.putSignal(w, 0, src, 0, prev, ACK, s);
                 g.waitSignal(w, next, ACK, 1, s);

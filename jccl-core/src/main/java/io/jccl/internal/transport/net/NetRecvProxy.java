@@ -51,6 +51,7 @@ final class NetRecvProxy implements ProxyConnection {
     /** The receive of step {@code posted}'s slot was posted, its trailer's not yet. */
     private boolean trailerOwed;
     private volatile boolean closing;
+    private final PeerLoss peerLoss = new PeerLoss();
 
     /**
      * {@code words}: head read, tail written; {@code mh}: the registration of {@code slots.data()}; {@code polled}:
@@ -131,6 +132,9 @@ final class NetRecvProxy implements ProxyConnection {
             }
         } catch (IOException | RuntimeException e) {
             if (!closing && !health.isBroken() && !health.isClosing()) {
+                if (!peerLoss.reportNow()) {
+                    return false;   // the peer's failure notice may still arrive and name the root cause
+                }
                 health.fail(new JcclException(Result.REMOTE_ERROR, name + ": receive of step " + received
                         + " failed: " + e.getMessage() + " (the peer exited, aborted or crashed)", e));
             }

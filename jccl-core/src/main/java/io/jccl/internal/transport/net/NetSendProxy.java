@@ -45,6 +45,7 @@ final class NetSendProxy implements ProxyConnection {
     /** The slot of step {@code posted} was posted, its trailer not yet (the plugin took no more requests). */
     private boolean trailerOwed;
     private volatile boolean closing;
+    private final PeerLoss peerLoss = new PeerLoss();
 
     /**
      * {@code words}: tail read, head written; {@code mh}: the registration of {@code slots.data()}; {@code polled}:
@@ -118,7 +119,10 @@ final class NetSendProxy implements ProxyConnection {
                 moved = true;
             }
         } catch (IOException | RuntimeException e) {
-            if (!closing && !health.isClosing()) {
+            if (!closing && !health.isBroken() && !health.isClosing()) {
+                if (!peerLoss.reportNow()) {
+                    return false;   // the peer's failure notice may still arrive and name the root cause
+                }
                 health.fail(new JcclException(Result.REMOTE_ERROR, name + ": send of step " + done + " failed: "
                         + e.getMessage() + " (the peer exited, aborted or crashed)", e));
             }
