@@ -83,7 +83,7 @@ public final class GpuCommunicator implements AutoCloseable {
     private volatile boolean aborted;
     private volatile boolean closed;
     /** The windows of this rank still open (released when the communicator closes). */
-    private final java.util.List<GpuWindow> windows = new java.util.ArrayList<>();
+    private final OpenWindows windows = new OpenWindows();
 
     GpuCommunicator(int rank, int nRanks, CudaDevice device, Communicator host, GpuOptions options,
                             AreaLayout layout, PeerAreas peers, long abortPointer, int residentBlocks,
@@ -434,7 +434,7 @@ public final class GpuCommunicator implements AutoCloseable {
         if (bytes < 1) {
             throw new JcclException(Result.INVALID_ARGUMENT, w + ": a window needs at least 1 byte, got " + bytes);
         }
-        return remember(GpuWindow.open(this, host, DeviceBuffer.allocate(device, bytes), true, w));
+        return windows.add(GpuWindow.open(this, host, DeviceBuffer.allocate(device, bytes), true, w));
     }
 
     /**
@@ -452,7 +452,7 @@ public final class GpuCommunicator implements AutoCloseable {
             throw new JcclException(Result.INVALID_ARGUMENT, w + ": the buffer is on GPU " + buffer.device().ordinal()
                     + ", this rank's GPU is " + device.ordinal());
         }
-        return remember(GpuWindow.open(this, host, buffer, false, w));
+        return windows.add(GpuWindow.open(this, host, buffer, false, w));
     }
 
     /**
@@ -496,41 +496,18 @@ public final class GpuCommunicator implements AutoCloseable {
      * symmetric memory requires, so every rank decides alike.
      */
     private GpuWindow copyEngineWindow(long recv, long bytes, CudaStream stream) {
-        if (options.ctaPolicy() != CtaPolicy.ZERO || nRanks == 1 || windows.isEmpty() || GpuGroups.inGroup()
-                || stream.isCapturing()) {
+        if (options.ctaPolicy() != CtaPolicy.ZERO || nRanks == 1 || GpuGroups.inGroup() || stream.isCapturing()) {
             return null;
         }
-        for (int i = 0; i < windows.size(); i++) {   // no iterator: a collective allocates nothing
-            if (windows.get(i).offsetOf(recv, bytes) >= 0) {
-                return windows.get(i);
-            }
-        }
-        return null;
+        return windows.holding(recv, bytes);
     }
 
     private void requireOneHost(String w) {
-        if (wiring != null && wiring.hosts() > 1) {
-            throw new JcclException(Result.INVALID_USAGE, w + ": windows need every rank on one host (the ranks run"
-                    + " on " + wiring.hosts() + " hosts; one-sided operations across hosts are not supported yet)");
-        }
+        GpuWindow.requireOneHost(w, wiring != null ? wiring.hosts() : 1);
     }
 
     private void oneSided(String w, GpuWindow window) {
-        if (window == null) {
-            throw new JcclException(Result.INVALID_ARGUMENT, w + ": no window given");
-        }
-        if (window.communicator() != this) {
-            throw new JcclException(Result.INVALID_ARGUMENT, w + ": the window belongs to " + window.communicator());
-        }
-        if (GpuGroups.inGroup()) {
-            throw new JcclException(Result.INVALID_USAGE, w + ": one-sided operations run at once and cannot be part"
-                    + " of a group (end the group first)");
-        }
-    }
-
-    private GpuWindow remember(GpuWindow window) {
-        windows.add(window);
-        return window;
+        GpuWindow.requireUsable(w, window, this);
     }
 
     /** A window released itself. */
@@ -713,9 +690,7 @@ public final class GpuCommunicator implements AutoCloseable {
                     wiring.close(aborted || stops.stopped());
                 }
             } finally {
-                for (GpuWindow window : List.copyOf(windows)) {   // every rank got past the barrier above
-                    window.release();
-                }
+                windows.releaseAll();   // every rank got past the barrier above
                 arena.close();
             }
         }

@@ -60,7 +60,7 @@ public final class GpuWindow implements AutoCloseable {
     private final long[] peerData;
     private final long[] peerSignals;
     private final List<DeviceBuffer> mappings;
-    /** The copy-engine collectives' signals sent to [peer][row] and awaited from [peer][row]. */
+    /** The copy-engine collectives' signals sent to [peer][row - READY] and awaited from [peer][row - READY]. */
     private final int[][] sent;
     private final int[][] awaited;
     /** The last putSignal/waitSignal queued on each stream. */
@@ -82,8 +82,8 @@ public final class GpuWindow implements AutoCloseable {
         this.peerSignals = peerSignals;
         this.mappings = mappings;
         int n = peerData.length;
-        this.sent = new int[n][SIGNALS + 2];
-        this.awaited = new int[n][SIGNALS + 2];
+        this.sent = new int[n][2];
+        this.awaited = new int[n][2];
         this.waitPeers = new int[n];
         this.waitWords = new long[n];
         this.waitCounts = new int[n];
@@ -224,6 +224,28 @@ public final class GpuWindow implements AutoCloseable {
         }
     }
 
+    /** Refuses windows when the ranks run on {@code hosts} hosts (more than one). */
+    static void requireOneHost(String where, int hosts) {
+        if (hosts > 1) {
+            throw new JcclException(Result.INVALID_USAGE, where + ": windows need every rank on one host (the ranks "
+                    + "run on " + hosts + " hosts; one-sided operations across hosts are not supported yet)");
+        }
+    }
+
+    /** Refuses a one-sided call of {@code comm} on {@code window}: none given, another's, or inside a group. */
+    static void requireUsable(String where, GpuWindow window, GpuCommunicator comm) {
+        if (window == null) {
+            throw new JcclException(Result.INVALID_ARGUMENT, where + ": no window given");
+        }
+        if (window.comm != comm) {
+            throw new JcclException(Result.INVALID_ARGUMENT, where + ": the window belongs to " + window.comm);
+        }
+        if (io.jccl.cuda.internal.enqueue.GpuGroups.inGroup()) {
+            throw new JcclException(Result.INVALID_USAGE, where + ": one-sided operations run at once and cannot be "
+                    + "part of a group (end the group first)");
+        }
+    }
+
     /** This rank's memory of the window (the registered buffer, or the allocated one). */
     public DeviceBuffer buffer() {
         return data;
@@ -291,31 +313,19 @@ public final class GpuWindow implements AutoCloseable {
      * every peer's block. No kernel moves data; the waits are one-warp blocks.
      */
     void copyEngineAllGather(long off, long send, long bytes, CudaStream s, Enqueuer q) {
-        int me = comm.rank();
         barrier(s, q);
-        for (int p = 0; p < peerData.length; p++) {
-            if (p != me) {
-                putData(p, peerData[p] + off + me * bytes, send, bytes, s);
-            }
-        }
-        copyLocal(data.address() + off + me * bytes, send, bytes, s);
-        awaitData(-1, s, q);
+        spread(off + comm.rank() * bytes, send, 0, bytes, s);
+        awaitRow(DATA, -1, s, q);
         copyEngineCalls++;
     }
 
     /** Copy-engine broadcast of {@code root}'s {@code bytes} at {@code send} into every window at {@code off}. */
     void copyEngineBroadcast(long off, long send, long bytes, int root, CudaStream s, Enqueuer q) {
-        int me = comm.rank();
         barrier(s, q);
-        if (me == root) {
-            for (int p = 0; p < peerData.length; p++) {
-                if (p != me) {
-                    putData(p, peerData[p] + off, send, bytes, s);
-                }
-            }
-            copyLocal(data.address() + off, send, bytes, s);
+        if (comm.rank() == root) {
+            spread(off, send, 0, bytes, s);
         } else {
-            awaitData(root, s, q);
+            awaitRow(DATA, root, s, q);
         }
         copyEngineCalls++;
     }
@@ -325,16 +335,29 @@ public final class GpuWindow implements AutoCloseable {
      * window at {@code off}. {@code send} must not overlap the receive blocks (the peers write them meanwhile).
      */
     void copyEngineAllToAll(long off, long send, long bytes, CudaStream s, Enqueuer q) {
-        int me = comm.rank();
         barrier(s, q);
+        spread(off + comm.rank() * bytes, send, bytes, bytes, s);
+        awaitRow(DATA, -1, s, q);
+        copyEngineCalls++;
+    }
+
+    /**
+     * Copies {@code bytes} from {@code send + p * srcStride} to offset {@code dstOff} of every rank p's window, each
+     * peer's copy followed by its data signal (this rank's own copy needs none, and none at all when in place).
+     */
+    private void spread(long dstOff, long send, long srcStride, long bytes, CudaStream s) {
+        int me = comm.rank();
         for (int p = 0; p < peerData.length; p++) {
             if (p != me) {
-                putData(p, peerData[p] + off + me * bytes, send + p * bytes, bytes, s);
+                CuMemory.copyAsync(peerData[p] + dstOff, send + p * srcStride, bytes, s.handle());
+                signal(p, DATA, s);
             }
         }
-        copyLocal(data.address() + off + me * bytes, send + me * bytes, bytes, s);
-        awaitData(-1, s, q);
-        copyEngineCalls++;
+        long dst = data.address() + dstOff;
+        long src = send + me * srcStride;
+        if (dst != src) {
+            CuMemory.copyAsync(dst, src, bytes, s.handle());
+        }
     }
 
     /** Every rank tells every peer its stream reached the call, and waits until every peer's did. */
@@ -348,23 +371,8 @@ public final class GpuWindow implements AutoCloseable {
         awaitRow(READY, -1, s, q);
     }
 
-    private void putData(int p, long dst, long src, long bytes, CudaStream s) {
-        CuMemory.copyAsync(dst, src, bytes, s.handle());
-        signal(p, DATA, s);
-    }
-
-    private static void copyLocal(long dst, long src, long bytes, CudaStream s) {
-        if (dst != src) {
-            CuMemory.copyAsync(dst, src, bytes, s.handle());
-        }
-    }
-
     private void signal(int p, int row, CudaStream s) {
-        CuMemory.memsetD32Async(peerSignals[p] + word(row, comm.rank()), ++sent[p][row], 1, s.handle());
-    }
-
-    private void awaitData(int from, CudaStream s, Enqueuer q) {
-        awaitRow(DATA, from, s, q);
+        CuMemory.memsetD32Async(peerSignals[p] + word(row, comm.rank()), ++sent[p][row - READY], 1, s.handle());
     }
 
     /** One kernel waiting for the next signal of {@code row} from {@code from} (-1: from every peer). */
@@ -375,7 +383,7 @@ public final class GpuWindow implements AutoCloseable {
             if (p != me && (from < 0 || p == from)) {
                 waitPeers[k] = p;
                 waitWords[k] = signals.address() + word(row, p);
-                waitCounts[k] = ++awaited[p][row];
+                waitCounts[k] = ++awaited[p][row - READY];
                 k++;
             }
         }

@@ -43,10 +43,7 @@ class GpuWindowGpuTest {
             // captured once, replayed: the counts advance on the GPU, so each replay waits for the next signals
             assertThat(onEachRank(pool, r -> WindowRing.runGraph(comms.get(r), wins.get(r), BLOCK, 4)))
                     .containsOnlyNulls();
-            onEachRank(pool, r -> {
-                wins.get(r).close();
-                return null;
-            });
+            closeAll(pool, wins);
             try (CudaStream s = CudaStream.create(comms.getFirst().device())) {
                 assertThatThrownBy(() -> comms.getFirst().putSignal(wins.getFirst(), 0, wins.getFirst().buffer(), 0,
                         1, 0, s)).isInstanceOf(JcclException.class).hasMessageContaining("putSignal")
@@ -73,10 +70,7 @@ class GpuWindowGpuTest {
             List<String> wrong = onEachRank(pool, r -> CopyEngineRounds.run(comms.get(r), wins.get(r), count, 3));
             assertThat(wrong).containsOnlyNulls();
             assertThat(wins).allSatisfy(w -> assertThat(w.copyEngineCalls()).isEqualTo(3 * 3));
-            onEachRank(pool, r -> {
-                wins.get(r).close();
-                return null;
-            });
+            closeAll(pool, wins);
         } finally {
             comms.forEach(GpuCommunicator::close);
         }
@@ -94,14 +88,7 @@ class GpuWindowGpuTest {
             List<GpuWindow> wins = onEachRank(pool, r -> comms.get(r).registerWindow(bufs.get(r)));
             CudaStream s0 = CudaStream.create(comms.get(0).device());
             comms.get(0).waitSignal(wins.get(0), 1, 0, 1, s0);   // rank 1 has not put yet
-            List<String> refusals = onEachRank(pool, r -> {
-                try {
-                    wins.get(r).close();
-                    return "closed";
-                } catch (JcclException e) {
-                    return e.result() + " " + e.getMessage();
-                }
-            });
+            List<String> refusals = onEachRank(pool, r -> outcome(wins.get(r)::close, "closed"));
             for (String refusal : refusals) {
                 assertThat(refusal).startsWith("INVALID_USAGE").contains("closing a window", "rank(s) [0]",
                         "synchronize");
@@ -113,10 +100,7 @@ class GpuWindowGpuTest {
             s0.synchronize();
             s0.close();
             assertThat(comms.get(0).asyncError()).isNull();
-            onEachRank(pool, r -> {
-                wins.get(r).close();
-                return null;
-            });
+            closeAll(pool, wins);
         } finally {
             comms.forEach(GpuCommunicator::close);
             bufs.forEach(DeviceBuffer::close);   // registered memory stays the caller's
@@ -153,10 +137,7 @@ class GpuWindowGpuTest {
         try (ExecutorService pool = Executors.newFixedThreadPool(2)) {
             List<String> sizes = onEachRank(pool, r -> {
                 try (DeviceBuffer b = DeviceBuffer.allocate(comms.get(r).device(), 4096L * (r + 1))) {
-                    comms.get(r).registerWindow(b).close();
-                    return "registered";
-                } catch (JcclException e) {
-                    return e.result() + " " + e.getMessage();
+                    return outcome(() -> comms.get(r).registerWindow(b).close(), "registered");
                 }
             });
             assertThat(sizes).allSatisfy(m -> assertThat(m).startsWith("INVALID_USAGE").contains("registerWindow",
@@ -181,10 +162,7 @@ class GpuWindowGpuTest {
                     GpuCommunicator.groupEnd();
                 }
             }
-            onEachRank(pool, r -> {
-                wins.get(r).close();
-                return null;
-            });
+            closeAll(pool, wins);
         } finally {
             comms.forEach(GpuCommunicator::close);
         }
@@ -208,5 +186,23 @@ class GpuWindowGpuTest {
 
     private static <T> List<T> onEachRank(ExecutorService pool, IntFunction<T> body) throws Exception {
         return GpuSplitGpuTest.onEachRank(pool, body);
+    }
+
+    /** Closes each rank's window on its own thread (close is collective). */
+    private static void closeAll(ExecutorService pool, List<GpuWindow> wins) throws Exception {
+        onEachRank(pool, r -> {
+            wins.get(r).close();
+            return null;
+        });
+    }
+
+    /** What {@code call} gave: {@code ok}, or the result and message it threw. */
+    private static String outcome(Runnable call, String ok) {
+        try {
+            call.run();
+            return ok;
+        } catch (JcclException e) {
+            return e.result() + " " + e.getMessage();
+        }
     }
 }
