@@ -4,7 +4,8 @@
 #   .device/gpu/gpu-run.sh PHASE...     phases, in the order given:
 #     info    nvidia-smi, topology, NCCL path
 #     topo    ./jccl topo: the system JCCL discovers through sysfs, CUDA and NVML      ($OUT/topo.txt)
-#     tests   the @Tag("gpu") tests of jccl-cuda (every collective, type, reduction; graphs; abort; 2 processes)
+#     tests   the @Tag("gpu") tests of jccl-cuda (every collective, type, reduction; graphs; abort; 2 processes);
+#             $TESTS (class names, space-separated) runs those only
 #     ar      ./jccl perf all_reduce -g 2 -b 8 -e 2G -f 4 -c 1 --backend both          ($OUT/perf-allreduce.txt)
 #     graph   the same, 8 B .. 2 MiB, CUDA graphs of the iterations launched 20 times (-G 20)
 #     others  all_gather, reduce_scatter, broadcast, sendrecv at 128 MiB .. 2 GiB, --backend both
@@ -50,7 +51,8 @@ for phase in "$@"; do
     tests)
       cp="$(ls "$here"/test/*.jar | tr '\n' ':')$here/lib/*"
       timeout "${T:-240}" "$java" -Djccl.cuda.cubinDir="$cubin" ${JOPTS:-} -cp "$cp" org.junit.platform.console.ConsoleLauncher \
-        execute $(sed 's/^/--select-class /' "$here/test/gpu-tests.txt") \
+        execute $(if [ -n "${TESTS:-}" ]; then printf '%s\n' $TESTS; else cat "$here/test/gpu-tests.txt"; fi \
+          | sed 's/^/--select-class /') \
         --include-tag gpu --details=tree --disable-banner --disable-ansi-colors > "$out/junit.txt" 2>&1
       echo "rc=$?"; grep -E "tests (successful|failed|aborted)|✘" "$out/junit.txt" | head -20
       grep -qE "\[ +[1-9][0-9]* tests (successful|failed)" "$out/junit.txt" \

@@ -159,7 +159,8 @@ public final class CommFactory {
                     rank == 0 ? "; process: " + ProcessResources.summary() : "");
             resilience.resources(() -> Resources.line(bootstrap, conns, shape.nChannels(), hasProxy));
             GpuAccess gpu = new GpuAccess(hostOfRank, bootstrap.keys(), health, bootstrap, anyNet
-                    ? new GpuNetConnections(arena, proxy, health, plugin, 0, bootstrap.keys(), rank, nRanks, timeoutNs,
+                    ? new GpuNetConnections(arena, proxy, health, NetPlugins.forDeviceMemory(plugin, rank), 0,
+                            bootstrap.keys(), rank, nRanks, timeoutNs,
                             bootstrap, checksum) : null);
             return new HostCommunicator(rt, resilience.ready(peers), gpu);
         } catch (RuntimeException e) {

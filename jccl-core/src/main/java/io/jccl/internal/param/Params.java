@@ -120,7 +120,8 @@ public final class Params {
             "network plugin to use, by name (case-insensitive): Socket (built-in), FaultInject, or one found by "
                     + "ServiceLoader (io.jccl.net.NetPlugin); unset: Socket"));
     public static final Param<Integer> SOCKET_NTHREADS = add(Param.ofInt("NCCL_SOCKET_NTHREADS", 1, NET,
-            "socket plugin: helper threads per connection; NTHREADS x NSOCKS_PERTHREAD is capped at 64")
+            "socket plugin: helper threads per connection (unset: 1, and 2 x 2 sockets for GPU ranks' connections "
+                    + "when NSOCKS_PERTHREAD is unset too); NTHREADS x NSOCKS_PERTHREAD is capped at 64")
             .range(1, 16));
     public static final Param<Integer> NSOCKS_PERTHREAD = add(Param.ofInt("NCCL_NSOCKS_PERTHREAD", 1, NET,
             "socket plugin: data sockets per helper thread; with a product of 1 one socket carries everything")

@@ -56,6 +56,14 @@ public final class NetPlugins {
         return chosen;
     }
 
+    /**
+     * The plugin for GPU ranks' connections: the built-in Socket with its GPU socket layout
+     * ({@link SocketNetPlugin#forDeviceMemory}); any other plugin (or a wrapped one) as it is.
+     */
+    public static NetPlugin forDeviceMemory(NetPlugin plugin, int rank) {
+        return plugin instanceof SocketNetPlugin s ? s.forDeviceMemory(rank) : plugin;
+    }
+
     private static NetPlugin socket(int rank, boolean allLocal) {
         return new SocketNetPlugin(NetInterfaces.forPeers(allLocal), rank);
     }

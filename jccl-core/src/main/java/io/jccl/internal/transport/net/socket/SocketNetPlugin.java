@@ -23,7 +23,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * The built-in network plugin {@code Socket}: TCP over the interfaces {@link NetInterfaces} picked (one device per
  * address). A connection is one control socket plus {@code NCCL_SOCKET_NTHREADS x NCCL_NSOCKS_PERTHREAD} data
  * sockets when that product is above 1 (at most {@link #MAX_SOCKS}); large messages are cut across the data
- * sockets, moved by helper threads when there are several threads.
+ * sockets, moved by helper threads when there are several threads. Connections of GPU ranks take
+ * {@link #forDeviceMemory} when neither parameter is set: {@value #GPU_THREADS} helper threads of
+ * {@value #GPU_SOCKS_PER_THREAD} sockets, since there the proxy thread also serves the kernels' FIFOs, and a socket
+ * moved off that thread keeps the link busy while it polls (on one time-shared H100 with two "hosts", 1.3 to 1.7 times
+ * the busbw of one socket on the proxy thread).
  *
  * <p>Owned by: one per communicator; see {@link NetPlugin} for which thread calls what. Mirrors: net_socket.cc
  * (ncclNetSocket).
@@ -31,38 +35,67 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class SocketNetPlugin implements NetPlugin {
     /** Most data sockets per connection, NCCL's MAX_SOCKETS. */
     public static final int MAX_SOCKS = 64;
+    /** Helper threads per connection of GPU ranks when NCCL_SOCKET_NTHREADS is not set. */
+    static final int GPU_THREADS = 2;
+    /** Sockets per helper thread of GPU ranks' connections when NCCL_NSOCKS_PERTHREAD is not set. */
+    static final int GPU_SOCKS_PER_THREAD = 2;
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private final List<NetInterfaces.IfAddress> devices;
     private final Map<String, SocketConnect> connecting = new ConcurrentHashMap<>();
+    private final int threads;
+    private final int dataSocks;
 
-    /** A plugin over {@code devices} (the first is device 0). */
+    /** A plugin over {@code devices} (the first is device 0), with NCCL_SOCKET_NTHREADS x NCCL_NSOCKS_PERTHREAD. */
     public SocketNetPlugin(List<NetInterfaces.IfAddress> devices, int rank) {
+        this(devices, Params.SOCKET_NTHREADS.get(), Params.NSOCKS_PERTHREAD.get());
         if (devices.isEmpty()) {
             throw new IllegalArgumentException("no network device");
         }
-        this.devices = List.copyOf(devices);
         StringBuilder b = new StringBuilder();
         for (int i = 0; i < devices.size(); i++) {
             b.append(i == 0 ? "" : " ").append('[').append(i).append(']').append(devices.get(i).ifName()).append(':')
                     .append(devices.get(i).address().getHostAddress()).append('<').append(i).append('>');
         }
         Log.info(Subsys.NET, rank, "NET/Socket : Using %s", b);
-        int socks = dataSocks();
-        Log.info(Subsys.NET, rank, "NET/Socket : %d threads and %d sockets per thread (%d data sockets per "
-                + "connection%s)", threads(), socks == 0 ? 1 : socks / threads(), socks,
-                socks == 0 ? ": all on the control socket" : "");
+        logSockets(rank, "");
     }
 
-    /** Helper threads per connection, NCCL_SOCKET_NTHREADS. */
-    static int threads() {
-        return Params.SOCKET_NTHREADS.get();
+    private SocketNetPlugin(List<NetInterfaces.IfAddress> devices, int threads, int socksPerThread) {
+        this.devices = List.copyOf(devices);
+        this.threads = threads;
+        int n = Math.min(MAX_SOCKS, threads * socksPerThread);
+        this.dataSocks = n <= 1 ? 0 : n;
     }
 
-    /** Data sockets per connection: 0 when NTHREADS x NSOCKS_PERTHREAD is 1 (the control socket carries all). */
-    static int dataSocks() {
-        int n = Math.min(MAX_SOCKS, threads() * Params.NSOCKS_PERTHREAD.get());
-        return n <= 1 ? 0 : n;
+    /**
+     * The plugin for GPU ranks' connections: the same devices with {@value #GPU_THREADS} helper threads of
+     * {@value #GPU_SOCKS_PER_THREAD} sockets each, unless NCCL_SOCKET_NTHREADS or NCCL_NSOCKS_PERTHREAD is set
+     * (then this plugin). Both ends of a connection take the listener's socket count from its handle.
+     */
+    public SocketNetPlugin forDeviceMemory(int rank) {
+        if (Params.SOCKET_NTHREADS.isSet() || Params.NSOCKS_PERTHREAD.isSet()) {
+            return this;
+        }
+        SocketNetPlugin p = new SocketNetPlugin(devices, GPU_THREADS, GPU_SOCKS_PER_THREAD);
+        p.logSockets(rank, "GPU connections: ");
+        return p;
+    }
+
+    private void logSockets(int rank, String what) {
+        Log.info(Subsys.NET, rank, "NET/Socket : %s%d threads and %d sockets per thread (%d data sockets per "
+                + "connection%s)", what, threads, dataSocks == 0 ? 1 : dataSocks / threads, dataSocks,
+                dataSocks == 0 ? ": all on the control socket" : "");
+    }
+
+    /** Helper threads per connection. */
+    int threads() {
+        return threads;
+    }
+
+    /** Data sockets per connection: 0 when threads x sockets per thread is 1 (the control socket carries all). */
+    int dataSocks() {
+        return dataSocks;
     }
 
     static void configure(SocketChannel ch) throws IOException {
