@@ -17,7 +17,7 @@ public final class CountingNetPlugin implements NetPlugin {
     /** Sends carried by every instance. */
     public static final AtomicLong SENDS = new AtomicLong();
     private final NetPlugin inner = new SocketNetPlugin(List.of(new NetInterfaces.IfAddress("lo",
-            InetAddress.getLoopbackAddress())), -1);
+            InetAddress.getLoopbackAddress())), -1, null);
 
     @Override
     public String name() {

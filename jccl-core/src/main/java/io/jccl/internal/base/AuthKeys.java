@@ -38,7 +38,9 @@ public final class AuthKeys {
         /** Rank ↔ rank bootstrap connections. */
         PEER("jccl/v1/peer"),
         /** Data connections of the socket transport. */
-        NET("jccl/v1/net");
+        NET("jccl/v1/net"),
+        /** A TLS connection's binding to the communicator: each end's MAC over the session's exported key. */
+        TLS("jccl/v1/tls");
 
         private final String label;
 

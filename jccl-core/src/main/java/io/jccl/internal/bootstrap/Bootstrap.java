@@ -5,6 +5,7 @@ import io.jccl.Result;
 import io.jccl.UniqueId;
 import io.jccl.internal.base.AuthKeys;
 import io.jccl.internal.base.CommHealth;
+import io.jccl.internal.base.Tls;
 import io.jccl.internal.bootstrap.Goodbye.Departure;
 import io.jccl.internal.debug.Log;
 import io.jccl.internal.param.Params;
@@ -57,6 +58,7 @@ public final class Bootstrap implements PeerExchange, AutoCloseable {
     private final int rank;
     private final int nRanks;
     private final AuthKeys keys;
+    private final Tls tls;
     private final long timeoutNs;
     private final ServerSocket listen;
     private final Mailbox mailbox;
@@ -76,6 +78,7 @@ public final class Bootstrap implements PeerExchange, AutoCloseable {
         this.rank = rank;
         this.nRanks = nRanks;
         this.keys = keys;
+        this.tls = Tls.forComm(keys);
         this.timeoutNs = timeoutNs;
         this.listen = listen;
         this.mailbox = new Mailbox(rank, nRanks);
@@ -401,6 +404,9 @@ public final class Bootstrap implements PeerExchange, AutoCloseable {
         try {
             s.setTcpNoDelay(true);
             s.setSoTimeout(BootstrapRoot.HANDSHAKE_MS);
+            if (tls != null) {
+                s = tls.wrap(s, false, "a peer at " + s.getRemoteSocketAddress());
+            }
             DataInputStream in = new DataInputStream(new BufferedInputStream(s.getInputStream(), 1 << 16));
             DataOutputStream out = new DataOutputStream(new BufferedOutputStream(s.getOutputStream(), 1024));
             byte[] challenge = AuthKeys.nonce();

@@ -4,6 +4,7 @@ import io.jccl.JcclException;
 import io.jccl.Result;
 import io.jccl.UniqueId;
 import io.jccl.internal.base.AuthKeys;
+import io.jccl.internal.base.Tls;
 import io.jccl.internal.debug.Log;
 import io.jccl.internal.debug.Subsys;
 import io.jccl.internal.param.Params;
@@ -45,6 +46,7 @@ public final class BootstrapRoot implements Runnable {
 
     private final ServerSocket server;
     private final AuthKeys keys;
+    private final Tls tls;
     private final long defaultTimeoutMs;
     private final Semaphore pending = new Semaphore(MAX_PENDING);
     private final List<Arrival> arrived = new ArrayList<>();
@@ -56,6 +58,7 @@ public final class BootstrapRoot implements Runnable {
     private BootstrapRoot(ServerSocket server, AuthKeys keys, long timeoutMs) {
         this.server = server;
         this.keys = keys;
+        this.tls = Tls.forComm(keys);
         this.defaultTimeoutMs = timeoutMs;
     }
 
@@ -171,6 +174,9 @@ public final class BootstrapRoot implements Runnable {
         try {
             s.setSoTimeout(HANDSHAKE_MS);
             s.setTcpNoDelay(true);
+            if (tls != null) {
+                s = tls.wrap(s, false, "a rank at " + s.getRemoteSocketAddress());
+            }
             DataInputStream in = new DataInputStream(new BufferedInputStream(s.getInputStream(), 1024));
             out = new DataOutputStream(new BufferedOutputStream(s.getOutputStream(), 1024));
             byte[] challenge = AuthKeys.nonce();

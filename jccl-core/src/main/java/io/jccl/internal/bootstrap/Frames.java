@@ -46,6 +46,11 @@ final class Frames {
         int tag = in.readInt();
         int len = in.readInt();
         if (len < 0 || len > maxBytes) {
+            int type = tag >>> 24;
+            if (type >= 0x14 && type <= 0x17 && ((tag >>> 16) & 0xff) == 0x03) {
+                throw new IOException("the other end speaks TLS and this one does not (JCCL_TLS must be the same on "
+                        + "every rank)");
+            }
             throw new IOException("bad bootstrap frame: length " + len + " (limit " + maxBytes + ")");
         }
         byte[] b = new byte[len];

@@ -4,6 +4,7 @@ import io.jccl.JcclException;
 import io.jccl.Result;
 import io.jccl.internal.base.AuthKeys;
 import io.jccl.internal.base.CommHealth;
+import io.jccl.internal.base.Tls;
 import io.jccl.internal.debug.Log;
 import io.jccl.internal.param.Params;
 
@@ -28,6 +29,7 @@ import java.util.concurrent.locks.ReentrantLock;
 final class PeerLinks {
     private final int rank;
     private final AuthKeys keys;
+    private final Tls tls;
     private final InetSocketAddress[] addresses;
     private final ReentrantLock[] locks;
     private final Socket[] sockets;
@@ -37,6 +39,7 @@ final class PeerLinks {
     PeerLinks(int rank, AuthKeys keys, InetSocketAddress[] addresses) {
         this.rank = rank;
         this.keys = keys;
+        this.tls = Tls.forComm(keys);
         this.addresses = addresses;
         int n = addresses.length;
         this.locks = new ReentrantLock[n];
@@ -186,7 +189,9 @@ final class PeerLinks {
                 s.setTcpNoDelay(true);
                 long left = TimeUnit.NANOSECONDS.toMillis(deadlineNs - System.nanoTime());
                 s.connect(to, (int) Math.max(1, Math.min(left, 10_000)));
-                return s;
+                if (tls == null) {
+                    return s;
+                }
             } catch (IOException e) {
                 last = e;
                 closeQuietly(s);
@@ -198,7 +203,9 @@ final class PeerLinks {
                     break;
                 }
                 backoffMs = Math.min(backoffMs * 2, 500);
+                continue;
             }
+            return secure(s, to, who, deadlineNs);
         }
         if (closed) {
             throw new JcclException(Result.ABORTED, "rank " + rank + ": communicator closed while connecting to "
@@ -206,6 +213,18 @@ final class PeerLinks {
         }
         throw new JcclException(Result.TIMEOUT, "rank " + rank + ": could not connect to " + who + " at " + to
                 + " before the deadline: " + (last == null ? "timeout" : last.getMessage()));
+    }
+
+    /** The TLS end of a connection just made (JCCL_TLS), failing at once when the handshake or binding fails. */
+    private Socket secure(Socket s, InetSocketAddress to, String who, long deadlineNs) {
+        try {
+            long leftMs = TimeUnit.NANOSECONDS.toMillis(deadlineNs - System.nanoTime());
+            s.setSoTimeout((int) Math.max(1, Math.min(leftMs, BootstrapRoot.HANDSHAKE_MS)));
+            return tls.wrap(s, true, who + " at " + to);
+        } catch (IOException e) {
+            closeQuietly(s);
+            throw new JcclException(Result.REMOTE_ERROR, "rank " + rank + ": " + e.getMessage(), e);
+        }
     }
 
     /**

@@ -132,6 +132,17 @@ public final class Params {
                     + "the slot on (a mismatch fails the communicator instead of delivering corrupted data); auto: on "
                     + "when ranks span hosts, off when all are on this host (loopback cannot corrupt in transit; "
                     + "there it cost 8-10% of allReduce busbw)"));
+    public static final Param<String> TLS = add(Param.ofChoice("JCCL_TLS", "off", List.of("off", "on", "keystore"),
+            NET, "TLS 1.3 (the JDK's SSLEngine) on bootstrap and socket-transport connections, every rank alike: on = "
+                    + "a fresh key per process, each connection bound to the communicator's secret (both ends prove "
+                    + "it over the TLS session's exported key); keystore = certificates from JCCL_TLS_KEYSTORE, "
+                    + "checked both ways against JCCL_TLS_TRUSTSTORE, and bound to the secret as well"));
+    public static final Param<String> TLS_KEYSTORE = add(Param.ofString("JCCL_TLS_KEYSTORE", "", NET,
+            "JCCL_TLS=keystore: the PKCS12 (or JKS) keystore holding this process's key and certificate chain"));
+    public static final Param<String> TLS_KEYSTORE_PASSWORD = add(Param.ofString("JCCL_TLS_KEYSTORE_PASSWORD", "",
+            NET, "password of JCCL_TLS_KEYSTORE and of its key (and of the truststore unless it has its own)"));
+    public static final Param<String> TLS_TRUSTSTORE = add(Param.ofString("JCCL_TLS_TRUSTSTORE", "", NET,
+            "JCCL_TLS=keystore: certificates (CAs) a peer's chain must lead to; unset: JCCL_TLS_KEYSTORE"));
     public static final Param<String> NET_FAULT = add(Param.ofString("JCCL_NET_FAULT", "", NET,
             "testing: inject faults into the network plugin, e.g. delay=5ms,drop=after:100,corrupt=p:0.001,seed=1 "
                     + "(also the plugin NCCL_NET=FaultInject, which wraps Socket)"));

@@ -217,7 +217,7 @@ class BootstrapAttackTest {
         ProxyThread p1 = new ProxyThread(h1, 1, "attack-proxy-1", 0);
         try (Arena arena = Arena.ofShared()) {
             NetPlugin plugin = new SocketNetPlugin(List.of(new NetInterfaces.IfAddress("lo",
-                    InetAddress.getLoopbackAddress())), 0);
+                    InetAddress.getLoopbackAddress())), 0, null);
             long timeoutNs = TimeUnit.SECONDS.toNanos(30);
             NetTransport t0 = new NetTransport(arena, p0, h0, plugin, 0, keys, 0, timeoutNs, IdlePolicy.defaults(), true);
             NetTransport t1 = new NetTransport(arena, p1, h1, plugin, 0, keys, 1, timeoutNs, IdlePolicy.defaults(), true);

@@ -2,6 +2,7 @@ package io.jccl.internal.transport.net;
 
 import io.jccl.JcclException;
 import io.jccl.Result;
+import io.jccl.internal.base.Tls;
 import io.jccl.internal.debug.Log;
 import io.jccl.internal.debug.Subsys;
 import io.jccl.internal.param.Params;
@@ -27,17 +28,25 @@ public final class NetPlugins {
     private NetPlugins() {
     }
 
-    /** The plugin for a communicator whose peers are all on this host ({@code allLocal}) or not. */
-    public static NetPlugin select(int rank, boolean allLocal) {
+    /**
+     * The plugin for a communicator whose peers are all on this host ({@code allLocal}) or not; the built-in Socket
+     * runs every connection under {@code tls} when it is not null (JCCL_TLS). Another plugin carries its own
+     * security: JCCL_TLS with one is refused, as NCCL's encryption covers its sockets only.
+     */
+    public static NetPlugin select(int rank, boolean allLocal, Tls tls) {
         String wanted = Params.NET_PLUGIN.get().trim();
         String fault = Params.NET_FAULT.get().trim();
         NetPlugin chosen;
         if (wanted.isEmpty() || wanted.equalsIgnoreCase("Socket")) {
-            chosen = socket(rank, allLocal);
+            chosen = socket(rank, allLocal, tls);
         } else if (wanted.equalsIgnoreCase(FaultInjectNet.NAME)) {
-            chosen = new FaultInjectNet(socket(rank, allLocal), FaultInjectNet.Spec.parse(fault), rank);
+            chosen = new FaultInjectNet(socket(rank, allLocal, tls), FaultInjectNet.Spec.parse(fault), rank);
             fault = "";
         } else {
+            if (tls != null) {
+                throw new JcclException(Result.INVALID_USAGE, "JCCL_TLS covers the built-in Socket plugin only; "
+                        + "NCCL_NET=" + wanted + " must encrypt its own traffic (unset JCCL_TLS, or use Socket)");
+            }
             chosen = external(wanted);
         }
         if (!fault.isEmpty()) {
@@ -64,8 +73,8 @@ public final class NetPlugins {
         return plugin instanceof SocketNetPlugin s ? s.forDeviceMemory(rank) : plugin;
     }
 
-    private static NetPlugin socket(int rank, boolean allLocal) {
-        return new SocketNetPlugin(NetInterfaces.forPeers(allLocal), rank);
+    private static NetPlugin socket(int rank, boolean allLocal, Tls tls) {
+        return new SocketNetPlugin(NetInterfaces.forPeers(allLocal), rank, tls);
     }
 
     private static NetPlugin external(String wanted) {

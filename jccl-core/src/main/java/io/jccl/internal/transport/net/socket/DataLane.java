@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
-import java.nio.channels.SocketChannel;
 
 /**
  * One data socket of a comm and the queue of chunks to move over it, in posting order: a single-producer
@@ -19,15 +18,15 @@ final class DataLane {
     private static final int HEAD = 0;
     private static final int TAIL = 16;
 
-    final SocketChannel channel;
+    final Wire wire;
     private final boolean sending;
     private final SocketRequest[] reqs;
     private final ByteBuffer[] bufs;
     private final long[] counters = new long[32];
     private volatile SocketHelper helper;
 
-    DataLane(SocketChannel channel, boolean sending, int capacity) {
-        this.channel = channel;
+    DataLane(Wire wire, boolean sending, int capacity) {
+        this.wire = wire;
         this.sending = sending;
         this.reqs = new SocketRequest[capacity];
         this.bufs = new ByteBuffer[capacity];
@@ -63,7 +62,7 @@ final class DataLane {
             int i = (int) (h % reqs.length);
             ByteBuffer b = bufs[i];
             if (b.hasRemaining()) {
-                int n = sending ? channel.write(b) : channel.read(b);
+                int n = sending ? wire.write(b) : wire.read(b);
                 if (n < 0) {
                     throw new IOException("connection closed by the peer");
                 }
@@ -71,6 +70,9 @@ final class DataLane {
                 if (b.hasRemaining()) {
                     return moved;
                 }
+            }
+            if (sending && !wire.flushed()) {
+                return moved;
             }
             SocketRequest r = reqs[i];
             reqs[i] = null;

@@ -7,7 +7,6 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.SelectableChannel;
 import java.nio.channels.SelectionKey;
-import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -31,7 +30,7 @@ final class SocketComm implements NetPlugin.SendComm, NetPlugin.RecvComm, Pollab
 
     final boolean sending;
     private final String peer;
-    private final SocketChannel ctrl;
+    private final Wire ctrl;
     private final DataLane[] lanes;
     private final SocketHelper[] helpers;
     private final SelectableChannel[] channels;
@@ -47,18 +46,17 @@ final class SocketComm implements NetPlugin.SendComm, NetPlugin.RecvComm, Pollab
     private volatile IOException error;
     private volatile boolean closed;
 
-    SocketComm(boolean sending, SocketChannel ctrl, SocketChannel[] data, int nThreads,
-            String peer) throws IOException {
+    SocketComm(boolean sending, Wire ctrl, Wire[] data, int nThreads, String peer) throws IOException {
         this.sending = sending;
         this.peer = peer;
         this.out = sending ? ByteBuffer.allocateDirect(8 + COPY_MAX_BYTES).order(ByteOrder.BIG_ENDIAN) : null;
         this.ctrl = ctrl;
         this.lanes = new DataLane[data.length];
         this.channels = new SelectableChannel[1 + data.length];
-        channels[0] = ctrl;
+        channels[0] = ctrl.channel();
         for (int i = 0; i < data.length; i++) {
             lanes[i] = new DataLane(data[i], sending, MAX_REQUESTS);
-            channels[1 + i] = data[i];
+            channels[1 + i] = data[i].channel();
         }
         for (int i = 0; i < MAX_REQUESTS; i++) {
             pool[i] = new SocketRequest(this, data.length);
@@ -188,6 +186,9 @@ final class SocketComm implements NetPlugin.SendComm, NetPlugin.RecvComm, Pollab
                 return false;
             }
         }
+        if (!ctrl.flushed()) {
+            return false;
+        }
         inCtrl = false;
         pair[1] = null;
         return true;
@@ -288,7 +289,15 @@ final class SocketComm implements NetPlugin.SendComm, NetPlugin.RecvComm, Pollab
 
     @Override
     public boolean wakesOnChannels() {
+        if (ctrl.buffered()) {
+            return false;
+        }
         if (helpers.length == 0) {
+            for (DataLane l : lanes) {
+                if (l.wire.buffered()) {
+                    return false;
+                }
+            }
             return true;
         }
         for (DataLane l : lanes) {

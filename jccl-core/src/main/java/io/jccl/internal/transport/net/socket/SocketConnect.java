@@ -1,5 +1,7 @@
 package io.jccl.internal.transport.net.socket;
 
+import io.jccl.internal.base.Tls;
+
 import java.io.IOException;
 import java.net.ConnectException;
 import java.nio.ByteBuffer;
@@ -8,7 +10,8 @@ import java.nio.channels.SocketChannel;
 /**
  * A connection being made, one {@link SocketNetPlugin#connect} call at a time: opens the control socket and the data
  * sockets without blocking, retries a refused connection a few times, then sends each socket's introduction
- * (magic, index).
+ * (magic, index); under {@code JCCL_TLS} each socket is handed over as a {@link TlsWire}, whose handshake and binding
+ * run with its first reads and writes.
  *
  * <p>Owned by: the thread setting up connections. Mirrors: net_socket.cc's non-blocking connect stages.
  */
@@ -18,14 +21,16 @@ final class SocketConnect {
 
     private final SocketHandle handle;
     private final int nThreads;
+    private final Tls tls;
     private final SocketChannel[] socks;
     private final ByteBuffer[] intros;
     private final long[] retryAtNs;
     private int refused;
 
-    SocketConnect(SocketHandle handle, int nThreads) throws IOException {
+    SocketConnect(SocketHandle handle, int nThreads, Tls tls) throws IOException {
         this.handle = handle;
         this.nThreads = nThreads;
+        this.tls = tls;
         int n = 1 + handle.dataSocks();
         socks = new SocketChannel[n];
         intros = new ByteBuffer[n];
@@ -79,10 +84,15 @@ final class SocketConnect {
         if (!all) {
             return null;
         }
-        SocketChannel[] data = new SocketChannel[socks.length - 1];
-        System.arraycopy(socks, 1, data, 0, data.length);
-        return new SocketComm(true, socks[0], data, nThreads, String.valueOf(handle.address()));
+        Wire[] w = new Wire[socks.length];
+        for (int i = 0; i < w.length; i++) {
+            w[i] = tls == null ? Wire.plain(socks[i]) : new TlsWire(socks[i], tls, true, "the listener at "
+                    + handle.address());
+        }
+        return new SocketComm(true, w[0], java.util.Arrays.copyOfRange(w, 1, w.length), nThreads,
+                String.valueOf(handle.address()));
     }
+
 
     void abandon() {
         for (SocketChannel ch : socks) {

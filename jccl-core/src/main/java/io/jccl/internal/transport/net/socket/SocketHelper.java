@@ -31,7 +31,7 @@ final class SocketHelper implements Runnable {
         this.selector = Selector.open();
         this.keys = new SelectionKey[lanes.length];
         for (int i = 0; i < lanes.length; i++) {
-            keys[i] = lanes[i].channel.register(selector, 0);
+            keys[i] = lanes[i].wire.channel().register(selector, 0);
             lanes[i].ownedBy(this);
         }
         this.thread = Thread.ofPlatform().daemon().name(name).unstarted(this);

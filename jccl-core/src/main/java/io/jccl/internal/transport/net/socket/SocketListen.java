@@ -1,5 +1,6 @@
 package io.jccl.internal.transport.net.socket;
 
+import io.jccl.internal.base.Tls;
 import io.jccl.internal.debug.Log;
 import io.jccl.internal.debug.Subsys;
 import io.jccl.net.NetPlugin;
@@ -16,7 +17,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * A listening socket waiting for the 1 + dataSocks connections of one sender. Each connection must first send the
  * handle's magic and its socket index; anything else (a stray client, a port scanner, a silent socket) is closed
- * and the wait goes on.
+ * and the wait goes on. Under {@code JCCL_TLS} each introduced socket is handed over as a {@link TlsWire}, whose
+ * handshake and binding run with its first reads and writes.
  *
  * <p>Owned by: the thread setting up connections. Mirrors: net_socket.cc's ncclNetSocketListenComm and accept.
  */
@@ -27,17 +29,21 @@ final class SocketListen implements NetPlugin.ListenComm {
     private final ServerSocketChannel server;
     private final SocketHandle handle;
     private final int nThreads;
+    private final Tls tls;
     private final SocketChannel[] got;
+    private final TlsWire[] wires;
     private final List<Pending> pending = new ArrayList<>();
 
     private record Pending(SocketChannel ch, ByteBuffer intro, long sinceNs) {
     }
 
-    SocketListen(ServerSocketChannel server, SocketHandle handle, int nThreads) {
+    SocketListen(ServerSocketChannel server, SocketHandle handle, int nThreads, Tls tls) {
         this.server = server;
         this.handle = handle;
         this.nThreads = nThreads;
+        this.tls = tls;
         this.got = new SocketChannel[1 + handle.dataSocks()];
+        this.wires = new TlsWire[got.length];
     }
 
     SocketHandle handle() {
@@ -76,17 +82,23 @@ final class SocketListen implements NetPlugin.ListenComm {
             }
             SocketNetPlugin.configure(p.ch());
             got[index] = p.ch();
+            if (tls != null) {
+                wires[index] = new TlsWire(p.ch(), tls, false, "the rank at " + remote(p.ch()));
+            }
         }
         if (!full()) {
             return null;
         }
-        SocketChannel[] data = new SocketChannel[got.length - 1];
-        System.arraycopy(got, 1, data, 0, data.length);
-        SocketChannel ctrl = got[0];
-        String peer = String.valueOf(ctrl.getRemoteAddress());
+        Wire[] w = new Wire[got.length];
+        for (int i = 0; i < w.length; i++) {
+            w[i] = tls == null ? Wire.plain(got[i]) : wires[i];
+        }
+        String peer = String.valueOf(got[0].getRemoteAddress());
         java.util.Arrays.fill(got, null);
-        return new SocketComm(false, ctrl, data, nThreads, peer);
+        java.util.Arrays.fill(wires, null);
+        return new SocketComm(false, w[0], java.util.Arrays.copyOfRange(w, 1, w.length), nThreads, peer);
     }
+
 
     private boolean full() {
         for (SocketChannel c : got) {

@@ -1,5 +1,6 @@
 package io.jccl.internal.transport.net.socket;
 
+import io.jccl.internal.base.Tls;
 import io.jccl.internal.debug.Log;
 import io.jccl.internal.debug.Subsys;
 import io.jccl.internal.param.Params;
@@ -45,10 +46,14 @@ public final class SocketNetPlugin implements NetPlugin {
     private final Map<String, SocketConnect> connecting = new ConcurrentHashMap<>();
     private final int threads;
     private final int dataSocks;
+    private final Tls tls;
 
-    /** A plugin over {@code devices} (the first is device 0), with NCCL_SOCKET_NTHREADS x NCCL_NSOCKS_PERTHREAD. */
-    public SocketNetPlugin(List<NetInterfaces.IfAddress> devices, int rank) {
-        this(devices, Params.SOCKET_NTHREADS.get(), Params.NSOCKS_PERTHREAD.get());
+    /**
+     * A plugin over {@code devices} (the first is device 0), with NCCL_SOCKET_NTHREADS x NCCL_NSOCKS_PERTHREAD
+     * sockets per connection, each under TLS when {@code tls} is not null.
+     */
+    public SocketNetPlugin(List<NetInterfaces.IfAddress> devices, int rank, Tls tls) {
+        this(devices, Params.SOCKET_NTHREADS.get(), Params.NSOCKS_PERTHREAD.get(), tls);
         if (devices.isEmpty()) {
             throw new IllegalArgumentException("no network device");
         }
@@ -57,12 +62,13 @@ public final class SocketNetPlugin implements NetPlugin {
             b.append(i == 0 ? "" : " ").append('[').append(i).append(']').append(devices.get(i).ifName()).append(':')
                     .append(devices.get(i).address().getHostAddress()).append('<').append(i).append('>');
         }
-        Log.info(Subsys.NET, rank, "NET/Socket : Using %s", b);
+        Log.info(Subsys.NET, rank, "NET/Socket : Using %s%s", b, tls == null ? "" : "; " + tls.describe());
         logSockets(rank, "");
     }
 
-    private SocketNetPlugin(List<NetInterfaces.IfAddress> devices, int threads, int socksPerThread) {
+    private SocketNetPlugin(List<NetInterfaces.IfAddress> devices, int threads, int socksPerThread, Tls tls) {
         this.devices = List.copyOf(devices);
+        this.tls = tls;
         this.threads = threads;
         int n = Math.min(MAX_SOCKS, threads * socksPerThread);
         this.dataSocks = n <= 1 ? 0 : n;
@@ -77,7 +83,7 @@ public final class SocketNetPlugin implements NetPlugin {
         if (Params.SOCKET_NTHREADS.isSet() || Params.NSOCKS_PERTHREAD.isSet()) {
             return this;
         }
-        SocketNetPlugin p = new SocketNetPlugin(devices, GPU_THREADS, GPU_SOCKS_PER_THREAD);
+        SocketNetPlugin p = new SocketNetPlugin(devices, GPU_THREADS, GPU_SOCKS_PER_THREAD, tls);
         p.logSockets(rank, "GPU connections: ");
         return p;
     }
@@ -86,6 +92,11 @@ public final class SocketNetPlugin implements NetPlugin {
         Log.info(Subsys.NET, rank, "NET/Socket : %s%d threads and %d sockets per thread (%d data sockets per "
                 + "connection%s)", what, threads, dataSocks == 0 ? 1 : dataSocks / threads, dataSocks,
                 dataSocks == 0 ? ": all on the control socket" : "");
+    }
+
+    /** True when every connection runs under TLS. */
+    public boolean encrypted() {
+        return tls != null;
     }
 
     /** Helper threads per connection. */
@@ -132,7 +143,7 @@ public final class SocketNetPlugin implements NetPlugin {
             throw new IOException("cannot listen on " + devices.get(dev) + ": " + e.getMessage(), e);
         }
         SocketHandle h = new SocketHandle((InetSocketAddress) ss.getLocalAddress(), RANDOM.nextLong(), dataSocks());
-        return new NetListen(h.toBytes(), new SocketListen(ss, h, threads()));
+        return new NetListen(h.toBytes(), new SocketListen(ss, h, threads(), tls));
     }
 
     @Override
@@ -140,7 +151,7 @@ public final class SocketNetPlugin implements NetPlugin {
         String key = dev + ":" + HexFormat.of().formatHex(handle);
         SocketConnect c = connecting.get(key);
         if (c == null) {
-            c = new SocketConnect(SocketHandle.fromBytes(handle), threads());
+            c = new SocketConnect(SocketHandle.fromBytes(handle), threads(), tls);
             connecting.put(key, c);
         }
         try {

@@ -18,7 +18,7 @@ class SocketLayoutTest {
     }
 
     private static SocketNetPlugin plugin() {
-        return new SocketNetPlugin(NetInterfaces.forPeers(true), 0);
+        return new SocketNetPlugin(NetInterfaces.forPeers(true), 0, null);
     }
 
     @Test
