@@ -156,7 +156,7 @@ public final class GpuNetConnections {
         this.health = health;
         this.plugin = plugin;
         this.name = "NET/" + plugin.name();
-        this.setup = new NetHandshake(arena, health, plugin, dev, name, keys, rank, timeoutNs);
+        this.setup = new NetHandshake(() -> arena, health, plugin, dev, name, keys, rank, timeoutNs);
         this.rank = rank;
         this.nRanks = nRanks;
         this.exchange = exchange;
