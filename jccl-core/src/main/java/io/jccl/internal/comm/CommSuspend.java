@@ -8,16 +8,13 @@ import io.jccl.internal.debug.Subsys;
 import io.jccl.internal.enqueue.GroupState;
 import io.jccl.internal.ras.OpStatus;
 
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 /**
  * {@code Communicator.suspend()} and {@code resume()}: every rank says whether it can (its reason if not: already
- * suspended, a call still in flight, inside a group) over one bootstrap allGather, so that all ranks go ahead or
- * all refuse alike, each naming every refusing rank. Suspend then releases the rank's suspendable memory
+ * suspended, a call still in flight, inside a group) in one {@link Agreement}, so that all ranks go ahead or all
+ * refuse alike, each naming every refusing rank. Suspend then releases the rank's suspendable memory
  * ({@link CommMemory#release}); resume takes it back ({@link CommMemory#restore}) and ends with a barrier, so no
  * rank's next call meets a peer still reconnecting. Both log what moved at INFO.
  *
@@ -102,34 +99,8 @@ final class CommSuspend {
                 + "for its future first)";
     }
 
-    /**
-     * Every rank's operation and reason ("" to go ahead) over one bootstrap allGather; throws on every rank, naming
-     * every reason (and the ranks that called the other operation), unless all called {@code what} with no reason.
-     * A broken communicator throws its failure without asking.
-     */
     private static void agree(CommRuntime rt, String what, String reason) {
-        rt.health().check("rank " + rt.rank() + ": " + what);
-        byte[][] all;
-        try {
-            all = rt.bootstrap().allGather((what + ":" + reason).getBytes(StandardCharsets.UTF_8));
-        } catch (JcclException e) {
-            throw rt.health().fail(e);
-        }
-        List<String> refusals = new ArrayList<>();
-        for (int r = 0; r < all.length; r++) {
-            String vote = new String(all[r], StandardCharsets.UTF_8);
-            int colon = vote.indexOf(':');
-            String op = colon < 0 ? vote : vote.substring(0, colon);
-            if (!op.equals(what)) {
-                refusals.add("rank " + r + " called " + op);
-            } else if (colon + 1 < vote.length()) {
-                refusals.add(vote.substring(colon + 1));
-            }
-        }
-        if (!refusals.isEmpty()) {
-            throw new JcclException(Result.INVALID_USAGE, "rank " + rt.rank() + ": " + what + " of communicator "
-                    + rt.id() + " refused on every rank: " + String.join("; ", refusals));
-        }
+        Agreement.agree(rt.bootstrap(), rt.health(), rt.rank(), rt.id(), what, reason);
     }
 
     /** The error of a call made while suspended. */
