@@ -27,7 +27,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * device memory of the collective areas (and the host communicator's FIFOs) goes to zero on suspend, calls are
  * refused while suspended, and after resume allReduce and allGather give exact results again, with the same memory
  * as before, cycle after cycle; a graph captured before a suspend is refused and one captured again replays; open
- * windows make every rank refuse; with one process per GPU the peers' CUDA IPC mappings go and come back too.
+ * windows make every rank refuse; with one process per GPU the peers' CUDA IPC mappings go and come back too, and
+ * across hosts the pinned FIFOs and mirrors with their network connectors.
  */
 @Tag("gpu")
 class GpuSuspendGpuTest {
@@ -137,6 +138,21 @@ class GpuSuspendGpuTest {
             assertThat(outs.get(r)).contains("rank " + r + " OK after 2 cycles");
             System.out.println("process rank " + r + ": " + outs.get(r).lines().filter(l -> l.startsWith("memory"))
                     .toList());
+        }
+    }
+
+    /** Two processes on two hosts: the pinned FIFOs and mirrors and their network connectors go and come back. */
+    @Test
+    @Timeout(240)
+    void twoProcessesOnTwoHostsSuspendAndResume() throws Exception {
+        List<String> outs = GpuProcessesGpuTest.runRanks(2, GpuSuspendRankMain.class, Map.of("NCCL_HOSTID",
+                "jccl-test-host-{rank}", "JCCL_TIMEOUT_MS", "30000", "NCCL_DEBUG", "INFO", "NCCL_DEBUG_SUBSYS",
+                "INIT"), 200);
+        for (int r = 0; r < 2; r++) {
+            assertThat(outs.get(r)).contains("rank " + r + " OK after 2 cycles", "suspend: released",
+                    "resume: took back").doesNotContain("JCCL WARN");
+            System.out.println("process rank " + r + " on a host of its own: " + outs.get(r).lines()
+                    .filter(l -> l.startsWith("memory") || l.contains("suspend: released")).toList());
         }
     }
 

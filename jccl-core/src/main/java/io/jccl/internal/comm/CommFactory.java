@@ -29,7 +29,6 @@ import io.jccl.internal.transport.shm.ShmTransport;
 import io.jccl.internal.tuning.HostTuning;
 import io.jccl.net.NetPlugin;
 
-import java.lang.foreign.Arena;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -84,7 +83,6 @@ public final class CommFactory {
             trace.phase(InitPhase.PEER_INFO);
             memory = new CommMemory();
             CommMemory mem = memory;
-            Arena arena = memory.persistent();
             String prefix = "jccl-" + commId.substring(0, 8) + "-r" + rank;
             boolean shmOk = Params.SHM_DISABLE.get() == 0;
             boolean anyNet = false;
@@ -163,8 +161,8 @@ public final class CommFactory {
                     rank == 0 ? "; process: " + ProcessResources.summary() : "");
             resilience.resources(() -> Resources.line(bootstrap, conns, shape.nChannels(), hasProxy, mem.stats()));
             GpuAccess gpu = new GpuAccess(hostOfRank, bootstrap.keys(), health, bootstrap, anyNet
-                    ? new GpuNetConnections(arena, proxy, health, plugin, 0, bootstrap.keys(), rank, nRanks, timeoutNs,
-                            bootstrap, checksum) : null);
+                    ? new GpuNetConnections(mem.gpuNet(), proxy, health, plugin, 0, bootstrap.keys(), rank, nRanks,
+                            timeoutNs, bootstrap, checksum) : null);
             return new HostCommunicator(rt, resilience.ready(peers), gpu);
         } catch (RuntimeException e) {
             health.fail(e instanceof JcclException j ? j : new JcclException(Result.INTERNAL_ERROR, e.toString(), e));

@@ -29,6 +29,8 @@ final class CommMemory {
     private final MemoryLedger ledger;
     private final CountedArena persistent;
     private final SuspendableArena suspendable;
+    /** The small buffers of the GPU connectors across hosts, which the GPU communicator releases itself. */
+    private final SuspendableArena gpuNet;
     private final Scratch scratch;
     private Connections connections;
     private List<Transport> transports = List.of();
@@ -39,12 +41,18 @@ final class CommMemory {
         this.ledger = new MemoryLedger();
         this.persistent = new CountedArena(ledger);
         this.suspendable = new SuspendableArena(ledger);
+        this.gpuNet = new SuspendableArena(ledger);
         this.scratch = new Scratch(suspendable::arena);
     }
 
     /** Where suspendable memory is allocated now (transports and the shared area ask it at each setup). */
     java.lang.foreign.Arena suspendableArena() {
         return suspendable.arena();
+    }
+
+    /** The memory of the GPU connectors across hosts (GpuNetConnections releases it on a GPU suspend). */
+    SuspendableArena gpuNet() {
+        return gpuNet;
     }
 
     /** The arena that lives until teardown. */
@@ -114,6 +122,7 @@ final class CommMemory {
 
     /** Frees everything for good (teardown, once no thread touches the memory any more). */
     void close() {
+        gpuNet.close();
         suspendable.close();
         persistent.close();
     }

@@ -11,9 +11,10 @@ import io.jccl.cuda.GpuCommunicator;
 import java.lang.foreign.MemorySegment;
 
 /**
- * One process-rank of the GPU suspend check (one GPU per process, peers through CUDA IPC): a checked allReduce,
- * then two rounds of suspend (device and peer-mapped bytes must drop to zero), a refused call, resume and a checked
- * allReduce, after which the statistics must be what they were. Prints its numbers; exits 1 on any error.
+ * One process-rank of the GPU suspend check (one GPU per process; peers through CUDA IPC, or with NCCL_HOSTID a host
+ * each, through pinned FIFOs and the network proxy): a checked allReduce, then two rounds of suspend (device,
+ * pinned and peer-mapped bytes must drop to zero), a refused call, resume and a checked allReduce, after which the
+ * statistics must be what they were. Prints its numbers; exits 1 on any error.
  */
 public final class GpuSuspendRankMain {
     private GpuSuspendRankMain() {
@@ -27,14 +28,18 @@ public final class GpuSuspendRankMain {
             allReduce(g, 0);
             MemoryStats before = g.memoryStats();
             System.out.println("memory before: " + before.describe());
-            check(before.deviceBytes() > 0 && before.peerMappedBytes() >= before.deviceBytes(), "no IPC import: "
-                    + before);
+            if (System.getenv("NCCL_HOSTID") != null) {   // a host each: pinned FIFOs and mirrors, no IPC
+                check(before.deviceBytes() > 0 && before.pinnedHostBytes() > 0, "no pinned FIFOs: " + before);
+            } else {
+                check(before.deviceBytes() > 0 && before.peerMappedBytes() >= before.deviceBytes(), "no IPC import: "
+                        + before);
+            }
             for (int cycle = 1; cycle <= 2; cycle++) {
                 g.suspend();
                 MemoryStats during = g.memoryStats();
                 System.out.println("memory suspended: " + during.describe());
                 check(during.suspended() && during.deviceBytes() == 0 && during.peerMappedBytes() == 0
-                        && during.sharedBytes() == 0, "suspended: " + during);
+                        && during.sharedBytes() == 0 && during.pinnedHostBytes() == 0, "suspended: " + during);
                 try {
                     allReduce(g, -1);
                     check(false, "a call was not refused while suspended");

@@ -169,6 +169,30 @@ final class NetAreas implements AutoCloseable {
                     own.sizeBytes() * (1 + Integer.bitCount(remoteMask)) >> 10);
             return;
         }
+        free();
+    }
+
+    /**
+     * Suspend, first half: the proxy thread lets go of this rank's connectors (the connections stay open, so no peer
+     * takes their closing for a failure before it let go too).
+     */
+    public void quiesce(long timeoutNs) {
+        GpuNetConnections c = connections;
+        if (c != null) {
+            c.quiesce(timeoutNs);
+        }
+    }
+
+    /** Suspend, second half, once every rank quiesced: closes the connections and frees the pinned memory. */
+    public synchronized void release() {
+        GpuNetConnections c = connections;
+        if (c != null) {
+            c.release();
+        }
+        free();
+    }
+
+    private void free() {
         if (closed) {
             return;
         }

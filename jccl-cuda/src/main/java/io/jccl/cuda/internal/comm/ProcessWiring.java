@@ -86,8 +86,9 @@ public final class ProcessWiring implements RankMemory {
     /** The ranks of this process when there are several (released together); else null. */
     private final LocalRanks local;
     private final boolean allHere;
-    /** This rank's connection areas for the ranks of other hosts, else null. */
-    private final NetAreas net;
+    /** This rank's connection areas for the ranks of other hosts, else null; replaced by {@link #restore}. */
+    private volatile NetAreas net;
+    private final long timeoutNs;
     private final int hosts;
     /** How this rank reaches each peer when the ranks span hosts ({@link #describePeers}), else null. */
     private final String connections;
@@ -95,7 +96,9 @@ public final class ProcessWiring implements RankMemory {
     private ProcessWiring(Communicator host, CudaDevice device, AreaLayout layout, MemoryLedger ledger,
                           boolean[] inThisProcess, int remoteMask, RankArea area, PeerAreas peers,
                           SharedControl control, int residentBlocks, boolean wholeLineLinks, int[][] rings,
-                          LocalRanks local, boolean allHere, NetAreas net, int hosts, String connections) {
+                          LocalRanks local, boolean allHere, NetAreas net, int hosts, String connections,
+                          long timeoutMs) {
+        this.timeoutNs = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         this.host = host;
         this.device = device;
         this.layout = layout;
@@ -206,7 +209,7 @@ public final class ProcessWiring implements RankMemory {
             return new ProcessWiring(host, device, layout, ledger, inThisProcess, remoteMask, area,
                     new PeerAreas(bases, net != null ? net.kernelView() : null, mappings, ledger), control, resident,
                     !acrossHosts && Clique.allLinked(linked), rings, here > 1 ? LocalRanks.of(host, here) : null,
-                    n > 1 && here == n, net, hosts, connections);
+                    n > 1 && here == n, net, hosts, connections, timeoutMs);
         } catch (RuntimeException e) {
             if (net != null) {   // the proxy may hold its memory: stop it first
                 host.abort();
@@ -250,18 +253,28 @@ public final class ProcessWiring implements RankMemory {
 
     @Override
     public String suspendRefusal() {
-        return net != null ? "its ranks span " + hosts + " hosts (the GPU connectors across hosts cannot be released "
-                + "yet)" : null;
+        return null;
     }
 
-    /** Unmaps the peers' areas, waits for every rank to have done so, frees this rank's area. */
+    /**
+     * Unmaps the peers' areas and takes the connectors to other hosts off the proxy thread, waits for every rank to
+     * have done so, then closes those connections, frees their pinned areas and this rank's own area.
+     */
     @Override
     public void release(PeerExchange exchange) {
         PeerAreas p = peers;
         if (p != null) {
             p.close();
         }
+        NetAreas n = net;
+        if (n != null) {
+            n.quiesce(timeoutNs);
+        }
         exchange.barrier();
+        if (n != null) {
+            net = null;
+            n.release();
+        }
         RankArea a = area;
         area = null;
         if (a != null) {
@@ -269,22 +282,31 @@ public final class ProcessWiring implements RankMemory {
         }
     }
 
-    /** A new area, its address and IPC handle exchanged (a host bootstrap allGather), the peers' mapped again. */
+    /**
+     * A new area, its address and IPC handle exchanged (a host bootstrap allGather), the peers' mapped again; across
+     * hosts new pinned areas and their connectors made again (collective with the peers of other hosts).
+     */
     @Override
     public PeerAreas restore(PeerExchange exchange) {
         int me = host.rank();
         RankArea a = RankArea.allocate(device, layout, ledger);
         List<DeviceBuffer> mappings = new ArrayList<>();
+        NetAreas n = null;
         try {
+            if (remoteMask != 0) {
+                GpuAccess access = access(host);
+                n = NetAreas.allocate(device, layout, me, remoteMask, access.net().name(), ledger);
+                n.connect(access, device, layout, me);
+            }
             byte[] handle = Integer.bitCount(remoteMask) < host.size() - 1 ? a.ipcHandle() : new byte[64];
             java.nio.ByteBuffer mine = java.nio.ByteBuffer.allocate(16 + handle.length).putLong(a.base())
                     .putLong(a.sizeBytes()).put(handle);
             byte[][] all = exchange.allGather(mine.array());
-            int n = all.length;
-            long[] areaBases = new long[n];
-            long[] areaBytes = new long[n];
-            List<byte[]> handles = new ArrayList<>(n);
-            for (int r = 0; r < n; r++) {
+            int ranks = all.length;
+            long[] areaBases = new long[ranks];
+            long[] areaBytes = new long[ranks];
+            List<byte[]> handles = new ArrayList<>(ranks);
+            for (int r = 0; r < ranks; r++) {
                 java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(all[r]);
                 areaBases[r] = b.getLong();
                 areaBytes[r] = b.getLong();
@@ -294,12 +316,17 @@ public final class ProcessWiring implements RankMemory {
             }
             long[] bases = mapPeers(device, me, remoteMask, inThisProcess, areaBases, handles, areaBytes, mappings,
                     ledger);
-            PeerAreas p = new PeerAreas(bases, peers != null ? peers.net() : null, mappings, ledger);
+            PeerAreas p = new PeerAreas(bases, n != null ? n.kernelView() : null, mappings, ledger);
             area = a;
+            net = n;
             peers = p;
             exchange.barrier();   // every rank mapped every area before any kernel may touch one
             return p;
         } catch (RuntimeException e) {
+            if (n != null) {   // the proxy may hold its memory: stop it first
+                host.abort();
+                closeQuietly(n::close);
+            }
             for (DeviceBuffer m : mappings) {
                 closeQuietly(m::close);
                 ledger.remove(MemoryLedger.Kind.PEER_MAPPED, m.sizeBytes());
