@@ -163,6 +163,9 @@ class SuspendTest {
                     .hasMessageContaining("rank 0 is not suspended; rank 1 is not suspended; rank 2 is not suspended")
                     .extracting(e -> ((JcclException) e).result()).isEqualTo(Result.INVALID_USAGE));
             onEachRank(comms, Communicator::suspend);
+            String status = io.jccl.internal.ras.RasServer.answer(io.jccl.internal.ras.RasServer.Command.STATUS);
+            assertThat(status).as("the status port").contains("comm " + comms.get(1).id() + " rank 1: ")
+                    .contains("memory: host 8 B, shared 0 B, peer-mapped 0 B, pinned 0 B, device 0 B; suspended (");
             onEachRank(comms, c -> assertThatThrownBy(c::suspend)
                     .hasMessageContaining("suspend of communicator " + c.id() + " refused on every rank")
                     .hasMessageContaining("rank 1 is already suspended"));

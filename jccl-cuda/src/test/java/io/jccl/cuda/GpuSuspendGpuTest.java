@@ -16,7 +16,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.function.IntFunction;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -245,15 +244,6 @@ class GpuSuspendGpuTest {
     }
 
     private static <T> List<T> onEachRank(ExecutorService pool, IntFunction<T> body) throws Exception {
-        List<Future<T>> fs = new ArrayList<>();
-        for (int r = 0; r < N; r++) {
-            int rank = r;
-            fs.add(pool.submit(() -> body.apply(rank)));
-        }
-        List<T> out = new ArrayList<>();
-        for (Future<T> f : fs) {
-            out.add(f.get());
-        }
-        return out;
+        return GpuSplitGpuTest.onEachRank(pool, N, body);
     }
 }

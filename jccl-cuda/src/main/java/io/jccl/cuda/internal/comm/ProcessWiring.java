@@ -211,15 +211,7 @@ public final class ProcessWiring implements RankMemory {
                     !acrossHosts && Clique.allLinked(linked), rings, here > 1 ? LocalRanks.of(host, here) : null,
                     n > 1 && here == n, net, hosts, connections, timeoutMs);
         } catch (RuntimeException e) {
-            if (net != null) {   // the proxy may hold its memory: stop it first
-                host.abort();
-                closeQuietly(net::close);
-            }
-            for (DeviceBuffer m : mappings) {
-                closeQuietly(m::close);
-                ledger.remove(MemoryLedger.Kind.PEER_MAPPED, m.sizeBytes());
-            }
-            area.close();
+            abandon(host, net, mappings, ledger, area);
             if (control != null) {
                 control.close();
             }
@@ -323,17 +315,26 @@ public final class ProcessWiring implements RankMemory {
             exchange.barrier();   // every rank mapped every area before any kernel may touch one
             return p;
         } catch (RuntimeException e) {
-            if (n != null) {   // the proxy may hold its memory: stop it first
-                host.abort();
-                closeQuietly(n::close);
-            }
-            for (DeviceBuffer m : mappings) {
-                closeQuietly(m::close);
-                ledger.remove(MemoryLedger.Kind.PEER_MAPPED, m.sizeBytes());
-            }
-            a.close();
+            abandon(host, n, mappings, ledger, a);
             throw e;
         }
+    }
+
+    /**
+     * Undoes a setup that failed: the connectors to other hosts (the proxy may hold their memory: the host
+     * communicator is aborted first), the IPC mappings made so far, this rank's area.
+     */
+    private static void abandon(Communicator host, NetAreas net, List<DeviceBuffer> mappings, MemoryLedger ledger,
+                                RankArea area) {
+        if (net != null) {
+            host.abort();
+            closeQuietly(net::close);
+        }
+        for (DeviceBuffer m : mappings) {
+            closeQuietly(m::close);
+            ledger.remove(MemoryLedger.Kind.PEER_MAPPED, m.sizeBytes());
+        }
+        area.close();
     }
 
     /** Bit r set for each rank r whose host (hash, honouring NCCL_HOSTID) differs from rank {@code me}'s. */
