@@ -115,8 +115,12 @@ public final class GpuCommunicator implements AutoCloseable {
         }
         this.name = GpuStops.nameOf(rank, nRanks, device);
         this.stops = new GpuStops(control, rank, name);
+        GpuAccess access = ((HostCommunicator) host).gpuAccess();
+        this.suspension = new GpuSuspension(name, rank, device, host, access.exchange(), access.health(),
+                clique != null ? clique.memory(rank) : wiring, ledger);
+        GpuSuspension memory = suspension;
         this.status = GpuStatus.register(host.id(), nRanks, "rank " + rank + " (GPU " + device.ordinal() + ")", control,
-                stops, calls.defersInGroups());
+                stops, calls.defersInGroups(), () -> memory.stats().describe());
         KernelArgs args = new KernelArgs(arena.allocate(KernelArgs.LAYOUT), arena.allocate(ADDRESS));
         this.args = args;
         args.setCommunicator(rank, nRanks, abortPointer, layout.slotBytes(), layout.llSlotWords(),
@@ -129,9 +133,6 @@ public final class GpuCommunicator implements AutoCloseable {
         this.enqueuer = new Enqueuer(device, host.id(), rank, nRanks, args,
                 new CollPlanner(options, nRanks, residentBlocks, peerPointers, wholeLineLinks, hosts, transport),
                 calls.defersInGroups());
-        GpuAccess access = ((HostCommunicator) host).gpuAccess();
-        this.suspension = new GpuSuspension(name, rank, device, host, access.exchange(), access.health(),
-                clique != null ? clique.memory(rank) : wiring, ledger);
         CaptureGuard guard = new CaptureGuard(name, suspension::epoch);
         enqueuer.onLaunch(s -> s.launched(guard));
         if (Log.enabled(Log.Level.INFO, Subsys.INIT)) {   // NCCL's "Init COMPLETE" line, with the kernels by size

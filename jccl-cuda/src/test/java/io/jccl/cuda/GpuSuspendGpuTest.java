@@ -72,6 +72,9 @@ class GpuSuspendGpuTest {
                     }
                 }
                 System.out.println("cycle " + cycle + ", rank 0 suspended: " + comms.get(0).memoryStats().describe());
+                assertThat(io.jccl.internal.ras.RasServer.answer(io.jccl.internal.ras.RasServer.Command.STATUS))
+                        .as("the status port").contains("GPU communicator " + comms.get(0).host().id())
+                        .contains("device 0 B; suspended (");
                 onEachRank(pool, r -> {
                     comms.get(r).resume();
                     return null;
