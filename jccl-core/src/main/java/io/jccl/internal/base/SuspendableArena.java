@@ -1,5 +1,8 @@
 package io.jccl.internal.base;
 
+import io.jccl.JcclException;
+import io.jccl.Result;
+
 import java.lang.foreign.Arena;
 
 /**
@@ -20,10 +23,15 @@ public final class SuspendableArena {
         this.ledger = ledger;
     }
 
-    /** The arena of the current period, opened on first use. */
+    /**
+     * The arena of the current period, opened on first use.
+     *
+     * @throws JcclException {@link Result#INVALID_USAGE} after {@link #close()}
+     */
     public synchronized Arena arena() {
         if (closed) {
-            throw new IllegalStateException("the communicator's memory was released for good");
+            throw new JcclException(Result.INVALID_USAGE, "the communicator's memory was released for good (it was "
+                    + "closed or aborted)");
         }
         if (current == null) {
             current = new CountedArena(ledger);
