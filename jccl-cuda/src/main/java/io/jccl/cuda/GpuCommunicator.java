@@ -581,12 +581,13 @@ public final class GpuCommunicator implements AutoCloseable {
 
     /**
      * Collective over every rank (NCCL's {@code ncclCommSuspend}): waits for this GPU's work, then, once every rank
-     * agreed, unmaps the peers' collective memory this rank imported (CUDA IPC), waits for every rank to have done
-     * so, frees this rank's own (signals, LL and push areas, channel FIFOs: what {@link #memoryStats()} shows as
-     * device memory), and suspends the host communicator ({@link Communicator#suspend()}). Refused on every rank,
-     * with {@link Result#INVALID_USAGE} naming each refusing rank, when any is already suspended, has windows open
-     * (close them first: their signals and copies run beside the collective memory), runs across hosts (not
-     * supported yet), or is inside a GPU group. While suspended every call fails at once with
+     * agreed, unmaps the peers' collective memory this rank imported (CUDA IPC) and takes its connectors to other
+     * hosts off the proxy thread, waits for every rank to have done so, frees this rank's own (signals, LL and push
+     * areas, channel FIFOs: what {@link #memoryStats()} shows as device memory; across hosts also the pinned FIFOs
+     * and mirrors, closing their connections), and suspends the host communicator ({@link Communicator#suspend()}).
+     * Refused on every rank, with {@link Result#INVALID_USAGE} naming each refusing rank, when any is already
+     * suspended, has windows open (close them first: their signals and copies run beside the collective memory), or
+     * is inside a GPU group. While suspended every call fails at once with
      * {@link Result#INVALID_USAGE}; {@link #close()} and {@link #abort()} work. A {@link CudaGraph} captured before
      * the suspend holds the old addresses: its launch is refused after the resume; capture it again.
      */
@@ -599,8 +600,8 @@ public final class GpuCommunicator implements AutoCloseable {
     /**
      * Collective over every rank (NCCL's {@code ncclCommResume}): resumes the host communicator, allocates this
      * rank's collective memory again (its counters start at zero on every rank together), exchanges the addresses or
-     * CUDA IPC handles, maps the peers', and points the kernels at them; the next call works as before. Refused on
-     * every rank when any is not suspended.
+     * CUDA IPC handles, maps the peers' (across hosts: new pinned FIFOs, connected again), and points the kernels at
+     * them; the next call works as before. Refused on every rank when any is not suspended.
      */
     public void resume() {
         where("resume");
