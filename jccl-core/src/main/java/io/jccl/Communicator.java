@@ -442,6 +442,43 @@ public interface Communicator extends AutoCloseable, ArrayCollectives, BufferCol
      */
     Communicator grow(int newSize, UniqueId id);
 
+    // ---- memory ------------------------------------------------------------------------------------------
+
+    /**
+     * Collective over every rank (NCCL's {@code ncclCommSuspend}): gives back the memory the communicator's data path
+     * holds (the FIFOs of its shared-memory and network connectors with their connections, the shared area of the
+     * one-shot and two-shot allReduce, scratch buffers) until {@link #resume()}; its threads, bootstrap network,
+     * peer monitor and the buffers of {@link #allocate} stay. {@link #memoryStats()} shows what was released.
+     * Every rank first finishes its calls in flight (it waits for them a while: a quarter of the timeout, 5 s at
+     * most), then the ranks agree: they all suspend, or all refuse with {@link Result#INVALID_USAGE} naming each
+     * refusing rank and why (already suspended, a call still in flight, called inside a group, a rank that called
+     * {@link #resume()} instead). While suspended, every
+     * collective, send, receive, barrier, {@link #allocate}, {@link #split} and {@link #grow} fails at once with
+     * {@link Result#INVALID_USAGE} saying the communicator is suspended; {@link #close}, {@link #abort},
+     * {@link #revoke}, {@link #shrink} and {@link #memoryStats} work.
+     *
+     * @throws JcclException {@link Result#INVALID_USAGE} on every rank when any rank refuses; the failure of a
+     *                       broken communicator
+     */
+    void suspend();
+
+    /**
+     * Collective over every rank (NCCL's {@code ncclCommResume}): takes back the memory {@link #suspend()} released,
+     * maps the peers' shared memory again and reconnects the rings, then waits for every rank (a barrier), so the
+     * next call works as before. Other connectors reconnect when a call first needs them, as after init.
+     *
+     * @throws JcclException {@link Result#INVALID_USAGE} on every rank when any rank is not suspended
+     */
+    void resume();
+
+    /**
+     * The memory this rank of the communicator holds, by kind, counted where it was allocated (NCCL's
+     * {@code ncclCommMemStats}). Local; any thread.
+     *
+     * @return the byte counts, and whether the communicator is suspended
+     */
+    MemoryStats memoryStats();
+
     /**
      * The ranks this rank knows are gone (killed, crashed, stopped answering, or left after a failure), ascending;
      * empty while every peer is fine. A rank that detects a loss tells the others, so survivors agree on it quickly.

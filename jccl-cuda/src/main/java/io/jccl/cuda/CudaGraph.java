@@ -13,19 +13,28 @@ import java.lang.foreign.MemorySegment;
  * not when the capture ends, because instantiation is not allowed while another stream of the thread still
  * captures: end the captures of all GPUs first, then launch. JCCL's kernels keep their barrier counters, epochs and
  * FIFO steps in device memory, so a graph may be replayed any number of times, as long as every GPU of a clique
- * replays its graphs in the same order.
+ * replays its graphs in the same order. A graph that captured calls of a communicator that was suspended since
+ * ({@link GpuCommunicator#suspend()}) is refused: capture it again after the resume.
  *
  * <p>Thread: launch from one thread at a time. Mirrors what NCCL supports under CUDA graph capture.
  */
 public final class CudaGraph implements AutoCloseable {
     private final CudaDevice device;
     private final MemorySegment graph;
+    /** The communicators whose kernels were captured, and their memory epochs at capture. */
+    private final CaptureGuard[] guards;
+    private final int[] epochs;
     private MemorySegment exec;
     private boolean closed;
 
-    CudaGraph(CudaDevice device, MemorySegment graph) {
+    CudaGraph(CudaDevice device, MemorySegment graph, java.util.Map<CaptureGuard, Integer> captured) {
         this.device = device;
         this.graph = graph;
+        this.guards = captured.keySet().toArray(new CaptureGuard[0]);
+        this.epochs = new int[guards.length];
+        for (int i = 0; i < guards.length; i++) {
+            epochs[i] = captured.get(guards[i]);
+        }
     }
 
     public CudaDevice device() {
@@ -41,9 +50,21 @@ public final class CudaGraph implements AutoCloseable {
         }
     }
 
-    /** Queues one replay of the whole graph on {@code stream}. */
+    /**
+     * Queues one replay of the whole graph on {@code stream}.
+     *
+     * @throws JcclException {@link Result#INVALID_USAGE} when a communicator whose calls it captured was suspended
+     *                       since (its memory moved on resume): capture the graph again
+     */
     public void launch(CudaStream stream) {
         instantiate();
+        for (int i = 0; i < guards.length; i++) {
+            if (guards[i].epoch() != epochs[i]) {
+                throw new JcclException(Result.INVALID_USAGE, "this CUDA graph holds calls of " + guards[i].owner()
+                        + " captured before it was suspended; its memory was released and taken back elsewhere on "
+                        + "resume, so the graph cannot be replayed: capture it again");
+            }
+        }
         CuIpcGraphs.launch(exec, stream.handle());
     }
 

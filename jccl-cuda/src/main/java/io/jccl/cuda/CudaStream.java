@@ -25,6 +25,11 @@ public final class CudaStream implements AutoCloseable {
     private final MemorySegment handle;
     private final boolean borrowed;
     private boolean closed;
+    /**
+     * While a capture begun here runs: the communicators whose kernels it captured, with their memory epochs then
+     * (the graph checks them before each replay); else null.
+     */
+    private java.util.Map<CaptureGuard, Integer> captured;
 
     private CudaStream(CudaDevice device, MemorySegment handle, boolean borrowed) {
         this.device = device;
@@ -129,6 +134,15 @@ public final class CudaStream implements AutoCloseable {
         device.makeCurrent();
         CuIpcGraphs.beginCapture(handle, relaxed ? CuIpcGraphs.CAPTURE_MODE_RELAXED
                 : CuIpcGraphs.CAPTURE_MODE_THREAD_LOCAL);
+        captured = new java.util.IdentityHashMap<>();
+    }
+
+    /** A communicator launched a kernel on this stream: a capture begun here remembers its memory epoch. */
+    void launched(CaptureGuard guard) {
+        java.util.Map<CaptureGuard, Integer> c = captured;
+        if (c != null) {
+            c.putIfAbsent(guard, guard.epoch());
+        }
     }
 
     /**
@@ -138,6 +152,7 @@ public final class CudaStream implements AutoCloseable {
     public void abortCapture() {
         checkOpen();
         device.makeCurrent();
+        captured = null;
         if (CuIpcGraphs.captureStatus(handle) == CuIpcGraphs.CAPTURE_STATUS_NONE) {
             return;
         }
@@ -158,7 +173,9 @@ public final class CudaStream implements AutoCloseable {
     public CudaGraph endCapture() {
         checkOpen();
         device.makeCurrent();
-        return new CudaGraph(device, CuIpcGraphs.endCapture(handle));
+        java.util.Map<CaptureGuard, Integer> c = captured;
+        captured = null;
+        return new CudaGraph(device, CuIpcGraphs.endCapture(handle), c == null ? java.util.Map.of() : c);
     }
 
     /** True while this stream is recording into a graph. */

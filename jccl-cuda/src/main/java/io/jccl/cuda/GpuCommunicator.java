@@ -13,6 +13,7 @@ import io.jccl.cuda.internal.comm.CallCheck;
 import io.jccl.cuda.internal.comm.Clique;
 import io.jccl.cuda.internal.comm.GpuStatus;
 import io.jccl.cuda.internal.comm.GpuStops;
+import io.jccl.cuda.internal.comm.GpuSuspension;
 import io.jccl.cuda.internal.comm.GpuRings;
 import io.jccl.cuda.internal.comm.PeerAreas;
 import io.jccl.cuda.internal.comm.ProcessWiring;
@@ -23,6 +24,10 @@ import io.jccl.cuda.internal.enqueue.Enqueuer;
 import io.jccl.cuda.internal.enqueue.GpuGroups;
 import io.jccl.cuda.internal.enqueue.KernelArgs;
 import io.jccl.cuda.internal.enqueue.P2pQueue;
+import io.jccl.MemoryStats;
+import io.jccl.internal.base.CountedArena;
+import io.jccl.internal.base.MemoryLedger;
+import io.jccl.internal.comm.GpuAccess;
 import io.jccl.internal.comm.HostCommunicator;
 import io.jccl.internal.debug.Log;
 import io.jccl.internal.tuning.Selection;
@@ -72,8 +77,11 @@ public final class GpuCommunicator implements AutoCloseable {
     private final PeerAreas peers;
     private final Clique clique;
     private final ProcessWiring wiring;
-    private final Arena arena = Arena.ofShared();
+    private final Arena arena;
     private final Enqueuer enqueuer;
+    private final KernelArgs args;
+    private final AreaLayout layout;
+    private final GpuSuspension suspension;
     private final String name;
     private final java.util.Map<String, String> wheres = new java.util.concurrent.ConcurrentHashMap<>();
     private final int[][] rings;
@@ -88,7 +96,7 @@ public final class GpuCommunicator implements AutoCloseable {
     GpuCommunicator(int rank, int nRanks, CudaDevice device, Communicator host, GpuOptions options,
                             AreaLayout layout, PeerAreas peers, long abortPointer, int residentBlocks,
                             boolean peerPointers, boolean wholeLineLinks, int[][] rings, Clique clique,
-                            ProcessWiring wiring) {
+                            ProcessWiring wiring, MemoryLedger ledger) {
         this.rank = rank;
         this.nRanks = nRanks;
         this.device = device;
@@ -97,6 +105,8 @@ public final class GpuCommunicator implements AutoCloseable {
         this.peers = peers;
         this.clique = clique;
         this.wiring = wiring;
+        this.arena = new CountedArena(ledger);
+        this.layout = layout;
         SharedControl control = clique != null ? clique.control() : wiring.control();
         this.calls = new CallCheck(rank, nRanks, control, clique == null, host, arena, this::dropDeferred);
         if (rank == 0 && io.jccl.internal.param.Params.REPRODUCIBLE.get()) {
@@ -105,9 +115,14 @@ public final class GpuCommunicator implements AutoCloseable {
         }
         this.name = GpuStops.nameOf(rank, nRanks, device);
         this.stops = new GpuStops(control, rank, name);
+        GpuAccess access = ((HostCommunicator) host).gpuAccess();
+        this.suspension = new GpuSuspension(name, rank, device, host, access.exchange(), access.health(),
+                clique != null ? clique.memory(rank) : wiring, ledger);
+        GpuSuspension memory = suspension;
         this.status = GpuStatus.register(host.id(), nRanks, "rank " + rank + " (GPU " + device.ordinal() + ")", control,
-                stops, calls.defersInGroups());
+                stops, calls.defersInGroups(), () -> memory.stats().describe());
         KernelArgs args = new KernelArgs(arena.allocate(KernelArgs.LAYOUT), arena.allocate(ADDRESS));
+        this.args = args;
         args.setCommunicator(rank, nRanks, abortPointer, layout.slotBytes(), layout.llSlotWords(),
                 layout.pushSlotBytes(), layout.channels());
         args.setRings(rings);
@@ -118,6 +133,8 @@ public final class GpuCommunicator implements AutoCloseable {
         this.enqueuer = new Enqueuer(device, host.id(), rank, nRanks, args,
                 new CollPlanner(options, nRanks, residentBlocks, peerPointers, wholeLineLinks, hosts, transport),
                 calls.defersInGroups());
+        CaptureGuard guard = new CaptureGuard(name, suspension::epoch);
+        enqueuer.onLaunch(s -> s.launched(guard));
         if (Log.enabled(Log.Level.INFO, Subsys.INIT)) {   // NCCL's "Init COMPLETE" line, with the kernels by size
             Log.info(Subsys.INIT, rank, "%s: init COMPLETE (communicator %s; %s%s); allReduce: %s", name, host.id(),
                     hosts > 1 ? "ranks on " + hosts + " hosts: " + wiring.connections()
@@ -563,6 +580,45 @@ public final class GpuCommunicator implements AutoCloseable {
     }
 
     /**
+     * Collective over every rank (NCCL's {@code ncclCommSuspend}): waits for this GPU's work, then, once every rank
+     * agreed, unmaps the peers' collective memory this rank imported (CUDA IPC) and takes its connectors to other
+     * hosts off the proxy thread, waits for every rank to have done so, frees this rank's own (signals, LL and push
+     * areas, channel FIFOs: what {@link #memoryStats()} shows as device memory; across hosts also the pinned FIFOs
+     * and mirrors, closing their connections), and suspends the host communicator ({@link Communicator#suspend()}).
+     * Refused on every rank, with {@link Result#INVALID_USAGE} naming each refusing rank, when any is already
+     * suspended, has windows open (close them first: their signals and copies run beside the collective memory), or
+     * is inside a GPU group. While suspended every call fails at once with
+     * {@link Result#INVALID_USAGE}; {@link #close()} and {@link #abort()} work. A {@link CudaGraph} captured before
+     * the suspend holds the old addresses: its launch is refused after the resume; capture it again.
+     */
+    public void suspend() {
+        where("suspend");
+        int open = windows.count();
+        suspension.suspend(open > 0 ? "has " + open + " window(s) open (close them first)" : null);
+    }
+
+    /**
+     * Collective over every rank (NCCL's {@code ncclCommResume}): resumes the host communicator, allocates this
+     * rank's collective memory again (its counters start at zero on every rank together), exchanges the addresses or
+     * CUDA IPC handles, maps the peers' (across hosts: new pinned FIFOs, connected again), and points the kernels at
+     * them; the next call works as before. Refused on every rank when any is not suspended.
+     */
+    public void resume() {
+        where("resume");
+        suspension.resume().writeTables(args, layout);
+    }
+
+    /**
+     * The memory this rank holds, by kind (NCCL's {@code ncclCommMemStats}): this GPU communicator's device memory,
+     * its CUDA IPC imports of the peers' ({@code peerMappedBytes}), its pinned host memory (FIFOs to ranks of other
+     * hosts) and its small host memory, plus its host communicator's ({@link Communicator#memoryStats()}). Local;
+     * any thread.
+     */
+    public MemoryStats memoryStats() {
+        return suspension.stats();
+    }
+
+    /**
      * Stops this communicator from any thread: running and future kernels stop waiting for peers and return
      * (results are then undefined), every rank's kernels stop too and the other ranks' later calls and
      * {@link #asyncError()} report this abort, the host communicator is aborted, and every later call throws
@@ -687,7 +743,8 @@ public final class GpuCommunicator implements AutoCloseable {
                 if (clique != null) {
                     clique.release();
                 } else {
-                    wiring.close(aborted || stops.stopped());
+                    // suspended: no kernel of any rank touches the released memory; skip the closing barrier
+                    wiring.close(aborted || stops.stopped() || suspension.suspended());
                 }
             } finally {
                 windows.releaseAll();   // every rank got past the barrier above
@@ -718,6 +775,10 @@ public final class GpuCommunicator implements AutoCloseable {
         if (stop != null) {
             throw stop.result() == Result.TIMEOUT ? stop : new JcclException(stop.result(), name + ": " + call
                     + " refused: the communicator was stopped: " + stop.getMessage(), stop);
+        }
+        if (suspension.suspended() && !call.equals("suspend") && !call.equals("resume")) {
+            throw new JcclException(Result.INVALID_USAGE, name + ": " + call + " called while the communicator is "
+                    + "suspended; resume() it first");
         }
         String w = wheres.get(call);
         if (w == null) {

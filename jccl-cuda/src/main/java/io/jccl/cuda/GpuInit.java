@@ -7,6 +7,7 @@ import io.jccl.Result;
 import io.jccl.cuda.internal.comm.AreaLayout;
 import io.jccl.cuda.internal.comm.Clique;
 import io.jccl.cuda.internal.comm.ProcessWiring;
+import io.jccl.internal.base.MemoryLedger;
 import io.jccl.internal.comm.RankThreads;
 import io.jccl.internal.param.Params;
 
@@ -31,8 +32,12 @@ final class GpuInit {
         AreaLayout layout = AreaLayout.of(n, options);
         List<Communicator> hosts = Communicator.initAll(n, config);
         Clique clique;
+        MemoryLedger[] ledgers = new MemoryLedger[n];
+        for (int g = 0; g < n; g++) {
+            ledgers[g] = new MemoryLedger();
+        }
         try {
-            clique = Clique.create(devices, layout, hosts, gpuTimeoutMs(config));
+            clique = Clique.create(devices, layout, hosts, gpuTimeoutMs(config), ledgers);
         } catch (RuntimeException e) {
             hosts.forEach(Communicator::abort);
             throw e;
@@ -43,7 +48,8 @@ final class GpuInit {
         int[][] rings = clique.rings(nvlinks);
         for (int g = 0; g < n; g++) {
             out.add(new GpuCommunicator(g, n, devices.get(g), hosts.get(g), options, layout, clique.peerAreas(),
-                    clique.abortPointer(g), clique.residentBlocks(), true, wholeLines, rings, clique, null));
+                    clique.abortPointer(g), clique.residentBlocks(), true, wholeLines, rings, clique, null,
+                    ledgers[g]));
         }
         return List.copyOf(out);
     }
@@ -53,17 +59,19 @@ final class GpuInit {
         ProcessWiring w;
         GpuOptions options;
         AreaLayout layout;
+        MemoryLedger ledger = new MemoryLedger();
         try {
             // across hosts every connection is a pair of proxy connectors: fewer channels of smaller slots
             options = ProcessWiring.hostCount(host) > 1 ? ProcessWiring.acrossHosts(requested, host.size()) : requested;
             layout = AreaLayout.of(host.size(), options);
-            w = ProcessWiring.connect(host, device, layout, gpuTimeoutMs(config));
+            w = ProcessWiring.connect(host, device, layout, gpuTimeoutMs(config), ledger);
         } catch (RuntimeException e) {
             host.abort();
             throw e;
         }
         return new GpuCommunicator(host.rank(), host.size(), device, host, options, layout, w.peers(),
-                w.abortPointer(), w.residentBlocks(), w.allInThisProcess(), w.wholeLineLinks(), w.rings(), null, w);
+                w.abortPointer(), w.residentBlocks(), w.allInThisProcess(), w.wholeLineLinks(), w.rings(), null, w,
+                ledger);
     }
 
     /** {@link #attach} of every host rank to its device, each on its own thread (wiring is collective). */

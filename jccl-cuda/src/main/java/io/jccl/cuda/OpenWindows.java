@@ -21,6 +21,11 @@ final class OpenWindows {
         open.remove(window);
     }
 
+    /** How many windows are open. */
+    int count() {
+        return open.size();
+    }
+
     /** The window holding {@code bytes} at {@code address} of this rank's memory, or null. */
     GpuWindow holding(long address, long bytes) {
         for (int i = 0; i < open.size(); i++) {   // no iterator: a collective allocates nothing

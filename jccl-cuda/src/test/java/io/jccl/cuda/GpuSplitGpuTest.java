@@ -84,8 +84,13 @@ class GpuSplitGpuTest {
      * communicators), and returns the results.
      */
     static <T> List<T> onEachRank(ExecutorService pool, IntFunction<T> body) throws Exception {
+        return onEachRank(pool, 2, body);
+    }
+
+    /** As {@link #onEachRank(ExecutorService, IntFunction)} for ranks 0 to {@code n - 1}. */
+    static <T> List<T> onEachRank(ExecutorService pool, int n, IntFunction<T> body) throws Exception {
         List<Future<T>> fs = new ArrayList<>();
-        for (int r = 0; r < 2; r++) {
+        for (int r = 0; r < n; r++) {
             int rank = r;
             fs.add(pool.submit(() -> body.apply(rank)));
         }

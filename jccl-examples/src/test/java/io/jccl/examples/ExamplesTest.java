@@ -45,6 +45,13 @@ class ExamplesTest {
     }
 
     @Test
+    void suspendReleasesMemoryAndResumeTakesItBack() throws Exception {
+        InProcessRanks.Outcome o = InProcessRanks.run(3, (c, out) -> SuspendResumeExample.run(c, out, 100_000));
+        assertThat(o.results()).containsOnly(true);
+        assertThat(o.output()).contains("Rank 2 suspended: released ", "Rank 0: allReduce before suspend and after resume correct");
+    }
+
+    @Test
     void threadsExampleDrivesEveryRankFromItsOwnThread() {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         assertThat(ThreadsExample.run(3, new PrintStream(bytes, true, StandardCharsets.UTF_8))).isTrue();

@@ -25,6 +25,7 @@ class LaunchedExamplesTest {
         "LaunchedAllReduce;2;1000;[1] Device 1 correctly received sum: 3",
         "BroadcastExample;2;1000 1;[0] Rank 0 received 1000 doubles from root 1: correct",
         "RingExchangeExample;3;256;[2] Rank 2: sum of every rank's data 3 (correct)",
+        "SuspendResumeExample;2;50000;[1] Rank 1: allReduce before suspend and after resume correct",
         "SplitExample;4;;[3] World rank 3 is rank 1 of 2 in the odd communicator: sum 4, world sum 6 (correct)",
         "ThreadsExample;1;3;[0] Thread of rank 1 received sums 3 and 6: correct"})
     void runsUnderTheLauncher(String example, int ranks, String args, String expectedLine) {

@@ -30,7 +30,6 @@ import io.jccl.internal.transport.shm.ShmTransport;
 import io.jccl.internal.tuning.HostTuning;
 import io.jccl.net.NetPlugin;
 
-import java.lang.foreign.Arena;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -67,7 +66,7 @@ public final class CommFactory {
         CommHealth health = new CommHealth(nRanks);
         bootstrap.attach(health);
         CommResilience resilience = CommResilience.watch(commId, cfg, timeoutNs, bootstrap, health);
-        Arena arena = null;
+        CommMemory memory = null;
         ProxyThread proxy = null;
         ShmTransport shm = null;
         try {
@@ -83,7 +82,8 @@ public final class CommFactory {
             }
             CommShape shape = CommShape.decide(peers, rank);
             trace.phase(InitPhase.PEER_INFO);
-            arena = Arena.ofShared();
+            memory = new CommMemory();
+            CommMemory mem = memory;
             String prefix = "jccl-" + commId.substring(0, 8) + "-r" + rank;
             boolean shmOk = Params.SHM_DISABLE.get() == 0;
             boolean anyNet = false;
@@ -104,9 +104,9 @@ public final class CommFactory {
             boolean allLocal = shape.nNodes() == 1 && id.rootAddress().getAddress().isLoopbackAddress();
             NetPlugin plugin = anyNet ? NetPlugins.select(rank, allLocal, Tls.forComm(bootstrap.keys())) : null;
             boolean checksum = NetChecksum.enabled(shape.nNodes() > 1);
-            NetTransport net = anyNet ? new NetTransport(arena, proxy, health, plugin, 0, bootstrap.keys(), rank,
-                    timeoutNs, policy, checksum) : null;
-            shm = new ShmTransport(arena, health, commId, rank, timeoutNs, policy);
+            NetTransport net = anyNet ? new NetTransport(mem::suspendableArena, proxy, health, plugin, 0,
+                    bootstrap.keys(), rank, timeoutNs, policy, checksum) : null;
+            shm = new ShmTransport(mem::suspendableArena, health, commId, rank, timeoutNs, policy);
             ShmTransport shmT = shm;
             Transport[] byPeer = new Transport[nRanks];
             for (PeerInfo p : peers) {
@@ -133,12 +133,14 @@ public final class CommFactory {
             boolean areas = shmOk && shape.nNodes() == 1 && nRanks >= 2 && nRanks <= ShotLimits.MAX_RANKS;
             ShotLimits shots = areas ? ShotLimits.of(nRanks, shape.nChannels()) : ShotLimits.NONE;
             ShmPeerArea area = shots.areaBytes() > 0
-                    ? ShmPeerArea.create(bootstrap, commId, shots.areaBytes(), health, timeoutNs, policy, arena) : null;
+                    ? ShmPeerArea.create(bootstrap, commId, shots.areaBytes(), health, timeoutNs, policy,
+                            mem::suspendableArena) : null;
+            memory.suspendable(conns, net != null ? List.of(shmT, net) : List.of(shmT), needs, area);
             trace.phase(InitPhase.SHARED_MEMORY);
             Config resolved = new Config(Duration.ofNanos(timeoutNs), shape.nChannels(), shape.nChannels(),
                     cfg.commName());
-            CommRuntime rt = new CommRuntime(rank, nRanks, commId, resolved, timeoutNs, health, bootstrap, arena, proxy,
-                    conns, layout, shape, policy, shm, area, shots,
+            CommRuntime rt = new CommRuntime(rank, nRanks, commId, resolved, timeoutNs, health, bootstrap, memory,
+                    proxy, conns, layout, shape, policy, shm, area, shots,
                     HostTuning.create(nRanks, shape.nNodes(), layout.plan().minLocalRanks(),
                             layout.plan().maxLocalRanks(), shape.nChannels(), !anyNet, TopoEnv.system()));
             trace.phase(InitPhase.RUNTIME);
@@ -156,13 +158,12 @@ public final class CommFactory {
                     (System.nanoTime() - t0) / 1e6);
             boolean hasProxy = proxy != null;
             Log.info(Subsys.INIT, rank, "comm %s rank %d holds %s%s", commId, rank,
-                    Resources.line(bootstrap, conns, shape.nChannels(), hasProxy),
+                    Resources.line(bootstrap, conns, shape.nChannels(), hasProxy, mem.stats()),
                     rank == 0 ? "; process: " + ProcessResources.summary() : "");
-            resilience.resources(() -> Resources.line(bootstrap, conns, shape.nChannels(), hasProxy));
+            resilience.resources(() -> Resources.line(bootstrap, conns, shape.nChannels(), hasProxy, mem.stats()));
             GpuAccess gpu = new GpuAccess(hostOfRank, bootstrap.keys(), health, bootstrap, anyNet
-                    ? new GpuNetConnections(arena, proxy, health, NetPlugins.forDeviceMemory(plugin, rank), 0,
-                            bootstrap.keys(), rank, nRanks, timeoutNs,
-                            bootstrap, checksum) : null);
+                    ? new GpuNetConnections(mem.gpuNet(), proxy, health, NetPlugins.forDeviceMemory(plugin, rank),
+                            0, bootstrap.keys(), rank, nRanks, timeoutNs, bootstrap, checksum) : null);
             return new HostCommunicator(rt, resilience.ready(peers), gpu);
         } catch (RuntimeException e) {
             health.fail(e instanceof JcclException j ? j : new JcclException(Result.INTERNAL_ERROR, e.toString(), e));
@@ -173,8 +174,8 @@ public final class CommFactory {
                 shm.cleanup();
             }
             bootstrap.close();
-            if (arena != null) {
-                arena.close();
+            if (memory != null) {
+                memory.close();
             }
             throw e;
         }

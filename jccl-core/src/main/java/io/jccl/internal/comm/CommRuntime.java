@@ -7,7 +7,6 @@ import io.jccl.RedOp;
 import io.jccl.Result;
 import io.jccl.internal.algorithm.ChannelContext;
 import io.jccl.internal.algorithm.CollArgs;
-import io.jccl.internal.algorithm.Scratch;
 import io.jccl.internal.algorithm.Work;
 import io.jccl.internal.base.Backoff;
 import io.jccl.internal.base.CommHealth;
@@ -56,6 +55,7 @@ final class CommRuntime {
     private final CommHealth health;
     private final Bootstrap bootstrap;
     private final Arena arena;
+    private final CommMemory memory;
     private final ProxyThread proxy;
     private final Connections connections;
     private final HostExecutor executor;
@@ -72,10 +72,10 @@ final class CommRuntime {
     private volatile boolean closeBegun;
 
     CommRuntime(int rank, int nRanks, String id, Config config, long timeoutNs, CommHealth health, Bootstrap bootstrap,
-                Arena arena, ProxyThread proxy, Connections connections, ChannelLayout layout, CommShape shape,
+                CommMemory memory, ProxyThread proxy, Connections connections, ChannelLayout layout, CommShape shape,
                 IdlePolicy policy, ShmTransport shm, ShmPeerArea area, io.jccl.internal.enqueue.ShotLimits shots,
                 Tuner tuner) {
-        this.registry = area == null ? null : new ShmRegistry(rank, id, arena);
+        this.registry = area == null ? null : new ShmRegistry(rank, id, memory.persistent().uncounted());
         this.shm = shm;
         this.rank = rank;
         this.nRanks = nRanks;
@@ -84,7 +84,8 @@ final class CommRuntime {
         this.timeoutNs = timeoutNs;
         this.health = health;
         this.bootstrap = bootstrap;
-        this.arena = arena;
+        this.memory = memory;
+        this.arena = memory.persistent();
         this.proxy = proxy;
         this.connections = connections;
         this.shape = shape;
@@ -104,7 +105,7 @@ final class CommRuntime {
         });
         health.onFailure(this::tellPeersWeFailed);
         this.planner = new Planner(rank, nRanks, shape.nChannels(), shape.stepBytes(), shape.p2pStepBytes(),
-                arena.allocate(8, 8), area, registry, new Scratch(arena)).withTrees(nRanks > 1 ? layout.trees() : null);
+                arena.allocate(8, 8), area, registry, memory.scratch()).withTrees(nRanks > 1 ? layout.trees() : null);
         this.selector = new HostSelector(tuner, nRanks, shape.nChannels(),
                 area == null ? 0 : Math.min(shots.oneShotMaxBytes(), area.maxBytes()),
                 area == null ? 0 : shots.twoShotMaxBytes(), nRanks > 1, shape.stepBytes(), shape.p2pStepBytes())
@@ -140,6 +141,24 @@ final class CommRuntime {
 
     public CommShape shape() {
         return shape;
+    }
+
+    /** The memory of this rank: its ledger, and what suspend releases. */
+    CommMemory memory() {
+        return memory;
+    }
+
+    Bootstrap bootstrap() {
+        return bootstrap;
+    }
+
+    long timeoutNs() {
+        return timeoutNs;
+    }
+
+    /** True when no work is queued or running on any channel. */
+    boolean idle() {
+        return executor.idle();
     }
 
     /** Counters, JFR events, profiler hooks and the JMX bean of this rank. */
@@ -213,7 +232,7 @@ final class CommRuntime {
     MemorySegment allocate(long bytes) {
         if (registry == null) {
             bootstrap.barrier();
-            return arena.allocate(bytes, 4096);
+            return memory.persistent().uncounted().allocate(bytes, 4096);
         }
         try {
             return registry.allocate(bootstrap, bytes);
@@ -453,7 +472,7 @@ final class CommRuntime {
             LockSupport.parkNanos(1_000_000L);
         }
         if (executor.allStopped() && proxyEnded) {
-            arena.close();
+            memory.close();
         } else {
             Log.warn(rank, "comm %s: a %s did not stop; leaving its memory mapped", id,
                     proxyEnded ? "channel worker" : "proxy thread");

@@ -224,6 +224,9 @@ public final class HostCommunicator implements Communicator, GroupState.Launchab
             if (rt.health().isBroken()) {
                 rt.health().check("rank " + rank() + ": " + c.ncclName());
             }
+            if (rt.memory().suspended()) {
+                throw CommSuspend.suspendedError(rank(), c.ncclName(), id());
+            }
             ArgsCheck.check(c, send, recv, count, type, op, root, peer, rank(), size());
             if (c.reduces() && count > 0) {
                 rt.validateOp(c, type, op);
@@ -359,6 +362,7 @@ public final class HostCommunicator implements Communicator, GroupState.Launchab
                 throw new JcclException(Result.INVALID_USAGE, "rank " + rank() + ": allocate on a closed communicator");
             }
             rt.health().check("rank " + rank() + ": allocate");
+            checkActive("allocate");
             return rt.allocate(bytes);
         } catch (JcclException e) {
             throw res.explain(e, "allocate", null);
@@ -372,6 +376,7 @@ public final class HostCommunicator implements Communicator, GroupState.Launchab
         boolean claimed = enter(Collective.BARRIER);
         try {
             checkOpen("split");
+            checkActive("split");
             return res.split(color, key);
         } finally {
             exit(claimed);
@@ -392,7 +397,35 @@ public final class HostCommunicator implements Communicator, GroupState.Launchab
     @Override
     public Communicator grow(int newSize, io.jccl.UniqueId id) {
         checkOpen("grow");
+        checkActive("grow");
         return CommGrow.grow(this, newSize, id);
+    }
+
+    @Override
+    public void suspend() {
+        boolean claimed = enter(Collective.BARRIER);
+        try {
+            checkOpen("suspend");
+            CommSuspend.suspend(rt, res.status());
+        } finally {
+            exit(claimed);
+        }
+    }
+
+    @Override
+    public void resume() {
+        boolean claimed = enter(Collective.BARRIER);
+        try {
+            checkOpen("resume");
+            CommSuspend.resume(rt);
+        } finally {
+            exit(claimed);
+        }
+    }
+
+    @Override
+    public io.jccl.MemoryStats memoryStats() {
+        return rt.memory().stats();
     }
 
     @Override
@@ -403,6 +436,13 @@ public final class HostCommunicator implements Communicator, GroupState.Launchab
     @Override
     public void revoke() {
         res.revoke();
+    }
+
+    /** Refuses {@code what} while the communicator is suspended. */
+    private void checkActive(String what) {
+        if (rt.memory().suspended()) {
+            throw CommSuspend.suspendedError(rank(), what, id());
+        }
     }
 
     private void checkOpen(String what) {

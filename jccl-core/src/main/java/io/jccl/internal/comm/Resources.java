@@ -1,5 +1,6 @@
 package io.jccl.internal.comm;
 
+import io.jccl.MemoryStats;
 import io.jccl.internal.bootstrap.Bootstrap;
 import io.jccl.internal.transport.Connections;
 
@@ -15,9 +16,10 @@ final class Resources {
     private Resources() {
     }
 
-    static String line(Bootstrap bootstrap, Connections conns, int nChannels, boolean proxy) {
+    static String line(Bootstrap bootstrap, Connections conns, int nChannels, boolean proxy, MemoryStats memory) {
         return bootstrap.socketCount() + " bootstrap sockets, " + bootstrap.localPeerCount()
                 + " in-process bootstrap peers, " + conns.count() + " connectors to " + conns.peers().length
-                + " peers, " + nChannels + " channel threads" + (proxy ? " and a proxy thread" : "");
+                + " peers, " + nChannels + " channel threads" + (proxy ? " and a proxy thread" : "") + "; memory: "
+                + memory.describe();
     }
 }

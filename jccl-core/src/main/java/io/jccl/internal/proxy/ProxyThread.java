@@ -35,6 +35,8 @@ public final class ProxyThread implements Runnable {
     private final int spins;
     private final Selector selector;
     private final ConcurrentLinkedQueue<ProxyConnection> pending = new ConcurrentLinkedQueue<>();
+    /** Connectors to stop progressing ({@link #detach}), with the latch their caller waits on. */
+    private final ConcurrentLinkedQueue<Detach> detaching = new ConcurrentLinkedQueue<>();
     private final Thread thread;
     private ProxyConnection[] conns = new ProxyConnection[0];
     private SelectionKey[][] keys = new SelectionKey[0][];
@@ -65,6 +67,48 @@ public final class ProxyThread implements Runnable {
         }
         pending.add(c);
         selector.wakeup();
+    }
+
+    /** A {@link #detach} request: the connectors, and the latch counted down once the proxy dropped them. */
+    private record Detach(java.util.Set<ProxyConnection> conns, java.util.concurrent.CountDownLatch done) {
+    }
+
+    /**
+     * Stops progressing {@code conns} without closing them (a communicator being suspended: it closes them itself
+     * once every rank stopped, so no proxy sees a peer's connection close and takes it for a failure). Waits until
+     * the proxy thread dropped them, at most {@code timeoutNs}; true when it did (or the thread has ended).
+     */
+    public boolean detach(java.util.Collection<? extends ProxyConnection> conns, long timeoutNs) {
+        if (conns.isEmpty() || !thread.isAlive()) {
+            return true;
+        }
+        java.util.Set<ProxyConnection> set = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        set.addAll(conns);
+        Detach d = new Detach(set, new java.util.concurrent.CountDownLatch(1));
+        detaching.add(d);
+        selector.wakeup();
+        long deadline = System.nanoTime() + timeoutNs;
+        boolean interrupted = false;
+        try {
+            while (thread.isAlive()) {
+                long leftNs = deadline - System.nanoTime();
+                if (leftNs <= 0) {
+                    return false;
+                }
+                try {
+                    if (d.done().await(Math.min(leftNs, 100_000_000L), java.util.concurrent.TimeUnit.NANOSECONDS)) {
+                        return true;
+                    }
+                } catch (InterruptedException e) {
+                    interrupted = true;   // keep waiting: the caller frees the connectors' memory next
+                }
+            }
+            return true;
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     /** Wakes the proxy if it sleeps; callers publish their work (with a full fence) first. */
@@ -199,7 +243,32 @@ public final class ProxyThread implements Runnable {
         sleeping = false;
     }
 
+    /** Drops the connectors of {@code d} (pending ones too), cancelling their selection keys. */
+    private void dropAll(Detach d) {
+        pending.removeIf(d.conns()::contains);
+        int k = 0;
+        for (int i = 0; i < conns.length; i++) {
+            if (d.conns().contains(conns[i])) {
+                for (SelectionKey key : keys[i]) {
+                    key.cancel();
+                }
+            } else {
+                conns[k] = conns[i];
+                keys[k++] = keys[i];
+            }
+        }
+        if (k < conns.length) {
+            conns = Arrays.copyOf(conns, k);
+            keys = Arrays.copyOf(keys, k);
+            Log.trace(Subsys.PROXY, rank, "proxy: now progressing %d connectors", k);
+        }
+        d.done().countDown();
+    }
+
     private void drainPending() {
+        for (Detach d; (d = detaching.poll()) != null; ) {
+            dropAll(d);
+        }
         ProxyConnection c;
         while ((c = pending.poll()) != null) {
             try {

@@ -122,6 +122,17 @@ public final class Connections {
         return false;
     }
 
+    /**
+     * Forgets every connector (suspend: their transports were quiesced and released, their memory goes next); the
+     * next work that needs one connects it anew.
+     */
+    public void clear() {
+        for (int c = 0; c < send.length; c++) {
+            java.util.Arrays.fill(send[c], null);
+            java.util.Arrays.fill(recv[c], null);
+        }
+    }
+
     /** The peers this rank has at least one connector with, on any channel (both sides of a connector agree). */
     public int[] peers() {
         boolean[] any = new boolean[nRanks];

@@ -19,6 +19,20 @@ public interface Transport {
     /** Connects the sending side of (me → peer, channel) with the blob the receiver published. */
     SendConn connectSend(int peer, int channel, byte[] recvInfo);
 
+    /**
+     * Suspend, first half: stops moving data on this transport's connectors without closing anything, so that no
+     * peer sees a connection close before it stopped as well (a transport without a proxy has nothing to do).
+     */
+    default void quiesce() {
+    }
+
+    /**
+     * Suspend, second half, once every rank quiesced: closes the connections of this transport's connectors (their
+     * memory goes with the communicator's suspendable arena). Later connections are set up anew.
+     */
+    default void release() {
+    }
+
     /** A receiving side waiting for its sender. */
     interface PendingRecv {
         /** The blob the sender needs. */

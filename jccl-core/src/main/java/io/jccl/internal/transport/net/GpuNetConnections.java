@@ -4,22 +4,24 @@ import io.jccl.JcclException;
 import io.jccl.Result;
 import io.jccl.internal.base.AuthKeys;
 import io.jccl.internal.base.CommHealth;
+import io.jccl.internal.base.SuspendableArena;
 import io.jccl.internal.base.Waker;
 import io.jccl.internal.debug.Log;
 import io.jccl.internal.debug.Subsys;
+import io.jccl.internal.proxy.ProxyConnection;
 import io.jccl.internal.proxy.ProxyThread;
 import io.jccl.internal.transport.ConnFifo;
 import io.jccl.internal.transport.PeerExchange;
 import io.jccl.net.NetListen;
 import io.jccl.net.NetPlugin;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * Network connectors for GPU kernels: the proxy thread carries a kernel's Simple-protocol slots between hosts
@@ -80,8 +82,10 @@ public final class GpuNetConnections {
     private final int nRanks;
     private final PeerExchange exchange;
     private final Set<Long> made = new HashSet<>();
-    private final Arena arena;
+    private final SuspendableArena arena;
     private final boolean checksum;
+    /** The proxy sides of the links made, until {@link #release()}. */
+    private final List<ProxyConnection> live = new CopyOnWriteArrayList<>();
 
     /**
      * True once the proxy thread that moves these connectors has ended (its host communicator was closed or aborted
@@ -143,20 +147,21 @@ public final class GpuNetConnections {
 
     /**
      * Connectors over {@code plugin}'s device {@code dev}, progressed by {@code proxy}, for rank {@code rank} of
-     * {@code nRanks}. {@code arena}: the communicator's (hello buffers, trailers); {@code keys}: the communicator's
+     * {@code nRanks}. {@code arena}: for hello buffers and trailers, freed by {@link #release()}; {@code keys}: the
+     * communicator's
      * (hellos); {@code exchange}: the bootstrap, for {@link #connect}; {@code timeoutNs}: the deadline of every setup
      * wait;
      * {@code checksum}: this rank's receive links ask their senders for a CRC32C trailer per slot
      * ({@link NetChecksum#enabled}).
      */
-    public GpuNetConnections(Arena arena, ProxyThread proxy, CommHealth health, NetPlugin plugin, int dev,
+    public GpuNetConnections(SuspendableArena arena, ProxyThread proxy, CommHealth health, NetPlugin plugin, int dev,
                              AuthKeys keys, int rank, int nRanks, long timeoutNs, PeerExchange exchange,
                              boolean checksum) {
         this.proxy = proxy;
         this.health = health;
         this.plugin = plugin;
         this.name = "NET/" + plugin.name();
-        this.setup = new NetHandshake(arena, health, plugin, dev, name, keys, rank, timeoutNs);
+        this.setup = new NetHandshake(arena::arena, health, plugin, dev, name, keys, rank, timeoutNs);
         this.rank = rank;
         this.nRanks = nRanks;
         this.exchange = exchange;
@@ -232,7 +237,7 @@ public final class GpuNetConnections {
             NetSlots slots = NetSlots.bare(link.slots(), link.slotBytes(), link.sizes());
             NetPlugin.MemHandle mh = setup.register(comm, slots.data(), who);
             BareTrailers trailers = offer.checksum() ? trailers(comm, slots, rank, link.channel(), who) : null;
-            proxy.add(new NetSendProxy(link.words(), slots, plugin, comm, mh, Waker.NONE, true, health, who, false,
+            add(new NetSendProxy(link.words(), slots, plugin, comm, mh, Waker.NONE, true, health, who, false,
                     trailers));
         } catch (JcclException e) {
             setup.closeSend(comm);
@@ -242,9 +247,40 @@ public final class GpuNetConnections {
                 link.peer(), name, offer.checksum() ? ", CRC32C per slot" : "");
     }
 
+    private void add(ProxyConnection c) {
+        live.add(c);
+        proxy.add(c);
+    }
+
+    /**
+     * Suspend, first half: takes every link's connector off the proxy thread, so it no longer touches the links'
+     * memory nor notices a peer's connection closing; the connections stay open until {@link #release()}.
+     *
+     * @throws JcclException {@link Result#INTERNAL_ERROR} when the proxy thread did not let go in time
+     */
+    public void quiesce(long timeoutNs) {
+        if (!proxy.detach(live, timeoutNs)) {
+            throw new JcclException(Result.INTERNAL_ERROR, "rank " + rank + ": the proxy thread did not let go of "
+                    + "the GPU connectors across hosts in time");
+        }
+    }
+
+    /**
+     * Suspend, second half, once every rank quiesced: closes every link's connection and frees the trailers and
+     * hello buffers; the links can then be made again ({@link #connect}) over new memory.
+     */
+    public void release() {
+        for (ProxyConnection c : live) {
+            c.close();
+        }
+        live.clear();
+        made.clear();
+        arena.release();
+    }
+
     /** The trailers of a checksummed link from {@code sender}, in memory registered on {@code comm}. */
     private BareTrailers trailers(NetPlugin.Comm comm, NetSlots slots, int sender, int channel, String who) {
-        MemorySegment memory = BareTrailers.allocate(arena);
+        MemorySegment memory = BareTrailers.allocate(arena.arena());
         NetPlugin.MemHandle mh = setup.register(comm, memory, who);
         return new BareTrailers(slots, memory, mh, BareTrailers.linkTag(sender, channel));
     }
@@ -280,7 +316,7 @@ public final class GpuNetConnections {
                 NetPlugin.MemHandle mh = setup.register(comm, slots.data(), who);
                 BareTrailers trailers = offer.checksum() ? trailers(comm, slots, link.peer(), link.channel(), who)
                         : null;
-                proxy.add(new NetRecvProxy(link.words(), slots, plugin, comm, mh, Waker.NONE, true, health, who,
+                add(new NetRecvProxy(link.words(), slots, plugin, comm, mh, Waker.NONE, true, health, who,
                         false, trailers));
             } catch (JcclException e) {
                 setup.closeRecv(comm);

@@ -28,7 +28,7 @@ final class NetHandshake {
     private static final long HELLO_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(2);
     private static final long SETUP_PARK_NS = 50_000;
 
-    private final Arena arena;
+    private final java.util.function.Supplier<Arena> arena;
     private final CommHealth health;
     private final NetPlugin plugin;
     private final int dev;
@@ -38,8 +38,8 @@ final class NetHandshake {
     private final long timeoutNs;
 
     /** {@code arena}: the communicator's, for the hello buffers; {@code name}: the transport's, for errors. */
-    NetHandshake(Arena arena, CommHealth health, NetPlugin plugin, int dev, String name, AuthKeys keys, int rank,
-                 long timeoutNs) {
+    NetHandshake(java.util.function.Supplier<Arena> arena, CommHealth health, NetPlugin plugin, int dev, String name,
+                 AuthKeys keys, int rank, long timeoutNs) {
         this.arena = arena;
         this.health = health;
         this.plugin = plugin;
@@ -85,7 +85,7 @@ final class NetHandshake {
             throw new JcclException(Result.REMOTE_ERROR, who + ": cannot connect: " + e.getMessage()
                     + " (the peer exited, aborted or crashed)", e);
         }
-        MemorySegment hello = arena.allocate(NetHello.BYTES);
+        MemorySegment hello = arena.get().allocate(NetHello.BYTES);
         MemorySegment.copy(NetHello.hello(keys, offer.nonce(), rank, channel), 0, hello, ValueLayout.JAVA_BYTE, 0,
                 NetHello.BYTES);
         NetPlugin.MemHandle helloMh = register(comm, hello, who);
@@ -123,7 +123,7 @@ final class NetHandshake {
 
     private NetPlugin.RecvComm acceptAuthenticated(NetListen l, long nonce, int peer, int channel, String who) {
         long deadline = System.nanoTime() + timeoutNs;
-        MemorySegment buf = arena.allocate(NetHello.BYTES);
+        MemorySegment buf = arena.get().allocate(NetHello.BYTES);
         while (true) {
             NetPlugin.RecvComm comm;
             try {

@@ -1,9 +1,12 @@
 package io.jccl.internal.transport.net;
 
+import io.jccl.JcclException;
+import io.jccl.Result;
 import io.jccl.internal.base.AuthKeys;
 import io.jccl.internal.base.CommHealth;
 import io.jccl.internal.base.IdlePolicy;
 import io.jccl.internal.base.ParkSleeper;
+import io.jccl.internal.proxy.ProxyConnection;
 import io.jccl.internal.proxy.ProxyThread;
 import io.jccl.internal.transport.ConnFifo;
 import io.jccl.internal.transport.RecvConn;
@@ -14,6 +17,9 @@ import io.jccl.net.NetPlugin;
 
 import java.lang.foreign.Arena;
 import java.security.SecureRandom;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Supplier;
 
 /**
  * The network transport over a {@link NetPlugin}: each connector has a FIFO in local memory on both sides,
@@ -28,7 +34,7 @@ import java.security.SecureRandom;
 public final class NetTransport implements Transport {
     private static final SecureRandom RANDOM = new SecureRandom();
 
-    private final Arena arena;
+    private final Supplier<Arena> arena;
     private final ProxyThread proxy;
     private final CommHealth health;
     private final NetHandshake setup;
@@ -38,9 +44,20 @@ public final class NetTransport implements Transport {
     private final long timeoutNs;
     private final IdlePolicy policy;
     private final boolean checksum;
+    /** The proxy sides of this transport's connectors, until {@link #release()}. */
+    private final List<ProxyConnection> live = new CopyOnWriteArrayList<>();
 
     public NetTransport(Arena arena, ProxyThread proxy, CommHealth health, NetPlugin plugin, int dev, AuthKeys keys,
                         int rank, long timeoutNs, IdlePolicy policy, boolean checksum) {
+        this(() -> arena, proxy, health, plugin, dev, keys, rank, timeoutNs, policy, checksum);
+    }
+
+    /**
+     * {@code arena}: where each connector's FIFO is allocated, asked at each setup (a communicator that can be
+     * suspended hands out a new arena after each suspend).
+     */
+    public NetTransport(Supplier<Arena> arena, ProxyThread proxy, CommHealth health, NetPlugin plugin, int dev,
+                        AuthKeys keys, int rank, long timeoutNs, IdlePolicy policy, boolean checksum) {
         this.arena = arena;
         this.proxy = proxy;
         this.health = health;
@@ -72,11 +89,11 @@ public final class NetTransport implements Transport {
             public RecvConn complete() {
                 String who = "rank " + rank + " channel " + channel + " from rank " + peer;
                 NetPlugin.RecvComm comm = setup.accept(l, offer.nonce(), peer, channel, who);
-                ConnFifo fifo = ConnFifo.allocate(arena, stepBytes, stepBytes + NetSlots.TRAILER_BYTES);
+                ConnFifo fifo = ConnFifo.allocate(arena.get(), stepBytes, stepBytes + NetSlots.TRAILER_BYTES);
                 NetPlugin.MemHandle mh = setup.register(comm, fifo.data(), who);
                 RecvConn conn = new RecvConn(fifo, proxy::wake, health, timeoutNs, policy, new ParkSleeper(), rank,
                         peer, channel, name);
-                proxy.add(new NetRecvProxy(fifo, NetSlots.framed(fifo), plugin, comm, mh, conn.backoff()::wake, false,
+                add(new NetRecvProxy(fifo, NetSlots.framed(fifo), plugin, comm, mh, conn.backoff()::wake, false,
                         health, who, checksum, null));
                 return conn;
             }
@@ -88,12 +105,36 @@ public final class NetTransport implements Transport {
         NetOffer offer = NetOffer.fromBytes(recvInfo);
         String who = "rank " + rank + " channel " + channel + " to rank " + peer;
         NetPlugin.SendComm comm = setup.connect(offer, channel, who);
-        ConnFifo fifo = ConnFifo.allocate(arena, offer.stepBytes(), offer.stepBytes() + NetSlots.TRAILER_BYTES);
+        ConnFifo fifo = ConnFifo.allocate(arena.get(), offer.stepBytes(), offer.stepBytes() + NetSlots.TRAILER_BYTES);
         NetPlugin.MemHandle mh = setup.register(comm, fifo.data(), who);
         SendConn conn = new SendConn(fifo, proxy::wake, health, timeoutNs, policy, new ParkSleeper(), rank, peer,
                 channel, name);
-        proxy.add(new NetSendProxy(fifo, NetSlots.framed(fifo), plugin, comm, mh, conn.backoff()::wake, false, health,
+        add(new NetSendProxy(fifo, NetSlots.framed(fifo), plugin, comm, mh, conn.backoff()::wake, false, health,
                 who, offer.checksum(), null));
         return conn;
+    }
+
+    private void add(ProxyConnection c) {
+        live.add(c);
+        proxy.add(c);
+    }
+
+    /** Takes this transport's connectors off the proxy thread; their connections stay open until {@link #release}. */
+    @Override
+    public void quiesce() {
+        if (!proxy.detach(live, timeoutNs)) {
+            throw new JcclException(Result.INTERNAL_ERROR, "rank " + rank + ": the proxy thread did not let go of "
+                    + name + " connectors within " + java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(timeoutNs)
+                    + " ms");
+        }
+    }
+
+    /** Closes the connections of every connector taken off the proxy (the peers stopped moving data too). */
+    @Override
+    public void release() {
+        for (ProxyConnection c : live) {
+            c.close();
+        }
+        live.clear();
     }
 }

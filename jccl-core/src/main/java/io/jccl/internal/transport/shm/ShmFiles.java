@@ -2,6 +2,8 @@ package io.jccl.internal.transport.shm;
 
 import io.jccl.JcclException;
 import io.jccl.Result;
+import io.jccl.internal.base.CountedArena;
+import io.jccl.internal.base.MemoryLedger;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -72,7 +74,9 @@ public final class ShmFiles {
                 zeros.clear().limit((int) Math.min(zeros.capacity(), size - written));
                 written += ch.write(zeros, written);
             }
-            return asNative(ch.map(FileChannel.MapMode.READ_WRITE, 0, size, arena), arena);
+            MemorySegment m = asNative(ch.map(FileChannel.MapMode.READ_WRITE, 0, size, arena), arena);
+            counted(arena, MemoryLedger.Kind.SHARED, size);
+            return m;
         } catch (IOException e) {
             unlink(path);
             throw new JcclException(Result.SYSTEM_ERROR, "cannot create shared memory file " + path + " of "
@@ -88,12 +92,21 @@ public final class ShmFiles {
                 throw new JcclException(Result.INTERNAL_ERROR, "shared memory file " + path + " has " + ch.size()
                         + " bytes, expected " + size);
             }
-            return asNative(ch.map(FileChannel.MapMode.READ_WRITE, 0, size, arena), arena);
+            MemorySegment m = asNative(ch.map(FileChannel.MapMode.READ_WRITE, 0, size, arena), arena);
+            counted(arena, MemoryLedger.Kind.PEER_MAPPED, size);
+            return m;
         } catch (IOException e) {
             throw new JcclException(Result.SYSTEM_ERROR, "cannot map shared memory file " + path
                     + " created by a peer: "
                     + e.getMessage() + " (is the peer in another container or mount namespace? set NCCL_SHM_DISABLE=1)",
                             e);
+        }
+    }
+
+    /** A mapping into a communicator's counted arena goes on its memory ledger (others are the application's). */
+    private static void counted(Arena arena, MemoryLedger.Kind kind, long size) {
+        if (arena instanceof CountedArena c) {
+            c.mapped(kind, size);
         }
     }
 

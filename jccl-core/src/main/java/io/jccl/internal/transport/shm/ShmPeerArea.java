@@ -40,70 +40,107 @@ public final class ShmPeerArea {
     private final int rank;
     private final int nRanks;
     private final long maxBytes;
-    private final MemorySegment[] areas;
-    private final MemorySegment[][] slices;
     private final long stride;
-    private final Backoff[][] waits;
-    private final Pending[][] pending;
-    private final FutexWakerSet[] wakers = new FutexWakerSet[2];
+    private final String commId;
+    private final CommHealth health;
+    private final long timeoutNs;
+    private final IdlePolicy policy;
+    private final java.util.function.Supplier<Arena> arena;
+    // the mapping: replaced by remap() after a release(); the channel-0 thread reads it only between the two
+    private MemorySegment[] areas;
+    private MemorySegment[][] slices;
+    private Backoff[][] waits;
+    private Pending[][] pending;
+    private FutexWakerSet[] wakers;
 
-    private ShmPeerArea(int rank, int nRanks, long maxBytes, MemorySegment[] areas, CommHealth health, long timeoutNs,
-                        IdlePolicy policy, Arena arena) {
+    private ShmPeerArea(int rank, int nRanks, long maxBytes, String commId, CommHealth health, long timeoutNs,
+                        IdlePolicy policy, java.util.function.Supplier<Arena> arena) {
         this.rank = rank;
         this.nRanks = nRanks;
         this.maxBytes = maxBytes;
-        this.areas = areas;
         this.stride = align(DATA_OFF + maxBytes);
-        this.slices = new MemorySegment[nRanks][2];
-        for (int p = 0; p < nRanks; p++) {
-            for (int b = 0; b < 2; b++) {
-                slices[p][b] = areas[p].asSlice(flagOff(b) + DATA_OFF, maxBytes);
-            }
-        }
-        this.waits = new Backoff[nRanks][2];
-        this.pending = new Pending[nRanks][2];
-        for (int p = 0; p < nRanks; p++) {
-            for (int b = 0; b < 2; b++) {
-                FutexSleeper sl = new FutexSleeper(areas[p], 4L * rank, flagOff(b), arena);
-                waits[p][b] = new Backoff(health, timeoutNs, policy, p, sl);
-                pending[p][b] = new Pending(areas[p], flagOff(b), p);
-            }
-        }
-        for (int b = 0; b < 2; b++) {
-            wakers[b] = new FutexWakerSet(areas[rank], nRanks, flagOff(b));
-        }
+        this.commId = commId;
+        this.health = health;
+        this.timeoutNs = timeoutNs;
+        this.policy = policy;
+        this.arena = arena;
     }
 
     /**
      * Creates this rank's area, exchanges names through the bootstrap, maps every peer's area, and unlinks its file
-     * once every rank has mapped it. Every rank of the communicator must call it.
+     * once every rank has mapped it. Every rank of the communicator must call it. {@code arena}: where the areas are
+     * mapped, asked again by {@link #remap}.
      */
     public static ShmPeerArea create(PeerExchange bootstrap, String commId, long maxBytes, CommHealth health,
-            long timeoutNs,
-                                     IdlePolicy policy, Arena arena) {
-        int rank = bootstrap.rank();
-        int n = bootstrap.nRanks();
+            long timeoutNs, IdlePolicy policy, java.util.function.Supplier<Arena> arena) {
+        ShmPeerArea a = new ShmPeerArea(bootstrap.rank(), bootstrap.nRanks(), maxBytes, commId, health, timeoutNs,
+                policy, arena);
+        a.remap(bootstrap);
+        return a;
+    }
+
+    /**
+     * Maps fresh areas (zeroed: sequence numbers start over, which every wait accepts since it waits for a number at
+     * least as large as its own) after {@link #release()}, or at creation. Collective over every rank.
+     */
+    public void remap(PeerExchange bootstrap) {
         String name = ShmFiles.PREFIX + commId.substring(0, 8) + "-" + ProcessHandle.current().pid() + "-area-r" + rank
                 + "-" + HexFormat.of().toHexDigits(new SecureRandom().nextInt());
-        long size = HEADER + 2 * align(DATA_OFF + maxBytes);
-        MemorySegment[] areas = new MemorySegment[n];
-        areas[rank] = ShmFiles.create(name, size, arena);
+        long size = HEADER + 2 * stride;
+        Arena a = arena.get();
+        MemorySegment[] mapped = new MemorySegment[nRanks];
+        mapped[rank] = ShmFiles.create(name, size, a);
         try {
             byte[][] names = bootstrap.allGather(name.getBytes(StandardCharsets.UTF_8));
-            for (int p = 0; p < n; p++) {
+            for (int p = 0; p < nRanks; p++) {
                 if (p != rank) {
                     String peerName = new String(names[p], StandardCharsets.UTF_8);
                     if (!peerName.startsWith(ShmFiles.PREFIX) || peerName.contains("/")) {
                         throw new IllegalStateException("bad area name from rank " + p);
                     }
-                    areas[p] = ShmFiles.attach(peerName, size, arena);
+                    mapped[p] = ShmFiles.attach(peerName, size, a);
                 }
             }
             bootstrap.allGather(new byte[0]);
         } finally {
             ShmFiles.unlink(name);
         }
-        return new ShmPeerArea(rank, n, maxBytes, areas, health, timeoutNs, policy, arena);
+        map(mapped, a);
+    }
+
+    private void map(MemorySegment[] mapped, Arena a) {
+        MemorySegment[][] sl = new MemorySegment[nRanks][2];
+        Backoff[][] w = new Backoff[nRanks][2];
+        Pending[][] pe = new Pending[nRanks][2];
+        for (int p = 0; p < nRanks; p++) {
+            for (int b = 0; b < 2; b++) {
+                sl[p][b] = mapped[p].asSlice(flagOff(b) + DATA_OFF, maxBytes);
+                FutexSleeper sleeper = new FutexSleeper(mapped[p], 4L * rank, flagOff(b), a);
+                w[p][b] = new Backoff(health, timeoutNs, policy, p, sleeper);
+                pe[p][b] = new Pending(mapped[p], flagOff(b), p);
+            }
+        }
+        FutexWakerSet[] wk = new FutexWakerSet[2];
+        for (int b = 0; b < 2; b++) {
+            wk[b] = new FutexWakerSet(mapped[rank], nRanks, flagOff(b));
+        }
+        this.areas = mapped;
+        this.slices = sl;
+        this.waits = w;
+        this.pending = pe;
+        this.wakers = wk;
+    }
+
+    /**
+     * Drops this rank's mappings of the areas (suspend); their memory goes with the arena they were mapped in. Until
+     * {@link #remap} nothing may use the area.
+     */
+    public void release() {
+        this.areas = null;
+        this.slices = null;
+        this.waits = null;
+        this.pending = null;
+        this.wakers = null;
     }
 
     public long maxBytes() {

@@ -45,7 +45,7 @@ public final class ShmTransport implements Transport {
     private static final long LL128_CTRL_OFF = 2048;
     private static final SecureRandom RANDOM = new SecureRandom();
 
-    private final Arena arena;
+    private final java.util.function.Supplier<Arena> arena;
     private final CommHealth health;
     private final String commId;
     private final int rank;
@@ -53,7 +53,12 @@ public final class ShmTransport implements Transport {
     private final IdlePolicy policy;
     private final Set<String> unattached = ConcurrentHashMap.newKeySet();
 
-    public ShmTransport(Arena arena, CommHealth health, String commId, int rank, long timeoutNs, IdlePolicy policy) {
+    /**
+     * {@code arena}: where connectors are mapped, asked at each setup (a communicator that can be suspended hands
+     * out a new arena after each suspend).
+     */
+    public ShmTransport(java.util.function.Supplier<Arena> arena, CommHealth health, String commId, int rank,
+                        long timeoutNs, IdlePolicy policy) {
         this.arena = arena;
         this.health = health;
         this.commId = commId;
@@ -71,7 +76,8 @@ public final class ShmTransport implements Transport {
     public PendingRecv setupRecv(int peer, int channel, int stepBytes) {
         String name = ShmFiles.PREFIX + commId.substring(0, 8) + "-" + ProcessHandle.current().pid() + "-r" + rank
                 + "-from" + peer + "-c" + channel + "-" + HexFormat.of().toHexDigits(RANDOM.nextInt());
-        MemorySegment m = ShmFiles.create(name, fileBytes(stepBytes), arena);
+        Arena a = arena.get();
+        MemorySegment m = ShmFiles.create(name, fileBytes(stepBytes), a);
         unattached.add(name);
         ConnFifo fifo = new ConnFifo(m.asSlice(0, ConnFifo.CTRL_BYTES), m.asSlice(DATA_OFF, simpleBytes(stepBytes)),
                 stepBytes);
@@ -89,9 +95,9 @@ public final class ShmTransport implements Transport {
                 unattached.remove(name);
                 RecvConn conn = new RecvConn(fifo, new FutexWaker(fifo.ctrl(), ConnFifo.HEAD_WAITER_OFF,
                         ConnFifo.HEAD_OFF), health, timeoutNs, policy, new FutexSleeper(fifo.ctrl(),
-                        ConnFifo.TAIL_WAITER_OFF, ConnFifo.TAIL_OFF, arena), rank, peer, channel, NAME);
-                conn.attachLines(recvLane(m, LineFormat.LL, stepBytes, peer, channel),
-                        recvLane(m, LineFormat.LL128, stepBytes, peer, channel));
+                        ConnFifo.TAIL_WAITER_OFF, ConnFifo.TAIL_OFF, a), rank, peer, channel, NAME);
+                conn.attachLines(recvLane(m, a, LineFormat.LL, stepBytes, peer, channel),
+                        recvLane(m, a, LineFormat.LL128, stepBytes, peer, channel));
                 return conn;
             }
         };
@@ -102,15 +108,16 @@ public final class ShmTransport implements Transport {
         Info info = Info.decode(recvInfo, peer);
         String name = info.name();
         int stepBytes = info.stepBytes();
-        MemorySegment m = ShmFiles.attach(name, fileBytes(stepBytes), arena);
+        Arena a = arena.get();
+        MemorySegment m = ShmFiles.attach(name, fileBytes(stepBytes), a);
         ConnFifo fifo = new ConnFifo(m.asSlice(0, ConnFifo.CTRL_BYTES), m.asSlice(DATA_OFF, simpleBytes(stepBytes)),
                 stepBytes);
         LONG.setRelease(fifo.ctrl(), ConnFifo.ATTACHED_OFF, 1L);
         SendConn conn = new SendConn(fifo, new FutexWaker(fifo.ctrl(), ConnFifo.TAIL_WAITER_OFF, ConnFifo.TAIL_OFF),
                 health, timeoutNs, policy, new FutexSleeper(fifo.ctrl(), ConnFifo.HEAD_WAITER_OFF, ConnFifo.HEAD_OFF,
-                arena), rank, peer, channel, NAME);
-        conn.attachLines(sendLane(m, LineFormat.LL, stepBytes, peer, channel),
-                sendLane(m, LineFormat.LL128, stepBytes, peer, channel));
+                a), rank, peer, channel, NAME);
+        conn.attachLines(sendLane(m, a, LineFormat.LL, stepBytes, peer, channel),
+                sendLane(m, a, LineFormat.LL128, stepBytes, peer, channel));
         return conn;
     }
 
@@ -128,14 +135,14 @@ public final class ShmTransport implements Transport {
         return new LineRegion(f, m.asSlice(ctrl, LineRegion.CTRL_BYTES), m.asSlice(data, f.regionBytes()));
     }
 
-    private LineRecvLane recvLane(MemorySegment m, LineFormat f, int stepBytes, int peer, int channel) {
+    private LineRecvLane recvLane(MemorySegment m, Arena arena, LineFormat f, int stepBytes, int peer, int channel) {
         LineRegion r = region(m, f, stepBytes);
         return new LineRecvLane(r, arena, health, timeoutNs, policy,
                 new FutexSleeper(r.ctrl(), LineRegion.TAIL_WAITER_OFF, LineRegion.TAIL_OFF, arena),
                 new FutexWaker(r.ctrl(), LineRegion.HEAD_WAITER_OFF, LineRegion.HEAD_OFF), rank, peer, channel);
     }
 
-    private LineSendLane sendLane(MemorySegment m, LineFormat f, int stepBytes, int peer, int channel) {
+    private LineSendLane sendLane(MemorySegment m, Arena arena, LineFormat f, int stepBytes, int peer, int channel) {
         LineRegion r = region(m, f, stepBytes);
         return new LineSendLane(r, arena, health, timeoutNs, policy,
                 new FutexSleeper(r.ctrl(), LineRegion.HEAD_WAITER_OFF, LineRegion.HEAD_OFF, arena),
@@ -149,6 +156,12 @@ public final class ShmTransport implements Transport {
         while ((long) LONG.getAcquire(ctrl, ConnFifo.ATTACHED_OFF) == 0) {
             b.idle(() -> (long) LONG.getAcquire(ctrl, ConnFifo.ATTACHED_OFF) == 0, what);
         }
+    }
+
+    /** Removes files whose sender never attached (suspend: the connectors are dropped; their memory goes next). */
+    @Override
+    public void release() {
+        cleanup();
     }
 
     /** Removes files whose sender never attached (called at teardown). */

@@ -8,6 +8,8 @@ import io.jccl.Result;
 import io.jccl.cuda.CudaDevice;
 import io.jccl.cuda.internal.driver.CuMemory;
 import io.jccl.cuda.internal.enqueue.KernelArgs;
+import io.jccl.internal.base.MemoryLedger;
+import io.jccl.internal.transport.PeerExchange;
 import io.jccl.internal.topology.TopoEnv;
 
 import java.util.ArrayList;
@@ -29,15 +31,20 @@ import java.util.List;
  */
 public final class Clique {
     private final List<CudaDevice> devices;
+    private final AreaLayout layout;
+    private final MemoryLedger[] ledgers;
+    /** Each rank's area; null while that rank is suspended. */
     private final RankArea[] areas;
     private final SharedControl control;
     private final long[] abortPointers;
     private final List<Communicator> hosts;
     private int open;
 
-    private Clique(List<CudaDevice> devices, RankArea[] areas, SharedControl control, long[] abortPointers,
-                   List<Communicator> hosts) {
+    private Clique(List<CudaDevice> devices, AreaLayout layout, MemoryLedger[] ledgers, RankArea[] areas,
+                   SharedControl control, long[] abortPointers, List<Communicator> hosts) {
         this.devices = devices;
+        this.layout = layout;
+        this.ledgers = ledgers;
         this.areas = areas;
         this.control = control;
         this.abortPointers = abortPointers;
@@ -46,12 +53,13 @@ public final class Clique {
     }
 
     /**
-     * Checks and enables peer access between every pair of {@code devices}, allocates every rank's memory.
+     * Checks and enables peer access between every pair of {@code devices}, allocates every rank's memory, counted
+     * on rank g's {@code ledgers[g]}.
      *
      * @throws JcclException {@link Result#INVALID_USAGE} when two GPUs cannot reach each other's memory
      */
     public static Clique create(List<CudaDevice> devices, AreaLayout layout, List<Communicator> hosts,
-                                long timeoutMs) {
+                                long timeoutMs, MemoryLedger[] ledgers) {
         int n = devices.size();
         for (int i = 0; i < n; i++) {
             for (int j = 0; j < n; j++) {
@@ -74,7 +82,7 @@ public final class Clique {
         SharedControl control = null;
         try {
             for (int g = 0; g < n; g++) {
-                areas[g] = RankArea.allocate(devices.get(g), layout);
+                areas[g] = RankArea.allocate(devices.get(g), layout, ledgers[g]);
             }
             control = SharedControl.inProcess(devices.get(0), n, timeoutMs);
             long[] ptrs = new long[n];
@@ -82,7 +90,8 @@ public final class Clique {
                 devices.get(g).makeCurrent();
                 ptrs[g] = CuMemory.hostDevicePointer(control.abortArea().segment());
             }
-            return new Clique(List.copyOf(devices), areas, control, ptrs, List.copyOf(hosts));
+            return new Clique(List.copyOf(devices), layout, ledgers.clone(), areas, control, ptrs,
+                    List.copyOf(hosts));
         } catch (RuntimeException e) {
             for (RankArea a : areas) {
                 if (a != null) {
@@ -128,16 +137,53 @@ public final class Clique {
         return devices;
     }
 
-    public PeerAreas peerAreas() {
+    public synchronized PeerAreas peerAreas() {
         long[] bases = new long[areas.length];
         for (int r = 0; r < areas.length; r++) {
             bases[r] = areas[r].base();
         }
-        return new PeerAreas(bases, List.of());
+        return new PeerAreas(bases);
     }
 
-    public RankArea area(int rank) {
+    public synchronized RankArea area(int rank) {
         return areas[rank];
+    }
+
+    /**
+     * Rank {@code rank}'s memory for suspend and resume: the peers' areas are reached by address (nothing to
+     * unmap), so release waits for every rank's kernels to be done (a barrier) and frees the rank's area; restore
+     * allocates it again and, once every rank has (a barrier), reads every rank's new address.
+     */
+    public RankMemory memory(int rank) {
+        return new RankMemory() {
+            @Override
+            public String suspendRefusal() {
+                return null;
+            }
+
+            @Override
+            public void release(PeerExchange exchange) {
+                exchange.barrier();
+                RankArea a;
+                synchronized (Clique.this) {
+                    a = areas[rank];
+                    areas[rank] = null;
+                }
+                if (a != null) {
+                    a.close();
+                }
+            }
+
+            @Override
+            public PeerAreas restore(PeerExchange exchange) {
+                RankArea a = RankArea.allocate(devices.get(rank), layout, ledgers[rank]);
+                synchronized (Clique.this) {
+                    areas[rank] = a;
+                }
+                exchange.barrier();
+                return peerAreas();
+            }
+        };
     }
 
     /** The abort word's address as GPU {@code rank}'s kernels read it. */
@@ -219,7 +265,9 @@ public final class Clique {
             run(errors, d::synchronize);
         }
         for (RankArea a : areas) {
-            run(errors, a::close);
+            if (a != null) {   // null: its rank was suspended
+                run(errors, a::close);
+            }
         }
         run(errors, control::close);
         run(errors, () -> {

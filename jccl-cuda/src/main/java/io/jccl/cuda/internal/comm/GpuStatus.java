@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
@@ -32,9 +33,13 @@ public final class GpuStatus {
     private final SharedControl control;
     private final GpuStops stops;
     private final boolean overHost;
+    /** The memory of the rank the section is seen from ({@code MemoryStats.describe()}). */
+    private final Supplier<String> memory;
     private int users;
 
-    private GpuStatus(String commId, String header, SharedControl control, GpuStops stops, boolean overHost) {
+    private GpuStatus(String commId, String header, SharedControl control, GpuStops stops, boolean overHost,
+                      Supplier<String> memory) {
+        this.memory = memory;
         this.commId = commId;
         this.header = header;
         this.control = control;
@@ -44,13 +49,14 @@ public final class GpuStatus {
 
     /**
      * Adds the section of the GPU communicator whose host communicator is {@code commId} (once per communicator);
-     * {@code overHost}: its collectives are compared over the host (JCCL_CHECK_CALLS=1), not recorded in the ledger.
+     * {@code overHost}: its collectives are compared over the host (JCCL_CHECK_CALLS=1), not recorded in the ledger;
+     * {@code memory}: the rank's memory line (with whether it is suspended).
      */
     public static GpuStatus register(String commId, int nRanks, String rankName, SharedControl control, GpuStops stops,
-                                     boolean overHost) {
+                                     boolean overHost, Supplier<String> memory) {
         synchronized (OPEN) {
             GpuStatus s = OPEN.computeIfAbsent(commId, id -> new GpuStatus(id, "GPU communicator " + id + ": "
-                    + nRanks + " ranks, seen from " + rankName, control, stops, overHost));
+                    + nRanks + " ranks, seen from " + rankName, control, stops, overHost, memory));
             if (s.users++ == 0) {
                 RasServer.addSection(s.sectionKey(), s::report);
                 GpuWatch.watch(s.stops);
@@ -78,8 +84,8 @@ public final class GpuStatus {
     /** The section's text. */
     String report() {
         JcclException stop = stops.current();
-        return format(header + ": " + (stop == null ? "healthy" : "STOPPED: " + stop.getMessage()), control.calls(),
-                overHost);
+        return format(header + ": " + (stop == null ? "healthy" : "STOPPED: " + stop.getMessage()) + "\n  memory: "
+                + memory.get(), control.calls(), overHost);
     }
 
     /** The section for a communicator whose ranks' calls are in {@code ledger} (null: the ranks share none). */

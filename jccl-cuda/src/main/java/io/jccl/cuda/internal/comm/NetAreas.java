@@ -3,6 +3,7 @@ package io.jccl.cuda.internal.comm;
 import io.jccl.JcclException;
 import io.jccl.cuda.CudaDevice;
 import io.jccl.cuda.PinnedBuffer;
+import io.jccl.internal.base.MemoryLedger;
 import io.jccl.internal.comm.GpuAccess;
 import io.jccl.internal.debug.Log;
 import io.jccl.internal.debug.Subsys;
@@ -42,10 +43,14 @@ final class NetAreas implements AutoCloseable {
     /** Bit r set: rank r runs on another host. */
     private final int remoteMask;
     private final String transport;
+    private final MemoryLedger ledger;
+    private boolean closed;
     /** The connectors over this memory once {@link #connect} ran (their proxy thread must end before a free). */
     private volatile GpuNetConnections connections;
 
-    private NetAreas(PinnedBuffer own, PinnedBuffer[] mirrors, int remoteMask, String transport) {
+    private NetAreas(PinnedBuffer own, PinnedBuffer[] mirrors, int remoteMask, String transport,
+                     MemoryLedger ledger) {
+        this.ledger = ledger;
         this.own = own;
         this.mirrors = mirrors;
         this.remoteMask = remoteMask;
@@ -54,9 +59,10 @@ final class NetAreas implements AutoCloseable {
 
     /**
      * Allocates this rank's area and the mirrors of the ranks of {@code remoteMask} (bit r: rank r runs on another
-     * host), zero-filled as the ConnCtl lines must start, for {@code layout}.
+     * host), zero-filled as the ConnCtl lines must start, for {@code layout}; counted on {@code ledger}.
      */
-    public static NetAreas allocate(CudaDevice device, AreaLayout layout, int me, int remoteMask, String transport) {
+    public static NetAreas allocate(CudaDevice device, AreaLayout layout, int me, int remoteMask, String transport,
+                                    MemoryLedger ledger) {
         int n = layout.nRanks();
         if (layout.channels() > GpuNetConnections.MAX_CHANNELS || layout.slotBytes() > Integer.MAX_VALUE) {
             throw new JcclException(io.jccl.Result.INVALID_USAGE, "rank " + me + ": " + layout.channels() + " GPU"
@@ -66,11 +72,13 @@ final class NetAreas implements AutoCloseable {
         long bytes = layout.connCtlBytes() + layout.fifoBytes();
         PinnedBuffer[] mirrors = new PinnedBuffer[n];
         PinnedBuffer mine = PinnedBuffer.allocate(device, bytes);
-        NetAreas areas = new NetAreas(mine, mirrors, remoteMask, transport);
+        ledger.add(MemoryLedger.Kind.PINNED, mine.sizeBytes());
+        NetAreas areas = new NetAreas(mine, mirrors, remoteMask, transport, ledger);
         try {
             for (int p = 0; p < n; p++) {
                 if (p != me && remote(remoteMask, p)) {
                     mirrors[p] = PinnedBuffer.allocate(device, bytes);
+                    ledger.add(MemoryLedger.Kind.PINNED, mirrors[p].sizeBytes());
                 }
             }
         } catch (RuntimeException e) {
@@ -153,7 +161,7 @@ final class NetAreas implements AutoCloseable {
      * would read and write it after its release.
      */
     @Override
-    public void close() {
+    public synchronized void close() {
         GpuNetConnections c = connections;
         if (c != null && !c.proxyEnded()) {
             Log.warn(-1, "the proxy thread of the GPU connectors across hosts (%s) still runs: their %d KiB of "
@@ -161,11 +169,40 @@ final class NetAreas implements AutoCloseable {
                     own.sizeBytes() * (1 + Integer.bitCount(remoteMask)) >> 10);
             return;
         }
+        free();
+    }
+
+    /**
+     * Suspend, first half: the proxy thread lets go of this rank's connectors (the connections stay open, so no peer
+     * takes their closing for a failure before it let go too).
+     */
+    public void quiesce(long timeoutNs) {
+        GpuNetConnections c = connections;
+        if (c != null) {
+            c.quiesce(timeoutNs);
+        }
+    }
+
+    /** Suspend, second half, once every rank quiesced: closes the connections and frees the pinned memory. */
+    public synchronized void release() {
+        GpuNetConnections c = connections;
+        if (c != null) {
+            c.release();
+        }
+        free();
+    }
+
+    private void free() {
+        if (closed) {
+            return;
+        }
+        closed = true;
         RuntimeException first = null;
         for (PinnedBuffer b : mirrors) {
             if (b != null) {
                 try {
                     b.close();
+                    ledger.remove(MemoryLedger.Kind.PINNED, b.sizeBytes());
                 } catch (RuntimeException e) {
                     first = first == null ? e : first;
                 }
@@ -173,6 +210,7 @@ final class NetAreas implements AutoCloseable {
         }
         try {
             own.close();
+            ledger.remove(MemoryLedger.Kind.PINNED, own.sizeBytes());
         } catch (RuntimeException e) {
             first = first == null ? e : first;
         }

@@ -2,6 +2,7 @@ package io.jccl.cuda.internal.comm;
 
 import io.jccl.cuda.DeviceBuffer;
 import io.jccl.cuda.internal.enqueue.KernelArgs;
+import io.jccl.internal.base.MemoryLedger;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -21,6 +22,8 @@ public final class PeerAreas implements AutoCloseable {
     /** The connections to ranks of other hosts, or null when every rank is on this host. */
     private final Net net;
     private final List<DeviceBuffer> mappings;
+    /** Where the mappings are counted ({@link MemoryLedger.Kind#PEER_MAPPED}), or null when there are none. */
+    private final MemoryLedger ledger;
 
     /**
      * The connections of a communicator across hosts to the ranks of other hosts ({@link NetAreas}): bit r of
@@ -37,15 +40,26 @@ public final class PeerAreas implements AutoCloseable {
         }
     }
 
-    public PeerAreas(long[] bases, List<DeviceBuffer> mappings) {
-        this(bases, null, mappings);
+    /** Bases reached by address (one process), no mappings. */
+    public PeerAreas(long[] bases) {
+        this(bases, null, List.of(), null);
     }
 
-    /** With the connections to ranks of other hosts in {@code net} (null: every rank is on this host). */
-    public PeerAreas(long[] bases, Net net, List<DeviceBuffer> mappings) {
+    /**
+     * With the connections to ranks of other hosts in {@code net} (null: every rank is on this host), and the CUDA IPC
+     * {@code mappings} this object owns from now on, counted on {@code ledger} (which counted them when they were
+     * opened; null when there are none).
+     */
+    public PeerAreas(long[] bases, Net net, List<DeviceBuffer> mappings, MemoryLedger ledger) {
         this.bases = bases.clone();
         this.net = net;
         this.mappings = new ArrayList<>(mappings);
+        this.ledger = ledger;
+    }
+
+    /** The connections to ranks of other hosts, or null. */
+    Net net() {
+        return net;
     }
 
     /** Rank {@code r}'s area base address on this GPU. */
@@ -71,13 +85,16 @@ public final class PeerAreas implements AutoCloseable {
         args.setNet(net != null ? net.remoteMask() : 0, net != null ? net.own() : 0);
     }
 
-    /** Unmaps the IPC mappings (the peers' own memory stays theirs). */
+    /** Unmaps the IPC mappings (the peers' own memory stays theirs). Idempotent. */
     @Override
     public void close() {
         RuntimeException first = null;
         for (DeviceBuffer m : mappings) {
             try {
                 m.close();
+                if (ledger != null) {
+                    ledger.remove(MemoryLedger.Kind.PEER_MAPPED, m.sizeBytes());
+                }
             } catch (RuntimeException e) {
                 if (first == null) {
                     first = e;

@@ -8,10 +8,12 @@ import io.jccl.cuda.DeviceBuffer;
 import io.jccl.cuda.GpuOptions;
 import io.jccl.cuda.internal.enqueue.KernelArgs;
 import io.jccl.internal.comm.GpuAccess;
+import io.jccl.internal.base.MemoryLedger;
 import io.jccl.internal.comm.HostCommunicator;
 import io.jccl.internal.debug.Log;
 import io.jccl.internal.debug.Subsys;
 import io.jccl.internal.topology.TopoEnv;
+import io.jccl.internal.transport.PeerExchange;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -33,7 +35,7 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
  * <p>Thread: the communicator's owner; the control memory from any thread. Mirrors NCCL's p2p transport setup
  * (p2pSendSetup/p2pRecvSetup with legacy CUDA IPC) driven by bootstrapAllGather, and its net transport across hosts.
  */
-public final class ProcessWiring {
+public final class ProcessWiring implements RankMemory {
     /** Pinned host memory per rank that an automatic {@link #netSlotBytes slot size} stays within. */
     static final long NET_PINNED_BUDGET_BYTES = 128L << 20;
     /** The smallest and largest automatic slot. */
@@ -68,8 +70,15 @@ public final class ProcessWiring {
         return Math.clamp(fit, NET_SLOT_MIN_BYTES, NET_SLOT_MAX_BYTES);
     }
     private final Communicator host;
-    private final RankArea area;
-    private final PeerAreas peers;
+    private final CudaDevice device;
+    private final AreaLayout layout;
+    private final MemoryLedger ledger;
+    /** Whether each rank runs in this process (its area is reached by address). */
+    private final boolean[] inThisProcess;
+    private final int remoteMask;
+    /** This rank's area and the kernels' view of every rank's; replaced by {@link #restore}, null while released. */
+    private volatile RankArea area;
+    private volatile PeerAreas peers;
     private final SharedControl control;
     private final int residentBlocks;
     private final boolean wholeLineLinks;
@@ -77,16 +86,25 @@ public final class ProcessWiring {
     /** The ranks of this process when there are several (released together); else null. */
     private final LocalRanks local;
     private final boolean allHere;
-    /** This rank's connection areas for the ranks of other hosts, else null. */
-    private final NetAreas net;
+    /** This rank's connection areas for the ranks of other hosts, else null; replaced by {@link #restore}. */
+    private volatile NetAreas net;
+    private final long timeoutNs;
     private final int hosts;
     /** How this rank reaches each peer when the ranks span hosts ({@link #describePeers}), else null. */
     private final String connections;
 
-    private ProcessWiring(Communicator host, RankArea area, PeerAreas peers, SharedControl control,
-                          int residentBlocks, boolean wholeLineLinks, int[][] rings, LocalRanks local,
-                          boolean allHere, NetAreas net, int hosts, String connections) {
+    private ProcessWiring(Communicator host, CudaDevice device, AreaLayout layout, MemoryLedger ledger,
+                          boolean[] inThisProcess, int remoteMask, RankArea area, PeerAreas peers,
+                          SharedControl control, int residentBlocks, boolean wholeLineLinks, int[][] rings,
+                          LocalRanks local, boolean allHere, NetAreas net, int hosts, String connections,
+                          long timeoutMs) {
+        this.timeoutNs = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         this.host = host;
+        this.device = device;
+        this.layout = layout;
+        this.ledger = ledger;
+        this.inThisProcess = inThisProcess;
+        this.remoteMask = remoteMask;
         this.area = area;
         this.peers = peers;
         this.control = control;
@@ -122,8 +140,12 @@ public final class ProcessWiring {
         return host instanceof HostCommunicator h ? h.gpuAccess() : null;
     }
 
-    /** Sets up this rank's side; collective over {@code host} (every rank calls it). */
-    public static ProcessWiring connect(Communicator host, CudaDevice device, AreaLayout layout, long timeoutMs) {
+    /**
+     * Sets up this rank's side; collective over {@code host} (every rank calls it). The memory it allocates or maps
+     * is counted on {@code ledger}.
+     */
+    public static ProcessWiring connect(Communicator host, CudaDevice device, AreaLayout layout, long timeoutMs,
+                                        MemoryLedger ledger) {
         int me = host.rank();
         int n = host.size();
         GpuAccess access = access(host);
@@ -131,7 +153,7 @@ public final class ProcessWiring {
         boolean acrossHosts = hosts > 1;
         int remoteMask = acrossHosts ? remoteMask(hostHashes(access, n), me) : 0;
         boolean localPeers = Integer.bitCount(remoteMask) < n - 1;
-        RankArea area = RankArea.allocate(device, layout);
+        RankArea area = RankArea.allocate(device, layout, ledger);
         SharedControl control = null;
         NetAreas net = null;
         List<DeviceBuffer> mappings = new ArrayList<>();
@@ -154,28 +176,22 @@ public final class ProcessWiring {
             control = SharedControl.forProcesses(host, device, timeoutMs, acrossHosts ? "the ranks run on " + hosts
                     + " hosts" : null);
             int resident = Integer.MAX_VALUE;
-            long[] bases = new long[n];
+            boolean[] inThisProcess = new boolean[n];
             for (int r = 0; r < n; r++) {
                 RankInfo info = all.get(r);
-                String bus = info.busId();
                 long sharing = all.stream().filter(info::sameGpu).count();
                 resident = (int) Math.min(resident, Math.max(1, info.sms() / sharing));
-                if (r == me) {
-                    bases[r] = area.base();
-                } else if ((remoteMask >>> r & 1) != 0) {
-                    bases[r] = 0;   // on another host: reached only through the network proxy (NetAreas)
-                } else if (info.sameProcess(mine)) {   // a rank of this process (a split of initAll's ranks)
-                    reach(device, bus, r);
-                    bases[r] = info.areaBase();
-                } else {
-                    DeviceBuffer m = DeviceBuffer.openIpcHandle(device, info.ipcHandle(), info.areaBytes());
-                    mappings.add(m);
-                    bases[r] = m.address();
+                inThisProcess[r] = info.sameProcess(mine);
+                if (r != me && inThisProcess[r] && (remoteMask >>> r & 1) == 0) {
+                    reach(device, info.busId(), r);   // a rank of this process (a split of initAll's ranks)
                 }
             }
+            long[] bases = mapPeers(device, me, remoteMask, inThisProcess, all.stream().map(RankInfo::areaBase)
+                    .mapToLong(Long::longValue).toArray(), all.stream().map(RankInfo::ipcHandle).toList(),
+                    all.stream().map(RankInfo::areaBytes).mapToLong(Long::longValue).toArray(), mappings, ledger);
             if (acrossHosts) {
                 LedgerLink.start(me, n, control, access, GpuStops.nameOf(me, n, device));
-                net = NetAreas.allocate(device, layout, me, remoteMask, access.net().name());
+                net = NetAreas.allocate(device, layout, me, remoteMask, access.net().name(), ledger);
                 net.connect(access, device, layout, me);
             }
             int[][] nvlinks = agreeOnLinks(host, device, all);
@@ -190,23 +206,135 @@ public final class ProcessWiring {
             }
             int here = (int) all.stream().filter(mine::sameProcess).count();
             String connections = acrossHosts ? describePeers(all, me, remoteMask, access.net().name()) : null;
-            return new ProcessWiring(host, area, new PeerAreas(bases, net != null ? net.kernelView() : null,
-                    mappings), control, resident, !acrossHosts && Clique.allLinked(linked), rings,
-                    here > 1 ? LocalRanks.of(host, here) : null, n > 1 && here == n, net, hosts, connections);
+            return new ProcessWiring(host, device, layout, ledger, inThisProcess, remoteMask, area,
+                    new PeerAreas(bases, net != null ? net.kernelView() : null, mappings, ledger), control, resident,
+                    !acrossHosts && Clique.allLinked(linked), rings, here > 1 ? LocalRanks.of(host, here) : null,
+                    n > 1 && here == n, net, hosts, connections, timeoutMs);
         } catch (RuntimeException e) {
-            if (net != null) {   // the proxy may hold its memory: stop it first
-                host.abort();
-                closeQuietly(net::close);
-            }
-            for (DeviceBuffer m : mappings) {
-                closeQuietly(m::close);
-            }
-            area.close();
+            abandon(host, net, mappings, ledger, area);
             if (control != null) {
                 control.close();
             }
             throw e;
         }
+    }
+
+    /**
+     * Every rank's area base as rank {@code me} reaches it: its own, 0 for a rank of another host (reached through
+     * the network proxy, {@link NetAreas}), the address itself for a rank of this process, else a CUDA IPC mapping of
+     * {@code handles[r]}, added to {@code mappings} and counted on {@code ledger}.
+     */
+    private static long[] mapPeers(CudaDevice device, int me, int remoteMask, boolean[] inThisProcess, long[] areaBases,
+                                   List<byte[]> handles, long[] areaBytes, List<DeviceBuffer> mappings,
+                                   MemoryLedger ledger) {
+        long[] bases = new long[areaBases.length];
+        for (int r = 0; r < bases.length; r++) {
+            if ((remoteMask >>> r & 1) != 0) {
+                bases[r] = 0;
+            } else if (r == me || inThisProcess[r]) {
+                bases[r] = areaBases[r];
+            } else {
+                DeviceBuffer m = DeviceBuffer.openIpcHandle(device, handles.get(r), areaBytes[r]);
+                mappings.add(m);
+                ledger.add(MemoryLedger.Kind.PEER_MAPPED, m.sizeBytes());
+                bases[r] = m.address();
+            }
+        }
+        return bases;
+    }
+
+    @Override
+    public String suspendRefusal() {
+        return null;
+    }
+
+    /**
+     * Unmaps the peers' areas and takes the connectors to other hosts off the proxy thread, waits for every rank to
+     * have done so, then closes those connections, frees their pinned areas and this rank's own area.
+     */
+    @Override
+    public void release(PeerExchange exchange) {
+        PeerAreas p = peers;
+        if (p != null) {
+            p.close();
+        }
+        NetAreas n = net;
+        if (n != null) {
+            n.quiesce(timeoutNs);
+        }
+        exchange.barrier();
+        if (n != null) {
+            net = null;
+            n.release();
+        }
+        RankArea a = area;
+        area = null;
+        if (a != null) {
+            a.close();
+        }
+    }
+
+    /**
+     * A new area, its address and IPC handle exchanged (a host bootstrap allGather), the peers' mapped again; across
+     * hosts new pinned areas and their connectors made again (collective with the peers of other hosts).
+     */
+    @Override
+    public PeerAreas restore(PeerExchange exchange) {
+        int me = host.rank();
+        RankArea a = RankArea.allocate(device, layout, ledger);
+        List<DeviceBuffer> mappings = new ArrayList<>();
+        NetAreas n = null;
+        try {
+            if (remoteMask != 0) {
+                GpuAccess access = access(host);
+                n = NetAreas.allocate(device, layout, me, remoteMask, access.net().name(), ledger);
+                n.connect(access, device, layout, me);
+            }
+            byte[] handle = Integer.bitCount(remoteMask) < host.size() - 1 ? a.ipcHandle() : new byte[64];
+            java.nio.ByteBuffer mine = java.nio.ByteBuffer.allocate(16 + handle.length).putLong(a.base())
+                    .putLong(a.sizeBytes()).put(handle);
+            byte[][] all = exchange.allGather(mine.array());
+            int ranks = all.length;
+            long[] areaBases = new long[ranks];
+            long[] areaBytes = new long[ranks];
+            List<byte[]> handles = new ArrayList<>(ranks);
+            for (int r = 0; r < ranks; r++) {
+                java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(all[r]);
+                areaBases[r] = b.getLong();
+                areaBytes[r] = b.getLong();
+                byte[] h = new byte[b.remaining()];
+                b.get(h);
+                handles.add(h);
+            }
+            long[] bases = mapPeers(device, me, remoteMask, inThisProcess, areaBases, handles, areaBytes, mappings,
+                    ledger);
+            PeerAreas p = new PeerAreas(bases, n != null ? n.kernelView() : null, mappings, ledger);
+            area = a;
+            net = n;
+            peers = p;
+            exchange.barrier();   // every rank mapped every area before any kernel may touch one
+            return p;
+        } catch (RuntimeException e) {
+            abandon(host, n, mappings, ledger, a);
+            throw e;
+        }
+    }
+
+    /**
+     * Undoes a setup that failed: the connectors to other hosts (the proxy may hold their memory: the host
+     * communicator is aborted first), the IPC mappings made so far, this rank's area.
+     */
+    private static void abandon(Communicator host, NetAreas net, List<DeviceBuffer> mappings, MemoryLedger ledger,
+                                RankArea area) {
+        if (net != null) {
+            host.abort();
+            closeQuietly(net::close);
+        }
+        for (DeviceBuffer m : mappings) {
+            closeQuietly(m::close);
+            ledger.remove(MemoryLedger.Kind.PEER_MAPPED, m.sizeBytes());
+        }
+        area.close();
     }
 
     /** Bit r set for each rank r whose host (hash, honouring NCCL_HOSTID) differs from rank {@code me}'s. */
@@ -423,8 +551,7 @@ public final class ProcessWiring {
     public void close(boolean stopped) {
         if (local != null) {
             RuntimeException e = local.release(() -> {
-                closeQuietly(peers::close);
-                closeQuietly(area::close);
+                closeQuietly(this::closeAreas);
             }, () -> {
                 // the host communicators are closed: their bootstrap readers (the ledger link's arrivals) and proxy
                 // threads touch neither any more
@@ -441,8 +568,7 @@ public final class ProcessWiring {
         if (!stopped) {
             LocalRanks.barriers(List.of(host));
         }
-        closeQuietly(peers::close);
-        closeQuietly(area::close);
+        closeQuietly(this::closeAreas);
         try {
             // now, also inside a group (perf closes in one): a close deferred to the group's end would leave the
             // proxy thread moving the FIFOs freed below
@@ -456,6 +582,18 @@ public final class ProcessWiring {
             if (net != null) {
                 closeQuietly(net::close);
             }
+        }
+    }
+
+    /** Unmaps the peers' areas and frees this rank's (either may be gone already: released by a suspend). */
+    private void closeAreas() {
+        PeerAreas p = peers;
+        if (p != null) {
+            closeQuietly(p::close);
+        }
+        RankArea a = area;
+        if (a != null) {
+            a.close();
         }
     }
 

@@ -2,6 +2,7 @@ package io.jccl.cuda.internal.comm;
 
 import io.jccl.cuda.CudaDevice;
 import io.jccl.cuda.DeviceBuffer;
+import io.jccl.internal.base.MemoryLedger;
 
 /**
  * One rank's collective memory on its GPU: a single device allocation laid out by {@link AreaLayout}, with the
@@ -9,20 +10,25 @@ import io.jccl.cuda.DeviceBuffer;
  * so CUDA graph replays stay consistent). Peers reach it through peer pointers (one process) or its CUDA IPC
  * handle (one process per GPU).
  *
+ * Its bytes are counted on the rank's {@link MemoryLedger} from allocation to close.
+ *
  * <p>Thread: created and closed by the communicator's owner. Mirrors NCCL's per-peer connection buffers
  * (transport/p2p.cc) and its device-side channel state.
  */
 final class RankArea implements AutoCloseable {
     private final AreaLayout layout;
     private final DeviceBuffer buffer;
+    private final MemoryLedger ledger;
+    private boolean closed;
 
-    private RankArea(AreaLayout layout, DeviceBuffer buffer) {
+    private RankArea(AreaLayout layout, DeviceBuffer buffer, MemoryLedger ledger) {
         this.layout = layout;
         this.buffer = buffer;
+        this.ledger = ledger;
     }
 
-    /** Allocates and zeroes the counters of a rank's area on {@code device}. */
-    public static RankArea allocate(CudaDevice device, AreaLayout layout) {
+    /** Allocates and zeroes the counters of a rank's area on {@code device}, counted on {@code ledger}. */
+    public static RankArea allocate(CudaDevice device, AreaLayout layout, MemoryLedger ledger) {
         DeviceBuffer b = DeviceBuffer.allocate(device, layout.totalBytes());
         try {
             long[] z = layout.zeroRanges();
@@ -35,7 +41,8 @@ final class RankArea implements AutoCloseable {
             b.close();
             throw e;
         }
-        return new RankArea(layout, b);
+        ledger.add(MemoryLedger.Kind.DEVICE, b.sizeBytes());
+        return new RankArea(layout, b, ledger);
     }
 
     public AreaLayout layout() {
@@ -61,8 +68,14 @@ final class RankArea implements AutoCloseable {
         return buffer;
     }
 
+    /** Frees the allocation (idempotent). */
     @Override
-    public void close() {
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
         buffer.close();
+        ledger.remove(MemoryLedger.Kind.DEVICE, buffer.sizeBytes());
     }
 }

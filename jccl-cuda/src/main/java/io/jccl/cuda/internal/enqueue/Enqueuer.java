@@ -65,6 +65,8 @@ public final class Enqueuer implements GpuGroups.Pending {
      * inside a GPU group are recorded and launched at its end (after the rank's call check compared them with the
      * other ranks'), not at once.
      */
+    private java.util.function.Consumer<CudaStream> launchHook = s -> { };
+
     public Enqueuer(CudaDevice device, String commId, int rank, int nRanks, KernelArgs args, CollPlanner planner,
                     boolean deferInGroups) {
         this.device = device;
@@ -75,6 +77,14 @@ public final class Enqueuer implements GpuGroups.Pending {
         this.args = args;
         this.planner = planner;
         this.kernels = new Kernels(device);
+    }
+
+    /**
+     * Runs {@code hook} on the stream of every kernel launch, before the launch (the communicator tells a capture
+     * on that stream which memory epoch it captured).
+     */
+    public void onLaunch(java.util.function.Consumer<CudaStream> hook) {
+        this.launchHook = hook;
     }
 
     public CollPlanner planner() {
@@ -309,6 +319,7 @@ public final class Enqueuer implements GpuGroups.Pending {
     }
 
     private void launch(MemorySegment fn, int blocks, int threads, CudaStream stream) {
+        launchHook.accept(stream);
         device.makeCurrent();
         order(stream);
         boolean programmatic = PDL && (PDL_IN_CAPTURE || !stream.isCapturing());
