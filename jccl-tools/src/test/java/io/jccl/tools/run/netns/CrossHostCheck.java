@@ -19,6 +19,8 @@ import java.lang.foreign.ValueLayout;
  *   scatter, send/recv in a ring) at a few int32 counts (one element, an odd count, over a MiB), every element of
  *   every result compared with its exact value; prints {@code OK <collective> <count>} and ends with
  *   {@code ALL OK <ranks> ranks on <hosts> hosts};</li>
+ *   <li>{@code marker TEXT}: the last rank broadcasts 1 MiB of TEXT repeated, then every rank allGathers it, 8
+ *   times each, every byte checked; ends with {@code MARKER OK} (what a wire capture looks for);</li>
  *   <li>{@code loop SECONDS}: verified allReduces for that long, a {@code progress N} line every 200 ms.</li>
  * </ul>
  * A wrong element prints {@code WRONG ...} and exits 3; a {@code JcclException} prints {@code JCCL_ERROR <result>
@@ -46,6 +48,9 @@ public final class CrossHostCheck {
                 c.all();
                 System.out.println("ALL OK " + comm.size() + " ranks, local " + System.getenv("LOCAL_RANK") + "/"
                         + System.getenv("LOCAL_WORLD_SIZE"));
+            } else if (args[0].equals("marker")) {
+                c.marker(args[1]);
+                System.out.println("MARKER OK");
             } else {
                 c.loop(Double.parseDouble(args[1]));
             }
@@ -100,6 +105,34 @@ public final class CrossHostCheck {
                 comm.recv(recv, count, DataType.INT32, prev);
             }
             check("sendRecv", recv, count, i -> value(prev, i));
+        }
+    }
+
+    private void marker(String text) {
+        byte[] pattern = text.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        int count = 1 << 20;
+        MemorySegment send = arena.allocate(count);
+        MemorySegment recv = arena.allocate((long) count * n);
+        for (int i = 0; i < count; i++) {
+            send.set(ValueLayout.JAVA_BYTE, i, pattern[i % pattern.length]);
+        }
+        for (int round = 0; round < 8; round++) {
+            recv.fill((byte) 0);
+            comm.broadcast(send, recv, count, DataType.UINT8, n - 1);
+            checkBytes("broadcast", recv, count, pattern);
+            comm.allGather(send, recv, count, DataType.UINT8);
+            checkBytes("allGather", recv, (long) count * n, pattern);
+        }
+    }
+
+    private void checkBytes(String what, MemorySegment seg, long count, byte[] pattern) {
+        int period = 1 << 20;
+        for (long i = 0; i < count; i++) {
+            if (seg.get(ValueLayout.JAVA_BYTE, i) != pattern[(int) (i % period % pattern.length)]) {
+                System.out.println("WRONG " + what + " rank " + rank + " byte " + i + " of " + count);
+                System.out.flush();
+                System.exit(3);
+            }
         }
     }
 
