@@ -85,4 +85,37 @@ class TlsTest {
                 + "same on every rank)");
         assertThat(r.outputs().get(0)).contains("TLS with a rank at").contains("JCCL_TLS must be the same");
     }
+
+    @Test
+    void keystoreModeChecksCertificatesBothWaysAndRefusesAStranger(@TempDir Path dir) throws Exception {
+        Path shared = keystore(dir, "job");
+        Path stranger = keystore(dir, "stranger");
+        Map<String, String> tls = Map.of("JCCL_TLS", "keystore", "JCCL_TLS_KEYSTORE_PASSWORD", "changeit",
+                "NCCL_DEBUG", "INFO", "NCCL_DEBUG_SUBSYS", "NET", "JCCL_TIMEOUT_MS", "8000");
+        ProcessRanks.Result ok = ProcessRanks.start(2, RankMain.class, List.of(), tls,
+                rank -> Map.of("NCCL_HOSTID", "host-" + rank, "JCCL_TLS_KEYSTORE", shared.toString())).await(120);
+        assertThat(ok.allOk()).as("exit codes %s, output:\n%s", ok.exitCodes(), String.join("\n---\n",
+                ok.outputs())).isTrue();
+        assertThat(ok.outputs().get(1)).contains("OK rank 1").contains("TLSv1.3 (certificates from "
+                + "JCCL_TLS_KEYSTORE, checked both ways, and bound to the communicator's secret)");
+
+        // rank 1's certificate is not in rank 0's truststore (nor rank 0's in its): the handshake fails, saying so
+        ProcessRanks.Result refused = ProcessRanks.start(2, RankMain.class, List.of(), tls,
+                rank -> Map.of("NCCL_HOSTID", "host-" + rank, "JCCL_TLS_KEYSTORE",
+                        (rank == 0 ? shared : stranger).toString())).await(120);
+        assertThat(refused.allOk()).isFalse();
+        assertThat(String.join("\n", refused.outputs())).contains("TLS with").containsIgnoringCase("certif");
+    }
+
+    /** A PKCS12 keystore with one self-signed EC key, made by the JDK's keytool. */
+    private static Path keystore(Path dir, String name) throws Exception {
+        Path ks = dir.resolve(name + ".p12");
+        Path keytool = Path.of(System.getProperty("java.home"), "bin", "keytool");
+        Process p = new ProcessBuilder(keytool.toString(), "-genkeypair", "-keyalg", "EC", "-groupname", "secp256r1",
+                "-alias", name, "-dname", "CN=" + name, "-validity", "2", "-storetype", "PKCS12", "-keystore",
+                ks.toString(), "-storepass", "changeit").redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(p.waitFor()).as("keytool: %s", out).isZero();
+        return ks;
+    }
 }
