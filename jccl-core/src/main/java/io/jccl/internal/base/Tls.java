@@ -12,6 +12,8 @@ import java.net.Socket;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.cert.X509Certificate;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import javax.net.ssl.ExtendedSSLSession;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
@@ -49,8 +51,8 @@ public final class Tls {
     private static final String EXPORTER_LABEL = "EXPORTER-jccl-binding";
     private static final byte[] CLIENT = {'C'};
     private static final byte[] SERVER = {'S'};
-    private static volatile SSLContext processContext;
-    private static volatile SSLContext keystoreContext;
+    private static final AtomicReference<SSLContext> PROCESS_CONTEXT = new AtomicReference<>();
+    private static final AtomicReference<SSLContext> KEYSTORE_CONTEXT = new AtomicReference<>();
 
     private final SSLContext context;
     private final boolean certificatesChecked;
@@ -147,44 +149,44 @@ public final class Tls {
     }
 
     private static SSLContext processContext() {
-        SSLContext c = processContext;
+        return cached(PROCESS_CONTEXT, Tls::freshKeyContext);
+    }
+
+    private static SSLContext keystoreContext() {
+        return cached(KEYSTORE_CONTEXT, Tls::fromKeystore);
+    }
+
+    /** The context in {@code slot}, made once per process by {@code make}; a failure is not kept. */
+    private static SSLContext cached(AtomicReference<SSLContext> slot, Supplier<SSLContext> make) {
+        SSLContext c = slot.get();
         if (c == null) {
-            synchronized (Tls.class) {
-                c = processContext;
+            synchronized (slot) {
+                c = slot.get();
                 if (c == null) {
-                    try {
-                        SelfSignedCert cert = SelfSignedCert.create("jccl", 365);
-                        KeyStore ks = KeyStore.getInstance("PKCS12");
-                        ks.load(null, null);
-                        char[] pw = new char[0];
-                        ks.setKeyEntry("jccl", cert.keys().getPrivate(), pw, new X509Certificate[]{cert.certificate()});
-                        KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-                        kmf.init(ks, pw);
-                        c = SSLContext.getInstance(PROTOCOL);
-                        c.init(kmf.getKeyManagers(), new TrustManager[]{new BoundPeers()}, null);
-                    } catch (GeneralSecurityException | IOException e) {
-                        throw new JcclException(Result.SYSTEM_ERROR, "JCCL_TLS=on: cannot make this process's TLS key: "
-                                + e.getMessage(), e);
-                    }
-                    processContext = c;
+                    c = make.get();
+                    slot.set(c);
                 }
             }
         }
         return c;
     }
 
-    private static SSLContext keystoreContext() {
-        SSLContext c = keystoreContext;
-        if (c == null) {
-            synchronized (Tls.class) {
-                c = keystoreContext;
-                if (c == null) {
-                    c = fromKeystore();
-                    keystoreContext = c;
-                }
-            }
+    private static SSLContext freshKeyContext() {
+        try {
+            SelfSignedCert cert = SelfSignedCert.create("jccl", 365);
+            KeyStore ks = KeyStore.getInstance("PKCS12");
+            ks.load(null, null);
+            char[] pw = new char[0];
+            ks.setKeyEntry("jccl", cert.keys().getPrivate(), pw, new X509Certificate[]{cert.certificate()});
+            KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+            kmf.init(ks, pw);
+            SSLContext c = SSLContext.getInstance(PROTOCOL);
+            c.init(kmf.getKeyManagers(), new TrustManager[]{new BoundPeers()}, null);
+            return c;
+        } catch (GeneralSecurityException | IOException e) {
+            throw new JcclException(Result.SYSTEM_ERROR, "JCCL_TLS=on: cannot make this process's TLS key: "
+                    + e.getMessage(), e);
         }
-        return c;
     }
 
     private static SSLContext fromKeystore() {

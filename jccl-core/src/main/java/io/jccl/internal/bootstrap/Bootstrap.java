@@ -83,7 +83,7 @@ public final class Bootstrap implements PeerExchange, AutoCloseable {
         this.listen = listen;
         this.mailbox = new Mailbox(rank, nRanks);
         this.peers = new InetSocketAddress[nRanks];
-        this.links = new PeerLinks(rank, keys, peers);
+        this.links = new PeerLinks(rank, keys, tls, peers);
         this.local = new LocalPeers(this, keys, peers, Params.BOOTSTRAP_LOCAL.get() != 0);
         this.departed = new Goodbye[nRanks];
     }
@@ -136,6 +136,11 @@ public final class Bootstrap implements PeerExchange, AutoCloseable {
     /** The keys of this communicator (for data connections and child communicators). */
     public AuthKeys keys() {
         return keys;
+    }
+
+    /** This communicator's TLS ({@code JCCL_TLS}), or null when off: the net transport's sockets use it too. */
+    public Tls tls() {
+        return tls;
     }
 
     /** Where {@code peer}'s bootstrap listens (known for every rank after init). */

@@ -36,10 +36,10 @@ final class PeerLinks {
     private final DataOutputStream[] outs;
     private volatile boolean closed;
 
-    PeerLinks(int rank, AuthKeys keys, InetSocketAddress[] addresses) {
+    PeerLinks(int rank, AuthKeys keys, Tls tls, InetSocketAddress[] addresses) {
         this.rank = rank;
         this.keys = keys;
-        this.tls = Tls.forComm(keys);
+        this.tls = tls;
         this.addresses = addresses;
         int n = addresses.length;
         this.locks = new ReentrantLock[n];

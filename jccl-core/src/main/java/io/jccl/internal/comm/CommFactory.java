@@ -9,7 +9,6 @@ import io.jccl.UniqueId;
 import io.jccl.internal.algorithm.Ring;
 import io.jccl.internal.base.CommHealth;
 import io.jccl.internal.base.IdlePolicy;
-import io.jccl.internal.base.Tls;
 import io.jccl.internal.bootstrap.Bootstrap;
 import io.jccl.internal.debug.Log;
 import io.jccl.internal.debug.ProcessResources;
@@ -102,7 +101,7 @@ public final class CommFactory {
                 proxy = new ProxyThread(health, rank, prefix + "-proxy", policy.proxySpins());
             }
             boolean allLocal = shape.nNodes() == 1 && id.rootAddress().getAddress().isLoopbackAddress();
-            NetPlugin plugin = anyNet ? NetPlugins.select(rank, allLocal, Tls.forComm(bootstrap.keys())) : null;
+            NetPlugin plugin = anyNet ? NetPlugins.select(rank, allLocal, bootstrap.tls()) : null;
             boolean checksum = NetChecksum.enabled(shape.nNodes() > 1);
             NetTransport net = anyNet ? new NetTransport(mem::suspendableArena, proxy, health, plugin, 0,
                     bootstrap.keys(), rank, timeoutNs, policy, checksum) : null;
