@@ -8,46 +8,34 @@ import io.jccl.internal.base.CommHealth;
 import io.jccl.internal.base.Tls;
 import io.jccl.internal.bootstrap.Goodbye.Departure;
 import io.jccl.internal.debug.Log;
-import io.jccl.internal.param.Params;
 import io.jccl.internal.debug.Subsys;
+import io.jccl.internal.param.Params;
 import io.jccl.internal.transport.PeerExchange;
 import io.jccl.internal.transport.net.socket.NetInterfaces;
 
-import java.io.BufferedInputStream;
-import java.io.BufferedOutputStream;
-import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
-import java.net.SocketTimeoutException;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
 
 /**
  * One rank's bootstrap network (NCCL's {@code bootstrapInit} and {@code bootstrapSend/Recv/AllGather}): a listening
- * socket, an authenticated hello to the root that returns the ring successor's address, a ring allGather of every
- * rank's listen address, and from then on tagged messages to any peer over one cached, authenticated connection per
- * direction, opened on first use (to a rank of this process: straight into its mailbox, see {@link LocalPeers}).
- * {@link #allGather} takes ceil(log2 n) steps. Every wait has a deadline and notices a broken communicator. How
- * each peer left (an orderly close, a failure it announced, or a connection that just ended) is reported to
- * {@link #onDeparture} listeners.
+ * socket, an authenticated hello to the root that returns the addresses of the ranks 1, 2, 4, … ahead
+ * ({@link RootHelloClient}), an allGather of every rank's listen address ({@link LogGather}), and from then on tagged
+ * messages to any peer over one cached, authenticated connection per direction, opened on first use
+ * ({@link PeerLinks}; to a rank of this process: straight into its mailbox, see {@link LocalPeers}). Incoming
+ * connections are served by a {@link PeerAcceptor}. {@link #allGather} takes ceil(log2 n) steps. Every wait has a
+ * deadline and notices a broken communicator. How each peer left (an orderly close, a failure it announced, or a
+ * connection that just ended) is reported to {@link #onDeparture} listeners ({@link Departures}).
  *
  * <p>Owned by: the communicator's threads (send/recv are thread-safe); one virtual reader thread per incoming
  * connection and one virtual accept thread. Mirrors: bootstrap.cc.
  */
 public final class Bootstrap implements PeerExchange, AutoCloseable {
-    /** Tag of the address allGather during init. */
-    private static final int TAG_RING_ADDR = 0x4a43_4311;
     /** Tag of {@link #allGather}. */
     public static final int TAG_ALLGATHER = 0x4a43_4312;
-    /** Incoming connections allowed to be in their handshake at once. */
-    private static final int MAX_PENDING = 256;
 
     /** Told how a peer left, once per peer, on a reader thread. */
     @FunctionalInterface
@@ -60,18 +48,15 @@ public final class Bootstrap implements PeerExchange, AutoCloseable {
     private final AuthKeys keys;
     private final Tls tls;
     private final long timeoutNs;
-    private final ServerSocket listen;
     private final Mailbox mailbox;
     private final InetSocketAddress[] peers;
     private final PeerLinks links;
     private final LocalPeers local;
     private InetSocketAddress me;
-    private final List<Socket> inSockets = new CopyOnWriteArrayList<>();
-    private final Semaphore pending = new Semaphore(MAX_PENDING);
-    private final Goodbye[] departed;
-    private final List<DepartureListener> departureListeners = new CopyOnWriteArrayList<>();
+    private final Departures departures;
+    private final PeerAcceptor acceptor;
     private volatile CommHealth health;
-    private final List<Runnable> beforeClose = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<Runnable> beforeClose = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
 
     private Bootstrap(int rank, int nRanks, AuthKeys keys, long timeoutNs, ServerSocket listen) {
@@ -80,12 +65,12 @@ public final class Bootstrap implements PeerExchange, AutoCloseable {
         this.keys = keys;
         this.tls = Tls.forComm(keys);
         this.timeoutNs = timeoutNs;
-        this.listen = listen;
         this.mailbox = new Mailbox(rank, nRanks);
         this.peers = new InetSocketAddress[nRanks];
         this.links = new PeerLinks(rank, keys, tls, peers);
         this.local = new LocalPeers(this, keys, peers, Params.BOOTSTRAP_LOCAL.get() != 0);
-        this.departed = new Goodbye[nRanks];
+        this.departures = new Departures(rank, nRanks, mailbox);
+        this.acceptor = new PeerAcceptor(rank, nRanks, keys, tls, listen, mailbox, departures, this::isClosed);
     }
 
     /**
@@ -105,7 +90,7 @@ public final class Bootstrap implements PeerExchange, AutoCloseable {
         }
         Bootstrap b = new Bootstrap(rank, nRanks, AuthKeys.of(id), timeoutNs, ss);
         Log.info(Subsys.BOOTSTRAP, rank, "Bootstrap: using %s, listening on port %d", ifa, ss.getLocalPort());
-        Thread.ofVirtual().name("jccl-bootstrap-accept-r" + rank).start(b::acceptLoop);
+        b.acceptor.start();
         try {
             InetSocketAddress me = new InetSocketAddress(ifa.address(), ss.getLocalPort());
             b.me = me;
@@ -115,7 +100,7 @@ public final class Bootstrap implements PeerExchange, AutoCloseable {
                 b.peers[(int) ((rank + (1L << k)) % nRanks)] = ahead[k];
             }
             b.peers[rank] = me;
-            b.gatherAddresses();
+            LogGather.addresses(b, b.peers);
             return b;
         } catch (RuntimeException e) {
             b.close();
@@ -170,58 +155,7 @@ public final class Bootstrap implements PeerExchange, AutoCloseable {
 
     /** Calls {@code l} for every peer departure, including those that already happened. */
     public void onDeparture(DepartureListener l) {
-        departureListeners.add(l);
-        for (int p = 0; p < nRanks; p++) {
-            Goodbye g;
-            synchronized (departed) {
-                g = departed[p];
-            }
-            if (g != null) {
-                l.departed(p, g.kind(), g.reason());
-            }
-        }
-    }
-
-    /**
-     * Every rank's listen address in ceil(log2 n) steps: at distance d = 1, 2, 4, … a rank sends the addresses it holds
-     * (its own and those of the ranks just behind it) to rank + d, whose address the root gave it, and receives those
-     * of rank - d and the ranks behind that one. NCCL's bootstrap passes them around the ring in n-1 steps.
-     */
-    private void gatherAddresses() {
-        int held = 1;
-        for (int d = 1; held < nRanks; d *= 2) {
-            int m = Math.min(d, nRanks - held);
-            int to = (rank + d) % nRanks;
-            int from = (rank - d + nRanks) % nRanks;
-            ByteBuffer out = ByteBuffer.allocate(4 + m * (4 + 1 + 16 + 2));
-            out.putInt(m);
-            for (int j = 0; j < m; j++) {
-                int idx = (rank - j + nRanks) % nRanks;
-                byte[] ip = peers[idx].getAddress().getAddress();
-                out.putInt(idx).put((byte) ip.length).put(ip).putShort((short) peers[idx].getPort());
-            }
-            send(to, TAG_RING_ADDR, java.util.Arrays.copyOf(out.array(), out.position()));
-            byte[] got = recv(from, TAG_RING_ADDR, "bootstrap address allGather");
-            try {
-                DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(got));
-                if (in.readInt() != m) {
-                    throw new JcclException(Result.INTERNAL_ERROR, "bootstrap address allGather: rank " + from
-                            + " sent a wrong number of addresses");
-                }
-                for (int j = 0; j < m; j++) {
-                    int idx = in.readInt();
-                    if (idx != (from - j + nRanks) % nRanks) {
-                        throw new JcclException(Result.INTERNAL_ERROR, "bootstrap address allGather out of order: "
-                                + "got rank " + idx + " from rank " + from);
-                    }
-                    peers[idx] = Frames.readAddress(in);
-                }
-            } catch (IOException e) {
-                throw new JcclException(Result.INTERNAL_ERROR, "bad address in bootstrap allGather from rank " + from,
-                        e);
-            }
-            held += m;
-        }
+        departures.listen(l);
     }
 
     /** Sends a tagged message to {@code peer} (asynchronous to the peer: it is queued there until received). */
@@ -236,10 +170,7 @@ public final class Bootstrap implements PeerExchange, AutoCloseable {
      */
     public void sendAny(int peer, int tag, byte[] payload) {
         checkPeer(peer);
-        Goodbye g;
-        synchronized (departed) {
-            g = departed[peer];
-        }
+        Goodbye g = departures.of(peer);
         if (g != null) {
             throw new JcclException(Result.REMOTE_ERROR, "rank " + rank + ": rank " + peer
                     + " has left the communicator ("
@@ -321,145 +252,18 @@ public final class Bootstrap implements PeerExchange, AutoCloseable {
     }
 
     /**
-     * Every rank's {@code mine}, indexed by rank, in ceil(log2 n) steps (Bruck's allGather: at distance d = 1, 2, 4,
-     * … a rank sends the blocks it holds to rank - d and receives rank + d's), so each rank talks to about log2(n)
-     * peers and a thousand ranks need 10 steps instead of the ring's 999. NCCL's bootstrap uses the ring.
+     * Every rank's {@code mine}, indexed by rank, in ceil(log2 n) steps (Bruck's allGather, see {@link LogGather}), so
+     * each rank talks to about log2(n) peers. NCCL's bootstrap uses the ring.
      */
     @Override
     public byte[][] allGather(byte[] mine) {
-        byte[][] all = new byte[nRanks][];
-        all[rank] = mine;
-        int held = 1;
-        for (int d = 1; held < nRanks; d *= 2) {
-            int m = Math.min(d, nRanks - held);
-            int to = (rank - d + nRanks) % nRanks;
-            int from = (rank + d) % nRanks;
-            send(to, TAG_ALLGATHER, packBlocks(all, rank, m));
-            byte[] got = recv(from, TAG_ALLGATHER, "bootstrap allGather step at distance " + d);
-            unpackBlocks(got, all, from, m);
-            held += m;
-        }
-        return all;
-    }
-
-    /** Blocks {@code first} .. {@code first + m - 1} (mod n) of {@code all}, each with its length. */
-    private byte[] packBlocks(byte[][] all, int first, int m) {
-        int size = 4;
-        for (int i = 0; i < m; i++) {
-            size += 4 + all[(first + i) % nRanks].length;
-        }
-        ByteBuffer b = ByteBuffer.allocate(size);
-        b.putInt(m);
-        for (int i = 0; i < m; i++) {
-            byte[] x = all[(first + i) % nRanks];
-            b.putInt(x.length).put(x);
-        }
-        return b.array();
-    }
-
-    private void unpackBlocks(byte[] got, byte[][] all, int first, int m) {
-        try {
-            ByteBuffer b = ByteBuffer.wrap(got);
-            if (b.getInt() != m) {
-                throw new JcclException(Result.INTERNAL_ERROR, "rank " + rank + ": bootstrap allGather step from rank "
-                        + first + " carries a wrong number of blocks (ranks made different bootstrap calls?)");
-            }
-            for (int i = 0; i < m; i++) {
-                byte[] x = new byte[b.getInt()];
-                b.get(x);
-                all[(first + i) % nRanks] = x;
-            }
-        } catch (java.nio.BufferUnderflowException | NegativeArraySizeException e) {
-            throw new JcclException(Result.INTERNAL_ERROR, "rank " + rank + ": malformed bootstrap allGather step from "
-                    + "rank " + first, e);
-        }
+        return LogGather.blocks(this, TAG_ALLGATHER, mine);
     }
 
     /** Returns when every rank has called it. */
     @Override
     public void barrier() {
         allGather(new byte[0]);
-    }
-
-    private void acceptLoop() {
-        while (!closed) {
-            try {
-                Socket s = listen.accept();
-                if (!pending.tryAcquire()) {
-                    Log.warn(rank, "bootstrap: %d handshakes in progress; dropped a connection from %s", MAX_PENDING,
-                            s.getRemoteSocketAddress());
-                    PeerLinks.closeQuietly(s);
-                    continue;
-                }
-                inSockets.add(s);
-                Thread.ofVirtual().name("jccl-bootstrap-reader-r" + rank).start(() -> readLoop(s));
-            } catch (IOException e) {
-                if (!closed) {
-                    Log.warn(rank, "bootstrap accept failed: %s", e.getMessage());
-                }
-                return;
-            }
-        }
-    }
-
-    /** Authenticates an incoming connection, then queues its frames until it ends. */
-    private void readLoop(Socket s) {
-        int from = -1;
-        boolean released = false;
-        try {
-            s.setTcpNoDelay(true);
-            s.setSoTimeout(BootstrapRoot.HANDSHAKE_MS);
-            if (tls != null) {
-                s = tls.wrap(s, false, "a peer at " + s.getRemoteSocketAddress());
-            }
-            DataInputStream in = new DataInputStream(new BufferedInputStream(s.getInputStream(), 1 << 16));
-            DataOutputStream out = new DataOutputStream(new BufferedOutputStream(s.getOutputStream(), 1024));
-            byte[] challenge = AuthKeys.nonce();
-            Frames.write(out, Handshake.TAG_PEER_CHALLENGE, challenge);
-            Frames.Frame hello = Frames.read(in, Handshake.MAX_HANDSHAKE_BYTES);
-            Handshake.PeerHello h;
-            try {
-                if (hello.tag() != Handshake.TAG_PEER_HELLO) {
-                    throw new Handshake.Rejected("not a JCCL peer hello");
-                }
-                h = Handshake.openPeerHello(keys, challenge, hello.payload(), rank, nRanks);
-            } catch (Handshake.Rejected e) {
-                Log.warn(rank, "bootstrap: rejected a connection from %s: %s", s.getRemoteSocketAddress(),
-                        e.getMessage());
-                Frames.write(out, Handshake.TAG_PEER_REJECT, e.getMessage().getBytes(StandardCharsets.UTF_8));
-                s.close();
-                return;
-            }
-            Frames.write(out, Handshake.TAG_PEER_OK, Handshake.signPeerOk(keys, h.nonce(), challenge));
-            from = h.from();
-            s.setSoTimeout(0);
-            pending.release();
-            released = true;
-            while (true) {
-                Frames.Frame f = Frames.read(in);
-                if (f.tag() == Goodbye.TAG) {
-                    Goodbye g = Goodbye.decode(f.payload());
-                    depart(from, g);
-                } else {
-                    mailbox.put(from, f.tag(), f.payload());
-                }
-            }
-        } catch (SocketTimeoutException e) {
-            Log.warn(rank, "bootstrap: dropped %s: no hello within %d ms", s.getRemoteSocketAddress(),
-                    BootstrapRoot.HANDSHAKE_MS);
-            PeerLinks.closeQuietly(s);
-        } catch (IOException e) {
-            PeerLinks.closeQuietly(s);
-            if (from >= 0 && !closed) {
-                depart(from, new Goodbye(Departure.VANISHED, "its connection ended without a goodbye ("
-                        + (Frames.isEof(e) ? "end of stream" : e.getMessage()) + ")"));
-            }
-        } finally {
-            inSockets.remove(s);
-            if (!released) {
-                pending.release();
-            }
-        }
     }
 
     /**
@@ -471,7 +275,7 @@ public final class Bootstrap implements PeerExchange, AutoCloseable {
             return false;
         }
         if (tag == Goodbye.TAG) {
-            depart(from, Goodbye.decode(payload));
+            departures.depart(from, Goodbye.decode(payload));
         } else {
             mailbox.put(from, tag, payload.clone());
         }
@@ -480,30 +284,12 @@ public final class Bootstrap implements PeerExchange, AutoCloseable {
 
     /** Open bootstrap sockets of this rank: its listener, outgoing and incoming connections (for the init log). */
     public int socketCount() {
-        return 1 + links.openCount() + inSockets.size();
+        return 1 + links.openCount() + acceptor.count();
     }
 
     /** Peers of this process this rank talks to in memory, without a socket. */
     public int localPeerCount() {
         return local.count();
-    }
-
-    /** Records how {@code peer} left (the first report wins) and tells waits and listeners. */
-    private void depart(int peer, Goodbye g) {
-        synchronized (departed) {
-            if (departed[peer] != null) {
-                return;
-            }
-            departed[peer] = g;
-        }
-        mailbox.peerClosed(peer, g.kind() == Departure.ORDERLY ? "it closed the communicator" : g.reason());
-        for (DepartureListener l : departureListeners) {
-            try {
-                l.departed(peer, g.kind(), g.reason());
-            } catch (RuntimeException e) {
-                Log.warn(rank, "bootstrap: departure listener failed: %s", e);
-            }
-        }
     }
 
     private void checkPeer(int peer) {
@@ -540,102 +326,6 @@ public final class Bootstrap implements PeerExchange, AutoCloseable {
             b.deliver(rank, Goodbye.TAG, bye);
         }
         links.closeAll(g, 200);
-        try {
-            listen.close();
-        } catch (IOException ignored) {
-            // closing
-        }
-        for (Socket s : inSockets) {
-            PeerLinks.closeQuietly(s);
-        }
-    }
-
-    /** The rank's side of the root handshake (see {@link Handshake}). */
-    private record RootHelloClient(AuthKeys keys, int rank, int nRanks, long timeoutNs) {
-        InetSocketAddress[] hello(InetSocketAddress root, InetSocketAddress me, PeerLinks links) {
-            long deadline = System.nanoTime() + timeoutNs;
-            try (Socket s = links.connect(root, deadline, "the bootstrap root", null)) {
-                s.setSoTimeout(BootstrapRoot.HANDSHAKE_MS * 2);
-                DataInputStream in = new DataInputStream(new BufferedInputStream(s.getInputStream(), 4096));
-                DataOutputStream out = new DataOutputStream(new BufferedOutputStream(s.getOutputStream(), 1024));
-                Frames.Frame c = Frames.read(in, Handshake.MAX_HANDSHAKE_BYTES);
-                if (c.tag() == Handshake.TAG_ERROR) {
-                    throw rootError(Handshake.reason(c.payload()));
-                }
-                if (c.tag() != Handshake.TAG_CHALLENGE || c.payload().length != AuthKeys.NONCE_BYTES) {
-                    throw new JcclException(Result.INVALID_USAGE, "rank " + rank + ": " + root
-                            + " is not a JCCL bootstrap root (wrong JCCL_COMM_ID / MASTER_PORT?)");
-                }
-                byte[] nonce = AuthKeys.nonce();
-                long timeoutMs = TimeUnit.NANOSECONDS.toMillis(timeoutNs);
-                Frames.write(out, Handshake.TAG_HELLO, Handshake.signRootHello(keys, c.payload(),
-                        new Handshake.RootHello(keys.magic(), rank, nRanks, timeoutMs, me, nonce)));
-                // The root answers once every rank has joined, or with an error naming the missing ranks; wait a
-                // little longer than the root so its more precise message arrives first.
-                long waitMs = timeoutMs + timeoutMs / 10 + 1000;
-                awaitAnswer(s, in, root, waitMs);
-                Frames.Frame f = Frames.read(in, Handshake.MAX_HANDSHAKE_BYTES * 8);
-                if (f.tag() == Handshake.TAG_ERROR) {
-                    throw rootError(Handshake.reason(f.payload()));
-                }
-                if (f.tag() != Handshake.TAG_NEXT) {
-                    throw new JcclException(Result.INTERNAL_ERROR, "rank " + rank
-                            + ": unexpected answer from the bootstrap root");
-                }
-                InetSocketAddress[] ahead = Handshake.openAhead(keys, nonce, f.payload());
-                if (ahead.length != 64 - Long.numberOfLeadingZeros(Math.max(1, nRanks - 1))) {
-                    throw new JcclException(Result.INTERNAL_ERROR, "rank " + rank + ": the bootstrap root sent "
-                            + ahead.length + " addresses for " + nRanks + " ranks");
-                }
-                return ahead;
-            } catch (Handshake.Rejected e) {
-                throw new JcclException(Result.INVALID_USAGE, "rank " + rank + " of " + nRanks + ": " + e.getMessage());
-            } catch (IOException e) {
-                throw new JcclException(Result.REMOTE_ERROR, "rank " + rank + ": bootstrap root at " + root
-                        + " closed the connection: " + e.getMessage() + " (root process gone, or a wrong UniqueId?)",
-                                e);
-            }
-        }
-
-        /**
-         * Waits up to {@code waitMs} for the root's answer to begin, saying every JCCL_WAIT_LOG_MS that this rank
-         * joined and waits for the others (the root's own line names who is missing).
-         */
-        private void awaitAnswer(Socket s, DataInputStream in, InetSocketAddress root, long waitMs)
-                throws IOException {
-            long start = System.nanoTime();
-            long everyMs = Params.WAIT_LOG_MS.get();
-            while (true) {
-                long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-                long left = waitMs - waited;
-                if (left <= 0) {
-                    throw new JcclException(Result.TIMEOUT, "rank " + rank + " of " + nRanks
-                            + ": the bootstrap root at " + root + " did not answer within " + waitMs
-                            + " ms (not all ranks joined?)");
-                }
-                s.setSoTimeout((int) Math.max(1, Math.min(left, everyMs)));
-                in.mark(1);
-                try {
-                    if (in.read() < 0) {
-                        throw new IOException("end of stream");
-                    }
-                    in.reset();
-                    s.setSoTimeout(BootstrapRoot.HANDSHAKE_MS * 2);
-                    return;
-                } catch (SocketTimeoutException e) {
-                    if (left > everyMs) {
-                        Log.warn(rank, "rank %d of %d: joined the bootstrap root at %s %d s ago; waiting for the "
-                                + "other ranks for %d s more", rank, nRanks, root,
-                                TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start), (left - everyMs) / 1000);
-                    }
-                }
-            }
-        }
-
-        private JcclException rootError(String msg) {
-            Result r = msg.contains("did not join") ? Result.TIMEOUT
-                    : msg.contains("another communicator") ? Result.INVALID_USAGE : Result.INVALID_ARGUMENT;
-            return new JcclException(r, "rank " + rank + " of " + nRanks + ": " + msg);
-        }
+        acceptor.close();
     }
 }
