@@ -23,15 +23,12 @@ import io.jccl.cuda.internal.enqueue.CollPlanner;
 import io.jccl.cuda.internal.enqueue.Enqueuer;
 import io.jccl.cuda.internal.enqueue.GpuGroups;
 import io.jccl.cuda.internal.enqueue.KernelArgs;
-import io.jccl.cuda.internal.enqueue.P2pQueue;
 import io.jccl.MemoryStats;
 import io.jccl.internal.base.CountedArena;
 import io.jccl.internal.base.MemoryLedger;
 import io.jccl.internal.comm.GpuAccess;
 import io.jccl.internal.comm.HostCommunicator;
-import io.jccl.internal.debug.Log;
 import io.jccl.internal.tuning.Selection;
-import io.jccl.internal.debug.Subsys;
 
 import java.lang.foreign.Arena;
 import java.util.List;
@@ -83,9 +80,10 @@ public final class GpuCommunicator implements AutoCloseable {
     private final AreaLayout layout;
     private final GpuSuspension suspension;
     private final String name;
-    private final java.util.Map<String, String> wheres = new java.util.concurrent.ConcurrentHashMap<>();
+    private final CallGate gate;
     private final int[][] rings;
-    private final CallCheck calls;
+    private final CallCheck check;
+    private final GpuCalls calls;
     private final GpuStops stops;
     private final GpuStatus status;
     private volatile boolean aborted;
@@ -108,19 +106,16 @@ public final class GpuCommunicator implements AutoCloseable {
         this.arena = new CountedArena(ledger);
         this.layout = layout;
         SharedControl control = clique != null ? clique.control() : wiring.control();
-        this.calls = new CallCheck(rank, nRanks, control, clique == null, host, arena, this::dropDeferred);
-        if (rank == 0 && io.jccl.internal.param.Params.REPRODUCIBLE.get()) {
-            Log.warn(rank, "JCCL_REPRODUCIBLE applies to host communicators only: this GPU communicator's allReduce "
-                    + "and reduceScatter results keep the reduction order of the kernel each call runs");
-        }
+        this.check = new CallCheck(rank, nRanks, control, clique == null, host, arena, this::dropDeferred);
         this.name = GpuStops.nameOf(rank, nRanks, device);
+        this.gate = new CallGate(name);
         this.stops = new GpuStops(control, rank, name);
         GpuAccess access = ((HostCommunicator) host).gpuAccess();
         this.suspension = new GpuSuspension(name, rank, device, host, access.exchange(), access.health(),
                 clique != null ? clique.memory(rank) : wiring, ledger);
         GpuSuspension memory = suspension;
         this.status = GpuStatus.register(host.id(), nRanks, "rank " + rank + " (GPU " + device.ordinal() + ")", control,
-                stops, calls.defersInGroups(), () -> memory.stats().describe());
+                stops, check.defersInGroups(), () -> memory.stats().describe());
         KernelArgs args = new KernelArgs(arena.allocate(KernelArgs.LAYOUT), arena.allocate(ADDRESS));
         this.args = args;
         args.setCommunicator(rank, nRanks, abortPointer, layout.slotBytes(), layout.llSlotWords(),
@@ -132,15 +127,12 @@ public final class GpuCommunicator implements AutoCloseable {
         String transport = wiring != null ? wiring.transport() : null;
         this.enqueuer = new Enqueuer(device, host.id(), rank, nRanks, args,
                 new CollPlanner(options, nRanks, residentBlocks, peerPointers, wholeLineLinks, hosts, transport),
-                calls.defersInGroups());
+                check.defersInGroups());
+        this.calls = new GpuCalls(rank, nRanks, device, options, clique, enqueuer, check, windows);
         CaptureGuard guard = new CaptureGuard(name, suspension::epoch);
         enqueuer.onLaunch(s -> s.launched(guard));
-        if (Log.enabled(Log.Level.INFO, Subsys.INIT)) {   // NCCL's "Init COMPLETE" line, with the kernels by size
-            Log.info(Subsys.INIT, rank, "%s: init COMPLETE (communicator %s; %s%s); allReduce: %s", name, host.id(),
-                    hosts > 1 ? "ranks on " + hosts + " hosts: " + wiring.connections()
-                            : peerPointers ? "every buffer addressable" : "peers through CUDA IPC",
-                    wholeLineLinks ? ", NVLink" : "", enqueuer.planner().allReduceRanges());
-        }
+        GpuInit.logComplete(rank, name, host.id(), hosts > 1 ? "ranks on " + hosts + " hosts: " + wiring.connections()
+                : peerPointers ? "every buffer addressable" : "peers through CUDA IPC", wholeLineLinks, enqueuer);
         if (host instanceof HostCommunicator h) {   // a lost peer process stops every rank's kernels at once
             h.onFailure(() -> {
                 if (!closed) {
@@ -266,90 +258,30 @@ public final class GpuCommunicator implements AutoCloseable {
     /** recv = op over all ranks of send ({@code count} elements); in place when send and recv are the same. */
     public void allReduce(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, RedOp op,
             CudaStream stream) {
-        String w = where("allReduce");
-        long bytes = ArgChecks.bytes(w, count, type, 1);
-        ArgChecks.call(w, device, stream, send, recv, bytes, bytes);
-        ArgChecks.op(w, op, type);
-        ArgChecks.overlap(w, send.address(), bytes, recv.address(), bytes, 0);
-        calls.collective(w, Collective.ALL_REDUCE, count, type, op, 0);
-        if (count > 0) {
-            PeerReach.require(clique, enqueuer, w, send, recv, count, type, op);
-            enqueuer.collective(Collective.ALL_REDUCE, send.address(), recv.address(), count, type, op, 0, stream);
-        }
+        calls.allReduce(where("allReduce"), send, recv, count, type, op, stream);
     }
 
     /** Every rank's recv = root's send; {@code send} is read on the root only (may be null elsewhere). */
     public void broadcast(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, int root,
             CudaStream stream) {
-        String w = where("broadcast");
-        long bytes = ArgChecks.bytes(w, count, type, 1);
-        ArgChecks.rank(w, "root", root, nRanks);
-        ArgChecks.present(w, "send", rank == root ? send : recv);
-        ArgChecks.present(w, "receive", recv);
-        ArgChecks.call(w, device, stream, rank == root ? send : null, recv, bytes, bytes);
-        long in = rank == root ? send.address() : recv.address();
-        if (rank == root) {
-            ArgChecks.overlap(w, in, bytes, recv.address(), bytes, 0);
-        }
-        calls.collective(w, Collective.BROADCAST, count, type, null, root);
-        GpuWindow ce = count > 0 ? copyEngineWindow(recv.address(), bytes, stream) : null;
-        if (ce != null) {
-            ce.copyEngineBroadcast(ce.offsetOf(recv.address(), bytes), in, bytes, root, stream, enqueuer);
-        } else if (count > 0) {
-            enqueuer.collective(Collective.BROADCAST, in, recv.address(), count, type, RedOp.SUM, root, stream);
-        }
+        calls.broadcast(where("broadcast"), send, recv, count, type, root, stream);
     }
 
     /** root's recv = op over all ranks of send; {@code recv} is written on the root only (may be null elsewhere). */
     public void reduce(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, RedOp op, int root,
                        CudaStream stream) {
-        String w = where("reduce");
-        long bytes = ArgChecks.bytes(w, count, type, 1);
-        ArgChecks.rank(w, "root", root, nRanks);
-        ArgChecks.present(w, "send", send);
-        ArgChecks.present(w, "receive", rank == root ? recv : send);
-        ArgChecks.call(w, device, stream, send, rank == root ? recv : null, bytes, bytes);
-        ArgChecks.op(w, op, type);
-        long out = rank == root ? recv.address() : send.address();
-        if (rank == root) {
-            ArgChecks.overlap(w, send.address(), bytes, out, bytes, 0);
-        }
-        calls.collective(w, Collective.REDUCE, count, type, op, root);
-        if (count > 0) {
-            enqueuer.collective(Collective.REDUCE, send.address(), out, count, type, op, root, stream);
-        }
+        calls.reduce(where("reduce"), send, recv, count, type, op, root, stream);
     }
 
     /** Rank r's {@code sendCount} elements land at block r of every rank's recv (size() blocks). */
     public void allGather(DeviceBuffer send, DeviceBuffer recv, long sendCount, DataType type, CudaStream stream) {
-        String w = where("allGather");
-        long bytes = ArgChecks.bytes(w, sendCount, type, 1);
-        ArgChecks.call(w, device, stream, send, recv, bytes, bytes * nRanks);
-        ArgChecks.overlap(w, send.address(), bytes, recv.address(), bytes * nRanks, bytes * rank);
-        calls.collective(w, Collective.ALL_GATHER, sendCount, type, null, 0);
-        GpuWindow ce = sendCount > 0 ? copyEngineWindow(recv.address(), bytes * nRanks, stream) : null;
-        if (ce != null) {
-            ce.copyEngineAllGather(ce.offsetOf(recv.address(), bytes * nRanks), send.address(), bytes, stream,
-                    enqueuer);
-        } else if (sendCount > 0) {
-            enqueuer.collective(Collective.ALL_GATHER, send.address(), recv.address(), sendCount, type, RedOp.SUM, 0,
-                    stream);
-        }
+        calls.allGather(where("allGather"), send, recv, sendCount, type, stream);
     }
 
     /** send holds size() blocks of {@code recvCount}; rank r's recv = op over all ranks of their block r. */
     public void reduceScatter(DeviceBuffer send, DeviceBuffer recv, long recvCount, DataType type, RedOp op,
                               CudaStream stream) {
-        String w = where("reduceScatter");
-        long bytes = ArgChecks.bytes(w, recvCount, type, 1);
-        ArgChecks.call(w, device, stream, send, recv, bytes * nRanks, bytes);
-        ArgChecks.op(w, op, type);
-        ArgChecks.overlap(w, send.address(), bytes * nRanks, recv.address(), bytes, -bytes * rank);
-        calls.collective(w, Collective.REDUCE_SCATTER, recvCount, type, op, 0);
-        if (recvCount > 0) {
-            enqueuer.collective(Collective.REDUCE_SCATTER, send.address(), recv.address(), recvCount, type, op, 0,
-                    stream);
-        }
+        calls.reduceScatter(where("reduceScatter"), send, recv, recvCount, type, op, stream);
     }
 
     /**
@@ -359,80 +291,29 @@ public final class GpuCommunicator implements AutoCloseable {
      * support it either.
      */
     public void allToAll(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, CudaStream stream) {
-        String w = where("allToAll");
-        long bytes = ArgChecks.bytes(w, count, type, 1);
-        ArgChecks.call(w, device, stream, send, recv, bytes * nRanks, bytes * nRanks);
-        ArgChecks.overlap(w, send.address(), bytes * nRanks, recv.address(), bytes * nRanks, 0);
-        calls.collective(w, Collective.ALL_TO_ALL, count, type, null, 0);
-        GpuWindow ce = count > 0 && send.address() != recv.address()
-                ? copyEngineWindow(recv.address(), bytes * nRanks, stream) : null;
-        if (ce != null) {
-            ce.copyEngineAllToAll(ce.offsetOf(recv.address(), bytes * nRanks), send.address(), bytes, stream,
-                    enqueuer);
-        } else if (count > 0) {
-            enqueuer.collective(Collective.ALL_TO_ALL, send.address(), recv.address(), count, type, RedOp.SUM, 0,
-                    stream);
-        }
+        calls.allToAll(where("allToAll"), send, recv, count, type, stream);
     }
 
     /** root's recv block r = rank r's send ({@code sendCount} elements); recv may be null off the root. */
     public void gather(DeviceBuffer send, DeviceBuffer recv, long sendCount, DataType type, int root,
             CudaStream stream) {
-        String w = where("gather");
-        long bytes = ArgChecks.bytes(w, sendCount, type, 1);
-        ArgChecks.rank(w, "root", root, nRanks);
-        ArgChecks.present(w, "send", send);
-        ArgChecks.present(w, "receive", rank == root ? recv : send);
-        ArgChecks.call(w, device, stream, send, rank == root ? recv : null, bytes, bytes * nRanks);
-        if (rank == root) {
-            ArgChecks.overlap(w, send.address(), bytes, recv.address(), bytes * nRanks, bytes * rank);
-        }
-        List<P2pQueue.Op> ops = P2pQueue.rooted(KernelArgs.P2P_SEND, rank, nRanks, root, send.address(),
-                rank == root ? recv.address() : 0, bytes);
-        calls.collective(w, Collective.GATHER, sendCount, type, null, root);
-        if (sendCount > 0) {
-            enqueuer.p2pNow(Collective.GATHER, sendCount, type, root, ops, stream);
-        }
+        calls.gather(where("gather"), send, recv, sendCount, type, root, stream);
     }
 
     /** Rank r's recv = block r ({@code recvCount} elements) of root's send; send may be null off the root. */
     public void scatter(DeviceBuffer send, DeviceBuffer recv, long recvCount, DataType type, int root,
             CudaStream stream) {
-        String w = where("scatter");
-        long bytes = ArgChecks.bytes(w, recvCount, type, 1);
-        ArgChecks.rank(w, "root", root, nRanks);
-        ArgChecks.present(w, "send", rank == root ? send : recv);
-        ArgChecks.present(w, "receive", recv);
-        ArgChecks.call(w, device, stream, rank == root ? send : null, recv, bytes * nRanks, bytes);
-        if (rank == root) {
-            ArgChecks.overlap(w, send.address(), bytes * nRanks, recv.address(), bytes, -bytes * rank);
-        }
-        List<P2pQueue.Op> ops = P2pQueue.rooted(KernelArgs.P2P_RECV, rank, nRanks, root, recv.address(),
-                rank == root ? send.address() : 0, bytes);
-        calls.collective(w, Collective.SCATTER, recvCount, type, null, root);
-        if (recvCount > 0) {
-            enqueuer.p2pNow(Collective.SCATTER, recvCount, type, root, ops, stream);
-        }
+        calls.scatter(where("scatter"), send, recv, recvCount, type, root, stream);
     }
 
     /** Sends {@code count} elements to {@code peer}, which calls {@link #recv} with the same count and type. */
     public void send(DeviceBuffer buf, long count, DataType type, int peer, CudaStream stream) {
-        String w = where("send");
-        long bytes = ArgChecks.bytes(w, count, type, 1);
-        ArgChecks.rank(w, "peer", peer, nRanks);
-        ArgChecks.call(w, device, stream, buf, null, bytes, 0);
-        calls.send(w, peer, bytes);
-        enqueuer.p2p(KernelArgs.P2P_SEND, peer, buf.address(), bytes, stream);
+        calls.send(where("send"), buf, count, type, peer, stream);
     }
 
     /** Receives {@code count} elements from {@code peer}. */
     public void recv(DeviceBuffer buf, long count, DataType type, int peer, CudaStream stream) {
-        String w = where("recv");
-        long bytes = ArgChecks.bytes(w, count, type, 1);
-        ArgChecks.rank(w, "peer", peer, nRanks);
-        ArgChecks.call(w, device, stream, null, buf, 0, bytes);
-        calls.recv(w, peer, bytes);
-        enqueuer.p2p(KernelArgs.P2P_RECV, peer, buf.address(), bytes, stream);
+        calls.recv(where("recv"), buf, count, type, peer, stream);
     }
 
     // ---- windows and one-sided operations ------------------------------------------------------------------
@@ -484,12 +365,7 @@ public final class GpuCommunicator implements AutoCloseable {
      */
     public void putSignal(GpuWindow window, long offset, DeviceBuffer src, long bytes, int peer, int signal,
                           CudaStream stream) {
-        String w = where("putSignal");
-        ArgChecks.rank(w, "peer", peer, nRanks);
-        ArgChecks.present(w, "source", src);
-        ArgChecks.call(w, device, stream, src, null, bytes, 0);
-        oneSided(w, window);
-        window.put(offset, src, bytes, peer, signal, stream, enqueuer, w);
+        calls.putSignal(where("putSignal"), this, window, offset, src, bytes, peer, signal, stream);
     }
 
     /**
@@ -499,32 +375,11 @@ public final class GpuCommunicator implements AutoCloseable {
      * May be captured in a CUDA graph: each replay waits for {@code count} more.
      */
     public void waitSignal(GpuWindow window, int peer, int signal, int count, CudaStream stream) {
-        String w = where("waitSignal");
-        ArgChecks.rank(w, "peer", peer, nRanks);
-        ArgChecks.call(w, device, stream, null, null, 0, 0);
-        oneSided(w, window);
-        window.await(peer, signal, count, stream, enqueuer, w);
-    }
-
-    /**
-     * The window the copy engines run a byte-moving collective in ({@link CtaPolicy#ZERO}): the one holding the
-     * receive range, outside groups and graph capture (whose replays would repeat the signal counts); else null,
-     * and the kernels run. The receive range must lie at the same offset of the window on every rank, as NCCL's
-     * symmetric memory requires, so every rank decides alike.
-     */
-    private GpuWindow copyEngineWindow(long recv, long bytes, CudaStream stream) {
-        if (options.ctaPolicy() != CtaPolicy.ZERO || nRanks == 1 || GpuGroups.inGroup() || stream.isCapturing()) {
-            return null;
-        }
-        return windows.holding(recv, bytes);
+        calls.waitSignal(where("waitSignal"), this, window, peer, signal, count, stream);
     }
 
     private void requireOneHost(String w) {
         GpuWindow.requireOneHost(w, wiring != null ? wiring.hosts() : 1);
-    }
-
-    private void oneSided(String w, GpuWindow window) {
-        GpuWindow.requireUsable(w, window, this);
     }
 
     /** A window released itself. */
@@ -734,7 +589,7 @@ public final class GpuCommunicator implements AutoCloseable {
         }
         closed = true;
         try {
-            calls.discard();
+            check.discard();
             enqueuer.close();
             device.synchronize();
         } finally {
@@ -764,27 +619,6 @@ public final class GpuCommunicator implements AutoCloseable {
     }
 
     private String where(String call) {
-        if (closed) {
-            throw new JcclException(Result.INVALID_USAGE, name + ": " + call + " on a closed communicator");
-        }
-        if (aborted) {
-            throw new JcclException(Result.ABORTED, name + ": " + call
-                    + " after abort(); close it and create a new one");
-        }
-        JcclException stop = stops.current();
-        if (stop != null) {
-            throw stop.result() == Result.TIMEOUT ? stop : new JcclException(stop.result(), name + ": " + call
-                    + " refused: the communicator was stopped: " + stop.getMessage(), stop);
-        }
-        if (suspension.suspended() && !call.equals("suspend") && !call.equals("resume")) {
-            throw new JcclException(Result.INVALID_USAGE, name + ": " + call + " called while the communicator is "
-                    + "suspended; resume() it first");
-        }
-        String w = wheres.get(call);
-        if (w == null) {
-            w = name + ": " + call;
-            wheres.put(call, w);
-        }
-        return w;
+        return gate.open(call, closed, aborted, stops, suspension);
     }
 }

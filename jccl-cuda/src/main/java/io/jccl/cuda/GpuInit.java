@@ -7,8 +7,11 @@ import io.jccl.Result;
 import io.jccl.cuda.internal.comm.AreaLayout;
 import io.jccl.cuda.internal.comm.Clique;
 import io.jccl.cuda.internal.comm.ProcessWiring;
+import io.jccl.cuda.internal.enqueue.Enqueuer;
 import io.jccl.internal.base.MemoryLedger;
 import io.jccl.internal.comm.RankThreads;
+import io.jccl.internal.debug.Log;
+import io.jccl.internal.debug.Subsys;
 import io.jccl.internal.param.Params;
 
 import java.util.ArrayList;
@@ -94,6 +97,21 @@ final class GpuInit {
     private static void abandon(GpuCommunicator g) {
         g.abort();
         g.close();
+    }
+
+    /**
+     * NCCL's "Init COMPLETE" line at INFO, with how the peers are reached and the allReduce kernels by size; and rank
+     * 0's warning that JCCL_REPRODUCIBLE does not reach the GPU kernels.
+     */
+    static void logComplete(int rank, String name, String commId, String peers, boolean nvlink, Enqueuer enqueuer) {
+        if (rank == 0 && Params.REPRODUCIBLE.get()) {
+            Log.warn(rank, "JCCL_REPRODUCIBLE applies to host communicators only: this GPU communicator's allReduce "
+                    + "and reduceScatter results keep the reduction order of the kernel each call runs");
+        }
+        if (Log.enabled(Log.Level.INFO, Subsys.INIT)) {
+            Log.info(Subsys.INIT, rank, "%s: init COMPLETE (communicator %s; %s%s); allReduce: %s", name, commId,
+                    peers, nvlink ? ", NVLink" : "", enqueuer.planner().allReduceRanges());
+        }
     }
 
     /** Config.timeout, else JCCL_TIMEOUT_MS: the longest one GPU wait for a peer may last. */

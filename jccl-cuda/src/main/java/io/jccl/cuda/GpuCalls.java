@@ -1,0 +1,225 @@
+package io.jccl.cuda;
+
+import io.jccl.Collective;
+import io.jccl.DataType;
+import io.jccl.RedOp;
+import io.jccl.cuda.internal.comm.CallCheck;
+import io.jccl.cuda.internal.comm.Clique;
+import io.jccl.cuda.internal.enqueue.ArgChecks;
+import io.jccl.cuda.internal.enqueue.Enqueuer;
+import io.jccl.cuda.internal.enqueue.GpuGroups;
+import io.jccl.cuda.internal.enqueue.KernelArgs;
+import io.jccl.cuda.internal.enqueue.P2pQueue;
+
+import java.util.List;
+
+/**
+ * The calls of one GPU rank on their way to the GPU: each call's arguments checked (sizes, ranks, devices, streams,
+ * overlaps), compared with the other ranks' calls ({@link CallCheck}), then handed to the enqueuer's kernels or, for
+ * the byte-moving collectives on a window under {@link CtaPolicy#ZERO}, to the copy engines. {@link GpuCommunicator}
+ * is the public face and checks the communicator's state first; this class is the rest of each call.
+ *
+ * <p>Thread: the thread issuing the communicator's calls. Mirrors NCCL's argument checks before enqueueing
+ * ({@code ncclEnqueueCheck}, {@code ArgsCheck}) and its choice of the copy-engine path.
+ */
+final class GpuCalls {
+    private final int rank;
+    private final int nRanks;
+    private final CudaDevice device;
+    private final GpuOptions options;
+    private final Clique clique;
+    private final Enqueuer enqueuer;
+    private final CallCheck check;
+    private final OpenWindows windows;
+
+    GpuCalls(int rank, int nRanks, CudaDevice device, GpuOptions options, Clique clique, Enqueuer enqueuer,
+             CallCheck check, OpenWindows windows) {
+        this.rank = rank;
+        this.nRanks = nRanks;
+        this.device = device;
+        this.options = options;
+        this.clique = clique;
+        this.enqueuer = enqueuer;
+        this.check = check;
+        this.windows = windows;
+    }
+
+    void allReduce(String w, DeviceBuffer send, DeviceBuffer recv, long count, DataType type, RedOp op,
+            CudaStream stream) {
+        long bytes = ArgChecks.bytes(w, count, type, 1);
+        ArgChecks.call(w, device, stream, send, recv, bytes, bytes);
+        ArgChecks.op(w, op, type);
+        ArgChecks.overlap(w, send.address(), bytes, recv.address(), bytes, 0);
+        check.collective(w, Collective.ALL_REDUCE, count, type, op, 0);
+        if (count > 0) {
+            PeerReach.require(clique, enqueuer, w, send, recv, count, type, op);
+            enqueuer.collective(Collective.ALL_REDUCE, send.address(), recv.address(), count, type, op, 0, stream);
+        }
+    }
+
+    void broadcast(String w, DeviceBuffer send, DeviceBuffer recv, long count, DataType type, int root,
+            CudaStream stream) {
+        long bytes = ArgChecks.bytes(w, count, type, 1);
+        ArgChecks.rank(w, "root", root, nRanks);
+        ArgChecks.present(w, "send", rank == root ? send : recv);
+        ArgChecks.present(w, "receive", recv);
+        ArgChecks.call(w, device, stream, rank == root ? send : null, recv, bytes, bytes);
+        long in = rank == root ? send.address() : recv.address();
+        if (rank == root) {
+            ArgChecks.overlap(w, in, bytes, recv.address(), bytes, 0);
+        }
+        check.collective(w, Collective.BROADCAST, count, type, null, root);
+        GpuWindow ce = count > 0 ? copyEngineWindow(recv.address(), bytes, stream) : null;
+        if (ce != null) {
+            ce.copyEngineBroadcast(ce.offsetOf(recv.address(), bytes), in, bytes, root, stream, enqueuer);
+        } else if (count > 0) {
+            enqueuer.collective(Collective.BROADCAST, in, recv.address(), count, type, RedOp.SUM, root, stream);
+        }
+    }
+
+    void reduce(String w, DeviceBuffer send, DeviceBuffer recv, long count, DataType type, RedOp op, int root,
+            CudaStream stream) {
+        long bytes = ArgChecks.bytes(w, count, type, 1);
+        ArgChecks.rank(w, "root", root, nRanks);
+        ArgChecks.present(w, "send", send);
+        ArgChecks.present(w, "receive", rank == root ? recv : send);
+        ArgChecks.call(w, device, stream, send, rank == root ? recv : null, bytes, bytes);
+        ArgChecks.op(w, op, type);
+        long out = rank == root ? recv.address() : send.address();
+        if (rank == root) {
+            ArgChecks.overlap(w, send.address(), bytes, out, bytes, 0);
+        }
+        check.collective(w, Collective.REDUCE, count, type, op, root);
+        if (count > 0) {
+            enqueuer.collective(Collective.REDUCE, send.address(), out, count, type, op, root, stream);
+        }
+    }
+
+    void allGather(String w, DeviceBuffer send, DeviceBuffer recv, long sendCount, DataType type, CudaStream stream) {
+        long bytes = ArgChecks.bytes(w, sendCount, type, 1);
+        ArgChecks.call(w, device, stream, send, recv, bytes, bytes * nRanks);
+        ArgChecks.overlap(w, send.address(), bytes, recv.address(), bytes * nRanks, bytes * rank);
+        check.collective(w, Collective.ALL_GATHER, sendCount, type, null, 0);
+        GpuWindow ce = sendCount > 0 ? copyEngineWindow(recv.address(), bytes * nRanks, stream) : null;
+        if (ce != null) {
+            ce.copyEngineAllGather(ce.offsetOf(recv.address(), bytes * nRanks), send.address(), bytes, stream,
+                    enqueuer);
+        } else if (sendCount > 0) {
+            enqueuer.collective(Collective.ALL_GATHER, send.address(), recv.address(), sendCount, type, RedOp.SUM, 0,
+                    stream);
+        }
+    }
+
+    void reduceScatter(String w, DeviceBuffer send, DeviceBuffer recv, long recvCount, DataType type, RedOp op,
+            CudaStream stream) {
+        long bytes = ArgChecks.bytes(w, recvCount, type, 1);
+        ArgChecks.call(w, device, stream, send, recv, bytes * nRanks, bytes);
+        ArgChecks.op(w, op, type);
+        ArgChecks.overlap(w, send.address(), bytes * nRanks, recv.address(), bytes, -bytes * rank);
+        check.collective(w, Collective.REDUCE_SCATTER, recvCount, type, op, 0);
+        if (recvCount > 0) {
+            enqueuer.collective(Collective.REDUCE_SCATTER, send.address(), recv.address(), recvCount, type, op, 0,
+                    stream);
+        }
+    }
+
+    void allToAll(String w, DeviceBuffer send, DeviceBuffer recv, long count, DataType type, CudaStream stream) {
+        long bytes = ArgChecks.bytes(w, count, type, 1);
+        ArgChecks.call(w, device, stream, send, recv, bytes * nRanks, bytes * nRanks);
+        ArgChecks.overlap(w, send.address(), bytes * nRanks, recv.address(), bytes * nRanks, 0);
+        check.collective(w, Collective.ALL_TO_ALL, count, type, null, 0);
+        GpuWindow ce = count > 0 && send.address() != recv.address()
+                ? copyEngineWindow(recv.address(), bytes * nRanks, stream) : null;
+        if (ce != null) {
+            ce.copyEngineAllToAll(ce.offsetOf(recv.address(), bytes * nRanks), send.address(), bytes, stream,
+                    enqueuer);
+        } else if (count > 0) {
+            enqueuer.collective(Collective.ALL_TO_ALL, send.address(), recv.address(), count, type, RedOp.SUM, 0,
+                    stream);
+        }
+    }
+
+    void gather(String w, DeviceBuffer send, DeviceBuffer recv, long sendCount, DataType type, int root,
+            CudaStream stream) {
+        long bytes = ArgChecks.bytes(w, sendCount, type, 1);
+        ArgChecks.rank(w, "root", root, nRanks);
+        ArgChecks.present(w, "send", send);
+        ArgChecks.present(w, "receive", rank == root ? recv : send);
+        ArgChecks.call(w, device, stream, send, rank == root ? recv : null, bytes, bytes * nRanks);
+        if (rank == root) {
+            ArgChecks.overlap(w, send.address(), bytes, recv.address(), bytes * nRanks, bytes * rank);
+        }
+        List<P2pQueue.Op> ops = P2pQueue.rooted(KernelArgs.P2P_SEND, rank, nRanks, root, send.address(),
+                rank == root ? recv.address() : 0, bytes);
+        check.collective(w, Collective.GATHER, sendCount, type, null, root);
+        if (sendCount > 0) {
+            enqueuer.p2pNow(Collective.GATHER, sendCount, type, root, ops, stream);
+        }
+    }
+
+    void scatter(String w, DeviceBuffer send, DeviceBuffer recv, long recvCount, DataType type, int root,
+            CudaStream stream) {
+        long bytes = ArgChecks.bytes(w, recvCount, type, 1);
+        ArgChecks.rank(w, "root", root, nRanks);
+        ArgChecks.present(w, "send", rank == root ? send : recv);
+        ArgChecks.present(w, "receive", recv);
+        ArgChecks.call(w, device, stream, rank == root ? send : null, recv, bytes * nRanks, bytes);
+        if (rank == root) {
+            ArgChecks.overlap(w, send.address(), bytes * nRanks, recv.address(), bytes, -bytes * rank);
+        }
+        List<P2pQueue.Op> ops = P2pQueue.rooted(KernelArgs.P2P_RECV, rank, nRanks, root, recv.address(),
+                rank == root ? send.address() : 0, bytes);
+        check.collective(w, Collective.SCATTER, recvCount, type, null, root);
+        if (recvCount > 0) {
+            enqueuer.p2pNow(Collective.SCATTER, recvCount, type, root, ops, stream);
+        }
+    }
+
+    void send(String w, DeviceBuffer buf, long count, DataType type, int peer, CudaStream stream) {
+        long bytes = ArgChecks.bytes(w, count, type, 1);
+        ArgChecks.rank(w, "peer", peer, nRanks);
+        ArgChecks.call(w, device, stream, buf, null, bytes, 0);
+        check.send(w, peer, bytes);
+        enqueuer.p2p(KernelArgs.P2P_SEND, peer, buf.address(), bytes, stream);
+    }
+
+    void recv(String w, DeviceBuffer buf, long count, DataType type, int peer, CudaStream stream) {
+        long bytes = ArgChecks.bytes(w, count, type, 1);
+        ArgChecks.rank(w, "peer", peer, nRanks);
+        ArgChecks.call(w, device, stream, null, buf, 0, bytes);
+        check.recv(w, peer, bytes);
+        enqueuer.p2p(KernelArgs.P2P_RECV, peer, buf.address(), bytes, stream);
+    }
+
+    /** {@link GpuCommunicator#putSignal}'s checks and launch; {@code owner}: the communicator the window must be of. */
+    void putSignal(String w, GpuCommunicator owner, GpuWindow window, long offset, DeviceBuffer src, long bytes,
+            int peer, int signal, CudaStream stream) {
+        ArgChecks.rank(w, "peer", peer, nRanks);
+        ArgChecks.present(w, "source", src);
+        ArgChecks.call(w, device, stream, src, null, bytes, 0);
+        GpuWindow.requireUsable(w, window, owner);
+        window.put(offset, src, bytes, peer, signal, stream, enqueuer, w);
+    }
+
+    /** {@link GpuCommunicator#waitSignal}'s checks and launch. */
+    void waitSignal(String w, GpuCommunicator owner, GpuWindow window, int peer, int signal, int count,
+            CudaStream stream) {
+        ArgChecks.rank(w, "peer", peer, nRanks);
+        ArgChecks.call(w, device, stream, null, null, 0, 0);
+        GpuWindow.requireUsable(w, window, owner);
+        window.await(peer, signal, count, stream, enqueuer, w);
+    }
+
+    /**
+     * The window the copy engines run a byte-moving collective in ({@link CtaPolicy#ZERO}): the one holding the
+     * receive range, outside groups and graph capture (whose replays would repeat the signal counts); else null,
+     * and the kernels run. The receive range must lie at the same offset of the window on every rank, as NCCL's
+     * symmetric memory requires, so every rank decides alike.
+     */
+    private GpuWindow copyEngineWindow(long recv, long bytes, CudaStream stream) {
+        if (options.ctaPolicy() != CtaPolicy.ZERO || nRanks == 1 || GpuGroups.inGroup() || stream.isCapturing()) {
+            return null;
+        }
+        return windows.holding(recv, bytes);
+    }
+}
