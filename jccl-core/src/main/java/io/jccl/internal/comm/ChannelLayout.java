@@ -29,7 +29,7 @@ record ChannelLayout(Ring[] rings, Tree[][] trees, CommPlan plan) {
     /** Plans the channels from every rank's host hash and picks this rank's part. */
     public static ChannelLayout of(long[] hostOfRank, int rank, int nChannels) {
         int planned = Math.min(nChannels, TopoConstants.MAXCHANNELS / 2);
-        CommPlan plan = HostChannels.plan(hostOfRank, planned);
+        CommPlan plan = PlanCache.plan(hostOfRank, planned);
         CommChannels ch = plan.channels();
         Ring[] rings = new Ring[nChannels];
         Tree[][] trees = new Tree[nChannels][];

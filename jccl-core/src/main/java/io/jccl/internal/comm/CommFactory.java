@@ -156,9 +156,11 @@ public final class CommFactory {
                     + "(%.1f ms)", commId, rank, nRanks, shape.nNodes(), shape.localRanks(), shape.nChannels(),
                     (System.nanoTime() - t0) / 1e6);
             boolean hasProxy = proxy != null;
-            Log.info(Subsys.INIT, rank, "comm %s rank %d holds %s%s", commId, rank,
-                    Resources.line(bootstrap, conns, shape.nChannels(), hasProxy, mem.stats()),
-                    rank == 0 ? "; process: " + ProcessResources.summary() : "");
+            if (Log.enabled(Log.Level.INFO, Subsys.INIT)) {
+                Log.info(Subsys.INIT, rank, "comm %s rank %d holds %s%s", commId, rank,
+                        Resources.line(bootstrap, conns, shape.nChannels(), hasProxy, mem.stats()),
+                        rank == 0 ? "; process: " + ProcessResources.summary() : "");
+            }
             resilience.resources(() -> Resources.line(bootstrap, conns, shape.nChannels(), hasProxy, mem.stats()));
             GpuAccess gpu = new GpuAccess(hostOfRank, bootstrap.keys(), health, bootstrap, anyNet
                     ? new GpuNetConnections(mem.gpuNet(), proxy, health, NetPlugins.forDeviceMemory(plugin, rank),

@@ -14,7 +14,15 @@ import java.util.Collection;
  */
 public final class CpuSet {
     private static final CpuSet EMPTY = new CpuSet(new BitSet());
+    /**
+     * The last list parsed and its set: the ranks of one process decode every peer's (mostly equal) list at init,
+     * n times n lists for n thread ranks.
+     */
+    private static volatile Parsed last = new Parsed("", EMPTY);
     private final BitSet cpus;
+
+    private record Parsed(String list, CpuSet set) {
+    }
 
     private CpuSet(BitSet cpus) {
         this.cpus = cpus;
@@ -46,6 +54,16 @@ public final class CpuSet {
      * @throws IllegalArgumentException on a malformed list
      */
     public static CpuSet parse(String list) {
+        Parsed p = last;
+        if (p.list().equals(list)) {
+            return p.set();
+        }
+        CpuSet set = parseNew(list);
+        last = new Parsed(list, set);
+        return set;
+    }
+
+    private static CpuSet parseNew(String list) {
         BitSet b = new BitSet();
         String s = list.strip();
         if (s.isEmpty()) {

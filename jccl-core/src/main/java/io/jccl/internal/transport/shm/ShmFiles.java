@@ -28,6 +28,9 @@ public final class ShmFiles {
     /** File names start with this, so leaks are easy to spot ({@code ls /dev/shm/jccl-*}). */
     public static final String PREFIX = "jccl-";
 
+    /** Zeros written into a new file to allocate its pages; shared (read-only) by every create. */
+    private static final ByteBuffer ZEROS = ByteBuffer.allocateDirect(1 << 20).asReadOnlyBuffer();
+
     /** Files this JVM created and has not unlinked yet: the exit hook removes them. */
     private static final java.util.Set<Path> LIVE = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
@@ -68,7 +71,7 @@ public final class ShmFiles {
         }
         LIVE.add(path);
         try (ch) {
-            ByteBuffer zeros = ByteBuffer.allocateDirect((int) Math.min(size, 1 << 20));
+            ByteBuffer zeros = ZEROS.duplicate();
             long written = 0;
             while (written < size) {
                 zeros.clear().limit((int) Math.min(zeros.capacity(), size - written));
