@@ -201,11 +201,49 @@ JCCL_DEV bool pullMove(const KernelArgs& a) {
     return true;
 }
 
+// reduceScatter, allGather and broadcast by reads of the peers' buffers (kFlagWindow: the buffers lie in windows,
+// NCCL's symmetric kernels), between the pull kernel's two barriers. reduceScatter: this rank's block of every rank's
+// input, reduced into its output. allGather: every rank's input into its block of the output (this rank's own first,
+// then the next ranks in turn, so the ranks read different peers at once). broadcast: the root's input into the
+// output. a.count is the per-rank block (reduceScatter, allGather) or the whole buffer (broadcast), in elements.
+template <typename T, bool SUMONLY>
+JCCL_DEV bool pullOthers(const KernelArgs& a) {
+    const int N = a.nRanks, r = a.rank;
+    const Red red = makeRed(a);
+    const uint64_t n = a.count;
+    const uint64_t tid = (uint64_t)blockId() * blockSize() + threadId();
+    const uint64_t nThreads = (uint64_t)gridSize() * blockSize();
+    T* out = reinterpret_cast<T*>(a.out);
+    if (a.coll == kReduceScatter) {
+        const T* src[kMaxRanks];
+#pragma unroll
+        for (int p = 0; p < kMaxRanks; p++)
+            src[p] = p < N ? reinterpret_cast<const T*>(peerPtrs(a, p).in) + (uint64_t)r * n : nullptr;
+        T* dst[1] = {out};
+        reduceCopy<T, SUMONLY, kMaxRanks, 1, 2>(src, N, dst, 1, n, tid, nThreads, red, -1,
+                                                (a.flags & kFlagPostDiv) != 0);
+    } else if (a.coll == kAllGather) {
+        for (int k = 0; k < N; k++) {
+            const int p = (r + k) % N;
+            const T* src[1] = {reinterpret_cast<const T*>(peerPtrs(a, p).in)};
+            T* dst[1] = {out + (uint64_t)p * n};
+            if (src[0] != dst[0]) reduceCopy<T, SUMONLY, 1, 1, 2>(src, 1, dst, 1, n, tid, nThreads, red, -1, false);
+        }
+    } else {
+        const T* src[1] = {reinterpret_cast<const T*>(peerPtrs(a, a.root).in)};
+        T* dst[1] = {out};
+        if (src[0] != dst[0]) reduceCopy<T, SUMONLY, 1, 1, 2>(src, 1, dst, 1, n, tid, nThreads, red, -1, false);
+    }
+    return true;
+}
+
 template <typename T, bool SUMONLY>
 JCCL_DEV void pullAllReduce(const KernelArgs& a) {
     if (!publishBarrier(a)) return;
     bool ok;
-    if (a.nRanks != 2) {
+    if (a.coll != kAllReduce) {
+        ok = pullOthers<T, SUMONLY>(a);
+    } else if (a.nRanks != 2) {
         ok = pullMove<T, SUMONLY, kMaxRanks, 2>(a);
     } else if (a.flags & kFlagDeep8) {
         ok = pullMove<T, SUMONLY, 2, 8>(a);

@@ -42,6 +42,8 @@ enum : int32_t {
     kFlagDeep8 = 16,     // pull allReduce on 2 ranks: 8 packs per source in flight per thread
     kFlagPullGather = 32,// two-shot allReduce: gather the peers' reduced partitions by reads (no remote writes)
     kFlagFencedPublish = 64, // pull allReduce: publish pointers behind a release fence (the pre-stop-18 barrier, A/B)
+    kFlagWindow = 128,   // pull kernels on a window: publish offsets in the window; a peer's buffer is win.p[peer]
+                         // (its window as mapped here) plus its offset (NCCL's symmetric kernels)
 };
 // P2pOp.kind.
 enum : int16_t { kP2pSend = 0, kP2pRecv = 1, kP2pCopy = 2, kP2pWait = 3, kP2pSignal = 4 };
@@ -95,7 +97,8 @@ struct KernelArgs {
     uint32_t remoteMask;     // 948: bit r set: rank r runs on another host, reached through the net proxy; this
                              //      rank's side of that connection is in netConnOwn, and conn.p[r] is r's mirror
     uint64_t netConnOwn;     // 952: this rank's connection area for the peers of remoteMask (pinned host memory)
-};                           // 960 bytes
+    PtrTable win;            // 960: with kFlagWindow: each rank's window holding the call's buffers, as mapped here
+};                           // 1024 bytes
 
 // Per-rank signal area (device memory, zeroed at init; counters never reset afterwards).
 struct PeerPtrs {

@@ -48,8 +48,9 @@ JCCL_DEV bool publishBarrier(const KernelArgs& a) {
     if (t < a.nRanks && t != a.rank) {
         const uint32_t v = nextStep(a, t);
         PtrLines* mine = &sigOf(a, t)->ptrs[b][a.rank];
-        storeLL(mine->in, a.in, v);
-        storeLL(mine->out, a.out, v);
+        const uint64_t base = (a.flags & kFlagWindow) ? a.win.p[a.rank] : 0;   // a window: offsets in it
+        storeLL(mine->in, a.in - base, v);
+        storeLL(mine->out, a.out - base, v);
         if (a.flags & kFlagFencedPublish) {
             stReleaseSys(&sigOf(a, t)->arrive[b][a.rank], v);
             const uint32_t* arrive = &self->arrive[b][t];
@@ -106,8 +107,9 @@ JCCL_DEV PeerPtrs peerPtrs(const KernelArgs& a, int p) {
     } else {
         Signals* self = sigOf(a, a.rank);
         const PtrLines* l = &self->ptrs[blockId()][p];
-        r.in = ((uint64_t)ldVolatile(&l->in[2]) << 32) | ldVolatile(&l->in[0]);
-        r.out = ((uint64_t)ldVolatile(&l->out[2]) << 32) | ldVolatile(&l->out[0]);
+        const uint64_t base = (a.flags & kFlagWindow) ? a.win.p[p] : 0;   // p's window as mapped here
+        r.in = base + (((uint64_t)ldVolatile(&l->in[2]) << 32) | ldVolatile(&l->in[0]));
+        r.out = base + (((uint64_t)ldVolatile(&l->out[2]) << 32) | ldVolatile(&l->out[0]));
     }
     return r;
 }

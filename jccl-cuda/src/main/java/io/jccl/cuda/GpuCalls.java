@@ -53,7 +53,8 @@ final class GpuCalls {
         check.collective(w, Collective.ALL_REDUCE, count, type, op, 0);
         if (count > 0) {
             PeerReach.require(clique, enqueuer, w, send, recv, count, type, op);
-            enqueuer.collective(Collective.ALL_REDUCE, send.address(), recv.address(), count, type, op, 0, stream);
+            enqueuer.collective(Collective.ALL_REDUCE, send.address(), recv.address(), count, type, op, 0,
+                    windowOf(send.address(), bytes, recv.address(), bytes, stream), stream);
         }
     }
 
@@ -73,7 +74,8 @@ final class GpuCalls {
         if (ce != null) {
             ce.copyEngineBroadcast(ce.offsetOf(recv.address(), bytes), in, bytes, root, stream, enqueuer);
         } else if (count > 0) {
-            enqueuer.collective(Collective.BROADCAST, in, recv.address(), count, type, RedOp.SUM, root, stream);
+            enqueuer.collective(Collective.BROADCAST, in, recv.address(), count, type, RedOp.SUM, root,
+                    windowOf(in, bytes, recv.address(), bytes, stream), stream);
         }
     }
 
@@ -106,7 +108,7 @@ final class GpuCalls {
                     enqueuer);
         } else if (sendCount > 0) {
             enqueuer.collective(Collective.ALL_GATHER, send.address(), recv.address(), sendCount, type, RedOp.SUM, 0,
-                    stream);
+                    windowOf(send.address(), bytes, recv.address(), bytes * nRanks, stream), stream);
         }
     }
 
@@ -119,7 +121,7 @@ final class GpuCalls {
         check.collective(w, Collective.REDUCE_SCATTER, recvCount, type, op, 0);
         if (recvCount > 0) {
             enqueuer.collective(Collective.REDUCE_SCATTER, send.address(), recv.address(), recvCount, type, op, 0,
-                    stream);
+                    windowOf(send.address(), bytes * nRanks, recv.address(), bytes, stream), stream);
         }
     }
 
@@ -208,6 +210,32 @@ final class GpuCalls {
         ArgChecks.call(w, device, stream, null, null, 0, 0);
         GpuWindow.requireUsable(w, window, owner);
         window.await(peer, signal, count, stream, enqueuer, w);
+    }
+
+    /**
+     * Every rank's window (as the kernels address them) when both of this rank's ranges of a call lie in one of its
+     * windows, else null. Every rank's must (NCCL's rule for its symmetric kernels): a rank whose buffers lie outside
+     * runs other kernels, and the ranks' kernels then wait for each other until the communicator's limit, which
+     * names the peer. The window then counts the call, so it cannot close while the call may run.
+     */
+    private long[] windowOf(long a, long aBytes, long b, long bBytes, CudaStream stream) {
+        GpuWindow w = windows.count() == 0 ? null : windows.holding(a, aBytes);
+        if (w == null || w.offsetOf(b, bBytes) < 0) {
+            return null;
+        }
+        w.symmetricCall(stream);
+        return w.kernelBases();
+    }
+
+    /** Whether a call of {@code coll} on these buffers lies in one window ({@link #windowOf}), for algorithmFor. */
+    boolean inWindow(Collective coll, long count, DataType type, DeviceBuffer send, DeviceBuffer recv) {
+        long b = Math.multiplyExact(count, (long) type.sizeBytes());
+        long sendBytes = coll == Collective.REDUCE_SCATTER ? b * nRanks : b;
+        long recvBytes = coll == Collective.ALL_GATHER ? b * nRanks : b;
+        GpuWindow w = send == null || recv == null || windows.count() == 0 ? null
+                : windows.holding(send.address(), sendBytes);
+        return w != null && w.offsetOf(recv.address(), recvBytes) >= 0 && (coll == Collective.ALL_REDUCE
+                || coll == Collective.REDUCE_SCATTER || coll == Collective.ALL_GATHER || coll == Collective.BROADCAST);
     }
 
     /**

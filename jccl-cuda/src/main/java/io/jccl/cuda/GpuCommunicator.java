@@ -414,10 +414,25 @@ public final class GpuCommunicator implements AutoCloseable {
         return describe(selectionFor(coll, count, type, op));
     }
 
+    /**
+     * As {@link #algorithmFor(Collective, long, DataType, RedOp)} for a call on these buffers of this rank ({@code
+     * send} is the root's input for broadcast): when both lie in one of its windows (and every rank's lie in theirs),
+     * allReduce, reduceScatter, allGather and broadcast may run a symmetric kernel that reads the peers' windows in
+     * place, e.g. "sym-twoshot x16" or "sym-pull x8".
+     */
+    public String algorithmFor(Collective coll, long count, DataType type, RedOp op, DeviceBuffer send,
+                               DeviceBuffer recv) {
+        return describe(selectionFor(coll, count, type, op, calls.inWindow(coll, count, type, send, recv)));
+    }
+
     /** What {@code coll} runs and why: the one decision the planner launches, explain and {@code jccl topo} print. */
     Selection selectionFor(Collective coll, long count, DataType type, RedOp op) {
+        return selectionFor(coll, count, type, op, false);
+    }
+
+    private Selection selectionFor(Collective coll, long count, DataType type, RedOp op, boolean window) {
         return enqueuer.planner().select(coll, Math.multiplyExact(count, (long) type.sizeBytes()),
-                op == null ? RedOp.Kind.SUM : op.kind(), false);
+                op == null ? RedOp.Kind.SUM : op.kind(), window);
     }
 
     private String describe(Selection s) {

@@ -58,6 +58,7 @@ public final class GpuWindow implements AutoCloseable {
     private final DeviceBuffer signals;
     /** Every rank's data and signal area as this rank's GPU addresses them. */
     private final long[] peerData;
+    private long symmetricCalls;
     private final long[] peerSignals;
     private final List<DeviceBuffer> mappings;
     /** The copy-engine collectives' signals sent to [peer][row - READY] and awaited from [peer][row - READY]. */
@@ -301,6 +302,25 @@ public final class GpuWindow implements AutoCloseable {
         return !closed && off >= 0 && bytes <= sizeBytes() - off ? off : -1;
     }
 
+    /**
+     * Every rank's window as this GPU addresses it ({@code [rank()]} is this rank's own): the table the symmetric
+     * kernels read the peers' buffers through. The window's own array: not to be modified.
+     */
+    long[] kernelBases() {
+        return peerData;
+    }
+
+    /** A collective on {@code stream} reads or writes this window in a symmetric kernel: {@link #close()} waits. */
+    void symmetricCall(CudaStream stream) {
+        used(stream);
+        symmetricCalls++;
+    }
+
+    /** Collectives with every buffer in this window (for tests). */
+    long symmetricCalls() {
+        return symmetricCalls;
+    }
+
     /** Collectives this window's copy engines ran (for tests). */
     long copyEngineCalls() {
         return copyEngineCalls;
@@ -425,7 +445,7 @@ public final class GpuWindow implements AutoCloseable {
         e.record(stream);
     }
 
-    /** Whether a putSignal or waitSignal on this window may still run on its stream. */
+    /** Whether a putSignal, waitSignal or symmetric collective on this window may still run on its stream. */
     boolean busy() {
         for (CudaEvent e : uses.values()) {
             if (!e.isDone()) {
@@ -437,8 +457,8 @@ public final class GpuWindow implements AutoCloseable {
 
     /**
      * Releases the window on every rank; collective (every rank calls it). Refused on every rank, with the window
-     * still usable, while a putSignal or waitSignal queued on it by any rank has not completed: synchronize the
-     * streams first.
+     * still usable, while a putSignal, waitSignal or collective queued on it by any rank has not completed:
+     * synchronize the streams first.
      *
      * @throws JcclException {@link Result#INVALID_USAGE} naming the ranks whose calls still run
      */
@@ -447,8 +467,8 @@ public final class GpuWindow implements AutoCloseable {
         if (closed) {
             return;
         }
-        agree(comm.host(), comm.rank(), comm.size(), !busy(), comm + ": closing a window (a putSignal or waitSignal"
-                + " on it still runs there: synchronize its stream first)");
+        agree(comm.host(), comm.rank(), comm.size(), !busy(), comm + ": closing a window (a putSignal, waitSignal or"
+                + " collective on it still runs there: synchronize its stream first)");
         release();
     }
 

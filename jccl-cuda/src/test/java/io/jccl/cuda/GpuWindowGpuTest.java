@@ -3,7 +3,10 @@ package io.jccl.cuda;
 import io.jccl.Config;
 import io.jccl.JcclException;
 import io.jccl.Result;
+import io.jccl.cuda.testing.GpuChecker;
+import io.jccl.cuda.testing.GpuSymmetricRankMain;
 import io.jccl.cuda.testing.GpuWindowRankMain;
+import io.jccl.cuda.testing.SymmetricCases;
 import io.jccl.cuda.testing.WindowRing;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -181,6 +184,46 @@ class GpuWindowGpuTest {
         for (int r = 0; r < 2; r++) {
             assertThat(outs.get(r)).contains("rank " + r + " copy engines ok", "rank " + r + " windows ok")
                     .doesNotContain("WRONG");
+        }
+    }
+
+    /**
+     * Symmetric kernels between the ranks of one process (initAll): every type, allReduce with every reduction at a
+     * one-shot and a two-shot size, reduceScatter, allGather and broadcast, in and out of place, every buffer in a
+     * window; each planned as "sym-..." and exact. The same sizes outside a window run the communicator's own kernels.
+     */
+    @Test
+    @Timeout(300)
+    void symmetricKernelsOnWindowsInOneProcess() throws Exception {
+        List<GpuCommunicator> comms = GpuCommunicator.initAll(GpuCollectivesGpuTest.twoGpus(), Config.defaults(),
+                GpuCollectivesGpuTest.withPull(GpuCollectivesGpuTest.smallOptions()));
+        try (ExecutorService pool = Executors.newFixedThreadPool(2)) {
+            List<GpuWindow> wins = onEachRank(pool, r -> comms.get(r).allocateWindow(2 * SymmetricCases.BYTES));
+            try (GpuChecker checker = new GpuChecker(comms, wins, SymmetricCases.BYTES, Duration.ofSeconds(60));
+                 GpuChecker plain = new GpuChecker(comms, SymmetricCases.BYTES, Duration.ofSeconds(60))) {
+                assertThat(SymmetricCases.run(checker, 2, 2)).isEmpty();
+                long calls = SymmetricCases.cases(2).size();
+                assertThat(wins).allSatisfy(w -> assertThat(w.symmetricCalls()).isEqualTo(calls));
+                for (GpuChecker.Case c : SymmetricCases.cases(2)) {
+                    assertThat(plain.algorithm(c, 0)).as(c.toString()).doesNotStartWith("sym-");
+                }
+            }
+            closeAll(pool, wins);
+        } finally {
+            comms.forEach(GpuCommunicator::close);
+        }
+    }
+
+    /**
+     * Symmetric kernels with one process per GPU: the peers' windows are CUDA IPC mappings, reached through the
+     * kernels' window table; the same cases, and a captured two-shot allReduce replayed with new inputs.
+     */
+    @Test
+    void processesRunSymmetricKernelsOnEachOthersWindows() throws Exception {
+        List<String> outs = GpuProcessesGpuTest.runRanks(2, GpuSymmetricRankMain.class, Map.of("JCCL_TIMEOUT_MS",
+                "30000"), 240);
+        for (int r = 0; r < 2; r++) {
+            assertThat(outs.get(r)).contains("rank " + r + " symmetric ok").doesNotContain("WRONG");
         }
     }
 

@@ -8,6 +8,7 @@ import io.jccl.Result;
 import io.jccl.cuda.CudaStream;
 import io.jccl.cuda.DeviceBuffer;
 import io.jccl.cuda.GpuCommunicator;
+import io.jccl.cuda.GpuWindow;
 import io.jccl.cuda.HostElements;
 
 import java.lang.foreign.Arena;
@@ -42,22 +43,41 @@ public final class GpuChecker implements AutoCloseable {
     private final Arena arena = Arena.ofShared();
     private final MemorySegment host;
     private final Duration timeout;
+    /** Whether send and recv are this checker's own allocations (not slices of the caller's windows). */
+    private final boolean ownsBuffers;
 
     /** Buffers of {@code bytes} per rank for send and receive, on each local rank's GPU. */
     public GpuChecker(List<GpuCommunicator> local, long bytes, Duration timeout) {
+        this(local, null, bytes, timeout);
+    }
+
+    /**
+     * Send and receive buffers of {@code bytes} each in {@code windows.get(i)} (at least 2·bytes) of local rank i,
+     * so every call's buffers lie in a window (the symmetric kernels); null: buffers of the checker's own.
+     */
+    public GpuChecker(List<GpuCommunicator> local, List<GpuWindow> windows, long bytes, Duration timeout) {
         this.comms = local;
         this.n = local.getFirst().size();
         this.timeout = timeout;
+        this.ownsBuffers = windows == null;
         int k = local.size();
         streams = new CudaStream[k];
         send = new DeviceBuffer[k];
         recv = new DeviceBuffer[k];
         for (int i = 0; i < k; i++) {
             streams[i] = CudaStream.create(local.get(i).device());
-            send[i] = DeviceBuffer.allocate(local.get(i).device(), bytes);
-            recv[i] = DeviceBuffer.allocate(local.get(i).device(), bytes);
+            send[i] = windows == null ? DeviceBuffer.allocate(local.get(i).device(), bytes)
+                    : windows.get(i).buffer().slice(0, bytes);
+            recv[i] = windows == null ? DeviceBuffer.allocate(local.get(i).device(), bytes)
+                    : windows.get(i).buffer().slice(bytes, bytes);
         }
         host = arena.allocate(bytes, 16);
+    }
+
+    /** What local rank {@code i} would run {@code c} with on this checker's buffers ({@code algorithmFor}). */
+    public String algorithm(Case c, int i) {
+        Layout l = layout(c, i);
+        return comms.get(i).algorithmFor(c.coll(), c.count(), c.type(), Expected.op(c.op(), 0), l.in(), l.out());
     }
 
     public CudaStream stream(int local) {
@@ -199,8 +219,10 @@ public final class GpuChecker implements AutoCloseable {
     @Override
     public void close() {
         for (int i = 0; i < streams.length; i++) {
-            send[i].close();
-            recv[i].close();
+            if (ownsBuffers) {
+                send[i].close();
+                recv[i].close();
+            }
             streams[i].close();
         }
         arena.close();

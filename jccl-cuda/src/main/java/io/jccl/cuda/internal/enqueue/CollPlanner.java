@@ -154,7 +154,15 @@ public final class CollPlanner implements CallSelector {
 
     /** The allReduce algorithm for {@code bytes} with reduction {@code op} (never AUTO). */
     public AllReduceAlgorithm chooseAllReduce(long bytes, RedOp.Kind op) {
-        boolean pullOk = peerPointers && op != RedOp.Kind.PRE_MUL_SUM;
+        return chooseAllReduce(bytes, op, false);
+    }
+
+    /**
+     * As above; {@code window}: every buffer of the call lies in a window on every rank, so the pull kernels may read
+     * the peers' buffers through the windows' mappings even with one process per GPU (NCCL's symmetric kernels).
+     */
+    public AllReduceAlgorithm chooseAllReduce(long bytes, RedOp.Kind op, boolean window) {
+        boolean pullOk = (peerPointers || window) && op != RedOp.Kind.PRE_MUL_SUM;
         AllReduceAlgorithm forced = options.algorithm();
         if (nRanks == 1) {
             return AllReduceAlgorithm.LL;
@@ -201,13 +209,32 @@ public final class CollPlanner implements CallSelector {
      * allToAll above the LL size plans as {@link KernelFamily#P2P} (see {@link #p2pBlocks}).
      */
     public void plan(Collective coll, long count, int elemBytes, RedOp.Kind op, Plan plan) {
+        plan(coll, count, elemBytes, op, false, plan);
+    }
+
+    /**
+     * As above; {@code window}: every buffer of the call lies in a window on every rank (as NCCL requires of its
+     * symmetric kernels, the ranks must agree): allReduce may then run the one-shot and two-shot pull kernels with one
+     * process per GPU, and reduceScatter, allGather and broadcast above the LL size read the peers' windows in place
+     * ({@link #symmetric}).
+     */
+    public void plan(Collective coll, long count, int elemBytes, RedOp.Kind op, boolean window, Plan plan) {
         long bytes = Math.multiplyExact(count, (long) elemBytes);
         boolean small = nRanks == 1 || (hosts == 1 && bytes <= llOthersMaxBytes());
         plan.flags = 0;
         plan.chunkBytes = 0;
+        plan.window = false;
+        plan.pullOthers = false;
+        if (window && !small && symmetric(coll, op)) {
+            long written = coll == Collective.ALL_GATHER ? bytes * nRanks : bytes;
+            set(plan, KernelFamily.PULL, grid(ceilDiv(written, 16), (long) THREADS * options.packsPerThread()));
+            plan.pullOthers = true;
+            windowFlags(plan);
+            return;
+        }
         switch (coll) {
             case ALL_REDUCE -> {
-                AllReduceAlgorithm a = chooseAllReduce(bytes, op);
+                AllReduceAlgorithm a = chooseAllReduce(bytes, op, window);
                 switch (a) {
                     case LL -> set(plan, KernelFamily.LL, grid(ceilDiv(bytes, 8), THREADS));
                     case LL_PACKED -> set(plan, KernelFamily.LL_PACKED, grid(ceilDiv(bytes, 48),
@@ -226,6 +253,9 @@ public final class CollPlanner implements CallSelector {
                         plan.flags = (a == AllReduceAlgorithm.TWO_SHOT ? KernelArgs.FLAG_TWO_SHOT : 0)
                                 | pullFlags;
                         plan.chunkBytes = GATHER_STEP_BYTES;
+                        if (window) {
+                            windowFlags(plan);
+                        }
                     }
                     case RING -> ring(plan, KernelFamily.RING, bytes);
                     default -> throw new IllegalStateException("no plan for " + a);
@@ -260,8 +290,8 @@ public final class CollPlanner implements CallSelector {
     /**
      * What a call of {@code nBytes} runs (for allGather, reduceScatter and allToAll: one rank's block), as the
      * communicator launches it: the same {@link #plan}, named, with the rule that decided. Point-to-point calls
-     * (send, recv and what is lowered to them) report one send's channels. {@code registered} is ignored: no GPU
-     * algorithm depends on registration yet.
+     * (send, recv and what is lowered to them) report one send's channels. {@code registered}: every buffer of the
+     * call lies in a window ({@link #plan(Collective, long, int, RedOp.Kind, boolean, Plan)}).
      */
     @Override
     public Selection select(Collective coll, long nBytes, RedOp.Kind op, boolean registered) {
@@ -272,7 +302,7 @@ public final class CollPlanner implements CallSelector {
                     + (hosts > 1 ? "; ranks on " + hosts + " hosts: ring/p2p over " + net : ""), null);
         }
         Plan p = new Plan();
-        plan(coll, nBytes, 1, op, p);
+        plan(coll, nBytes, 1, op, registered, p);
         KernelFamily f = p.family();
         Protocol proto = f == KernelFamily.LL128 ? Protocol.LL128
                 : f == KernelFamily.LL || f == KernelFamily.LL_PACKED || f == KernelFamily.LL_COPY ? Protocol.LL
@@ -285,6 +315,10 @@ public final class CollPlanner implements CallSelector {
     private String why(Collective coll, long bytes, RedOp.Kind op, Plan p) {
         if (nRanks == 1) {
             return "one rank: a local copy";
+        }
+        if (p.window) {
+            return "every buffer in a window: the peers' windows read in place (symmetric kernel)"
+                    + (p.pullOthers ? ", above the LL size (" + llOthersMaxBytes() + " bytes)" : "");
         }
         if (hosts > 1) {
             return "ranks on " + hosts + " hosts: ring/p2p over " + net + (options.algorithm()
@@ -356,6 +390,24 @@ public final class CollPlanner implements CallSelector {
                     + "buffers directly: it needs one process driving every GPU (GpuCommunicator.initAll) and "
                     + (op == RedOp.Kind.PRE_MUL_SUM ? "cannot apply the peers' preMulSum scalars; " : "; ")
                     + "use AUTO, LL, PUSH or RING");
+        }
+    }
+
+    /**
+     * Whether {@code coll} has a pull kernel on windows (NCCL's symmetric kernels): reduceScatter, allGather and
+     * broadcast on one host, but not with preMulSum (each rank's scalar would have to reach the others); allReduce
+     * reaches them through {@link #chooseAllReduce}.
+     */
+    public boolean symmetric(Collective coll, RedOp.Kind op) {
+        return hosts == 1 && nRanks > 1 && op != RedOp.Kind.PRE_MUL_SUM && (coll == Collective.REDUCE_SCATTER
+                || coll == Collective.ALL_GATHER || coll == Collective.BROADCAST);
+    }
+
+    /** A pull plan on a window: the kernels address the peers through the windows unless every buffer is shared. */
+    private void windowFlags(Plan plan) {
+        plan.window = true;
+        if (!peerPointers) {
+            plan.flags |= KernelArgs.FLAG_WINDOW;
         }
     }
 

@@ -49,7 +49,7 @@ public final class Enqueuer implements GpuGroups.Pending {
 
     /** A collective recorded inside a group: {@link #collective}'s arguments, or {@link #p2pNow}'s ({@code ops}). */
     private record Deferred(Collective coll, long in, long out, long count, DataType type, RedOp op, int root,
-                            List<P2pQueue.Op> ops, CudaStream stream) {
+                            List<P2pQueue.Op> ops, long[] window, CudaStream stream) {
     }
 
     /**
@@ -101,12 +101,26 @@ public final class Enqueuer implements GpuGroups.Pending {
      */
     public void collective(Collective coll, long in, long out, long count, DataType type, RedOp op, int root,
                            CudaStream stream) {
+        collective(coll, in, out, count, type, op, root, null, stream);
+    }
+
+    /**
+     * As above; {@code window}: null, or every rank's window holding the call's buffers, as this GPU addresses it
+     * (every rank's buffers must lie in a window, as NCCL's symmetric kernels require): the planner may then choose
+     * the pull kernels that read the peers' windows ({@link CollPlanner#plan(Collective, long, int, RedOp.Kind,
+     * boolean, Plan)}).
+     */
+    public void collective(Collective coll, long in, long out, long count, DataType type, RedOp op, int root,
+                           long[] window, CudaStream stream) {
         if (deferInGroups && GpuGroups.inGroup()) {
-            defer(new Deferred(coll, in, out, count, type, op, root, null, stream));
+            defer(new Deferred(coll, in, out, count, type, op, root, null, window, stream));
             return;
         }
         GpuLaunchEvent event = recorder.begin();
-        planner.plan(coll, count, type.sizeBytes(), op.kind(), plan);
+        planner.plan(coll, count, type.sizeBytes(), op.kind(), window != null, plan);
+        if ((plan.flags & KernelArgs.FLAG_WINDOW) != 0) {
+            args.setWindow(window);
+        }
         if (plan.family == KernelFamily.P2P) {
             int blocks = allToAll(in, out, count * type.sizeBytes(), stream);
             recorder.commit(event, coll, count, type, count * type.sizeBytes() * nRanks, -1, "p2p", blocks, 0);
@@ -242,7 +256,7 @@ public final class Enqueuer implements GpuGroups.Pending {
     public void p2pNow(Collective coll, long count, DataType type, int root, List<P2pQueue.Op> ops,
                        CudaStream stream) {
         if (deferInGroups && GpuGroups.inGroup()) {
-            defer(new Deferred(coll, 0, 0, count, type, null, root, ops, stream));
+            defer(new Deferred(coll, 0, 0, count, type, null, root, ops, null, stream));
             return;
         }
         GpuLaunchEvent event = recorder.begin();
@@ -264,7 +278,8 @@ public final class Enqueuer implements GpuGroups.Pending {
                 if (d.ops() != null) {
                     p2pNow(d.coll(), d.count(), d.type(), d.root(), d.ops(), d.stream());
                 } else {
-                    collective(d.coll(), d.in(), d.out(), d.count(), d.type(), d.op(), d.root(), d.stream());
+                    collective(d.coll(), d.in(), d.out(), d.count(), d.type(), d.op(), d.root(), d.window(),
+                            d.stream());
                 }
             }
         }

@@ -11,7 +11,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 /**
- * The by-value argument block of every kernel, {@code struct KernelArgs} in src/main/cuda/jccl_device.cuh (960
+ * The by-value argument block of every kernel, {@code struct KernelArgs} in src/main/cuda/jccl_device.cuh (1024
  * bytes; a test checks every kernel's PTX parameter size against {@link #LAYOUT}). Each communicator owns one
  * native segment of this layout and a one-entry kernelParams array pointing at it; a launch rewrites the per-call
  * fields in place (the driver copies the block at launch, also when a stream is being captured into a graph), so
@@ -59,7 +59,8 @@ public final class KernelArgs {
             MemoryLayout.sequenceLayout(MAX_RINGS, JAVA_INT).withName("ring"),
             JAVA_INT.withName("nRings"),
             JAVA_INT.withName("remoteMask"),
-            JAVA_LONG.withName("netConnOwn"));
+            JAVA_LONG.withName("netConnOwn"),
+            MemoryLayout.sequenceLayout(MAX_RANKS, JAVA_LONG).withName("win"));
 
     /** P2pOp.kind values. */
     public static final short P2P_SEND = 0;
@@ -77,6 +78,11 @@ public final class KernelArgs {
     public static final int FLAG_DEEP8 = 16;
     public static final int FLAG_PULL_GATHER = 32;
     public static final int FLAG_FENCED_PUBLISH = 64;
+    /**
+     * Pull kernels on a window (NCCL's symmetric kernels): the ranks publish their buffers as offsets in their
+     * windows and read a peer's at its window's base as mapped here ({@link #setWindow}) plus its offset.
+     */
+    public static final int FLAG_WINDOW = 128;
 
     static final long SIG = offset("sig");
     static final long LL = offset("ll");
@@ -105,6 +111,7 @@ public final class KernelArgs {
     static final long N_RINGS = offset("nRings");
     static final long REMOTE_MASK = offset("remoteMask");
     static final long NET_CONN_OWN = offset("netConnOwn");
+    static final long WIN = offset("win");
 
     private final MemorySegment args;
     private final MemorySegment params;
@@ -145,6 +152,16 @@ public final class KernelArgs {
     public void setNet(int remoteMask, long netConnOwn) {
         args.set(JAVA_INT, REMOTE_MASK, remoteMask);
         args.set(JAVA_LONG, NET_CONN_OWN, netConnOwn);
+    }
+
+    /**
+     * The window of the next {@link #FLAG_WINDOW} call: {@code bases[r]} is rank r's window as this GPU addresses it
+     * (this rank's own memory, a peer's by peer access or its CUDA IPC mapping).
+     */
+    public void setWindow(long[] bases) {
+        for (int r = 0; r < bases.length; r++) {
+            args.set(JAVA_LONG, WIN + 8L * r, bases[r]);
+        }
     }
 
     /** The fixed per-communicator fields. */

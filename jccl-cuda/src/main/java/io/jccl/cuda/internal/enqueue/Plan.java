@@ -11,6 +11,10 @@ final class Plan {
     int blocks;
     long chunkBytes;
     int flags;
+    /** A pull kernel reading the peers' windows (NCCL's symmetric kernels), for every collective but allReduce too. */
+    boolean window;
+    /** A pull kernel running reduceScatter, allGather or broadcast (no one-shot or two-shot form). */
+    boolean pullOthers;
 
     public KernelFamily family() {
         return family;
@@ -31,10 +35,14 @@ final class Plan {
         return flags;
     }
 
-    /** The algorithm as benchmarks print it: ll, llpacked, push, oneshot, twoshot, ring, p2p. */
+    /**
+     * The algorithm as benchmarks print it: ll, llpacked, push, oneshot, twoshot, ring, p2p; on windows sym-oneshot,
+     * sym-twoshot and sym-pull (reduceScatter, allGather, broadcast).
+     */
     public String algorithmName() {
         if (family == KernelFamily.PULL) {
-            return (flags & KernelArgs.FLAG_TWO_SHOT) != 0 ? "twoshot" : "oneshot";
+            String pull = pullOthers ? "pull" : (flags & KernelArgs.FLAG_TWO_SHOT) != 0 ? "twoshot" : "oneshot";
+            return window ? "sym-" + pull : pull;
         }
         return family == KernelFamily.LL_PACKED ? "llpacked" : family.shortName();
     }

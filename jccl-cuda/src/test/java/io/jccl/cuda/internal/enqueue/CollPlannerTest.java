@@ -217,6 +217,46 @@ class CollPlannerTest {
      * than the ring are refused naming the hosts, and the why names the transport.
      */
     @Test
+    void callsOnWindowsRunTheSymmetricPullKernelsAlsoWithOneProcessPerGpu() {
+        GpuOptions o = D.withLl128MaxBytes(0);
+        CollPlanner ipc = new CollPlanner(o, 2, 132, false, false);   // one process per GPU: no shared pointers
+        assertThat(ipc.chooseAllReduce(8 << 20, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.PUSH);
+        assertThat(ipc.chooseAllReduce(8 << 20, RedOp.Kind.SUM, true)).isEqualTo(AllReduceAlgorithm.TWO_SHOT);
+        assertThat(ipc.chooseAllReduce(8 << 20, RedOp.Kind.PRE_MUL_SUM, true)).isEqualTo(AllReduceAlgorithm.PUSH);
+        Plan p = new Plan();
+        ipc.plan(Collective.ALL_REDUCE, 2 << 20, 4, RedOp.Kind.SUM, true, p);
+        assertThat(p.family()).isEqualTo(KernelFamily.PULL);
+        assertThat(p.flags() & (KernelArgs.FLAG_WINDOW | KernelArgs.FLAG_TWO_SHOT))
+                .isEqualTo(KernelArgs.FLAG_WINDOW | KernelArgs.FLAG_TWO_SHOT);
+        assertThat(p.algorithmName()).isEqualTo("sym-twoshot");
+        for (Collective c : new Collective[] {Collective.REDUCE_SCATTER, Collective.ALL_GATHER, Collective.BROADCAST}) {
+            ipc.plan(c, 1 << 20, 4, RedOp.Kind.SUM, true, p);
+            assertThat(p.family()).as(c.ncclName()).isEqualTo(KernelFamily.PULL);
+            assertThat(p.flags() & KernelArgs.FLAG_WINDOW).isEqualTo(KernelArgs.FLAG_WINDOW);
+            assertThat(p.algorithmName()).isEqualTo("sym-pull");
+            ipc.plan(c, 1 << 20, 4, RedOp.Kind.SUM, false, p);
+            assertThat(p.family()).as(c.ncclName()).isNotEqualTo(KernelFamily.PULL);
+            ipc.plan(c, 8, 4, RedOp.Kind.SUM, true, p);   // within the LL size: LL, in a window or not
+            assertThat(p.family().shortName()).startsWith("ll");
+        }
+        ipc.plan(Collective.REDUCE_SCATTER, 1 << 20, 4, RedOp.Kind.PRE_MUL_SUM, true, p);
+        assertThat(p.family()).isEqualTo(KernelFamily.RING);
+        ipc.plan(Collective.REDUCE, 1 << 20, 4, RedOp.Kind.SUM, true, p);
+        assertThat(p.family()).isEqualTo(KernelFamily.RING);
+        // one process (initAll): the windows' memory is addressable as it is; no window table needed
+        CollPlanner clique = new CollPlanner(o, 2, 132, true, false);
+        clique.plan(Collective.ALL_GATHER, 1 << 20, 4, RedOp.Kind.SUM, true, p);
+        assertThat(p.family()).isEqualTo(KernelFamily.PULL);
+        assertThat(p.flags() & KernelArgs.FLAG_WINDOW).isZero();
+        assertThat(ipc.select(Collective.ALL_GATHER, 1 << 20, RedOp.Kind.SUM, true).algorithm()).isEqualTo("sym-pull");
+        assertThat(ipc.select(Collective.ALL_GATHER, 1 << 20, RedOp.Kind.SUM, true).why()).contains("window");
+        // across hosts a window does not exist; the planner keeps the ring even if asked
+        CollPlanner hosts = new CollPlanner(o, 2, 132, false, false, 2, "NET/Socket");
+        hosts.plan(Collective.ALL_GATHER, 1 << 20, 4, RedOp.Kind.SUM, true, p);
+        assertThat(p.family()).isEqualTo(KernelFamily.RING_COPY);
+    }
+
+    @Test
     void acrossHostsOnlyTheRingAndPointToPointRun() {
         GpuOptions net = D.withRing(2, 128 << 10, 2);
         for (int n : new int[] {2, 3, 8}) {

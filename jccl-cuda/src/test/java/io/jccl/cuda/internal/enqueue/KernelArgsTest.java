@@ -44,7 +44,8 @@ class KernelArgsTest {
         assertThat(KernelArgs.N_RINGS).isEqualTo(944);
         assertThat(KernelArgs.REMOTE_MASK).isEqualTo(948);
         assertThat(KernelArgs.NET_CONN_OWN).isEqualTo(952);
-        assertThat(KernelArgs.LAYOUT.byteSize()).isEqualTo(960);
+        assertThat(KernelArgs.WIN).isEqualTo(960);
+        assertThat(KernelArgs.LAYOUT.byteSize()).isEqualTo(1024);
     }
 
     @Test
