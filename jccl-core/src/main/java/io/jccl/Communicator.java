@@ -110,6 +110,40 @@ public interface Communicator extends AutoCloseable, ArrayCollectives, BufferCol
     }
 
     /**
+     * Joins a communicator of {@code nRanks} ranks as {@code rank} through several bootstrap roots, one per id (NCCL's
+     * {@code ncclCommInitRankScalable}), so that no single root handles a hello from every rank. With k ids the ranks
+     * are split in order into k groups as evenly as possible (the first {@code nRanks % k} groups one rank larger)
+     * and root i serves group i; the groups are joined into one bootstrap ring, and the communicator is the same as
+     * one made with {@link #init}. Typically the first rank of each group creates id i with {@link Jccl#uniqueId()}
+     * and the ids are exchanged out of band. Every rank must pass the same ids in the same order: a root that hears
+     * from ranks given different lists fails them with an error saying so. With {@code NCCL_COMM_ID} (or
+     * {@code JCCL_COMM_ID}) set, only the first id is used, as in NCCL. One id is the same as {@link #init}.
+     *
+     * @param ids    the roots' ids, at least one and at most {@code nRanks}, the same list on every rank
+     * @param nRanks the number of ranks
+     * @param rank   this rank, in [0, nRanks)
+     * @param config options; unset values come from the environment or the defaults
+     * @return the communicator; close it when done
+     */
+    static Communicator initScalable(List<UniqueId> ids, int nRanks, int rank, Config config) {
+        return CommFactory.initScalable(ids, nRanks, rank, config);
+    }
+
+    /**
+     * Several ranks of one communicator in this process, as {@link #initRanks}, through several bootstrap roots, as
+     * {@link #initScalable}.
+     *
+     * @param ids    the roots' ids, at least one and at most {@code nRanks}, the same list on every rank
+     * @param nRanks the number of ranks over all processes
+     * @param ranks  this process's ranks: at least one, each in [0, nRanks), none twice
+     * @param config options for every rank
+     * @return this process's communicators, in the order of {@code ranks}; close each when done
+     */
+    static List<Communicator> initRanksScalable(List<UniqueId> ids, int nRanks, int[] ranks, Config config) {
+        return CommFactory.initRanksScalable(ids, nRanks, ranks.clone(), config);
+    }
+
+    /**
      * Several ranks per process of the communicator the launcher described ({@link #fromEnvironment()}): with
      * {@code WORLD_SIZE} processes the communicator has {@code WORLD_SIZE × ranksPerProcess} ranks, and process
      * {@code RANK} holds ranks {@code RANK × ranksPerProcess} to {@code RANK × ranksPerProcess + ranksPerProcess - 1}

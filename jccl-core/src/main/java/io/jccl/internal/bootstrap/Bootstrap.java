@@ -78,7 +78,19 @@ public final class Bootstrap implements PeerExchange, AutoCloseable {
      * rank's listen address. Blocks until all ranks joined or the deadline passes.
      */
     public static Bootstrap init(UniqueId id, int rank, int nRanks, long timeoutNs) {
-        InetSocketAddress root = id.rootAddress();
+        return init(List.of(id), rank, nRanks, timeoutNs);
+    }
+
+    /**
+     * Joins the bootstrap network whose roots {@code ids} name (NCCL's scalable init): with one id as above; with
+     * several, root g serves a contiguous group of ranks ({@link RootGroups}), each rank learns its ring neighbours
+     * from the roots ({@link RootGroupJoin}), the ranks farther away by pointer jumping along the ring, then every
+     * rank's listen address as with one root. The communicator's keys are those of the first id. Every rank must pass
+     * the same ids in the same order.
+     */
+    public static Bootstrap init(List<UniqueId> ids, int rank, int nRanks, long timeoutNs) {
+        RootGroups groups = new RootGroups(nRanks, ids.size());
+        InetSocketAddress root = ids.get(groups.rootOf(rank)).rootAddress();
         NetInterfaces.IfAddress ifa = NetInterfaces.choose(root.getAddress().isLoopbackAddress());
         ServerSocket ss;
         try {
@@ -88,16 +100,22 @@ public final class Bootstrap implements PeerExchange, AutoCloseable {
             throw new JcclException(Result.SYSTEM_ERROR, "rank " + rank + ": cannot open bootstrap listen socket on "
                     + ifa + ": " + e.getMessage(), e);
         }
-        Bootstrap b = new Bootstrap(rank, nRanks, AuthKeys.of(id), timeoutNs, ss);
+        Bootstrap b = new Bootstrap(rank, nRanks, AuthKeys.of(ids.getFirst()), timeoutNs, ss);
         Log.info(Subsys.BOOTSTRAP, rank, "Bootstrap: using %s, listening on port %d", ifa, ss.getLocalPort());
         b.acceptor.start();
         try {
             InetSocketAddress me = new InetSocketAddress(ifa.address(), ss.getLocalPort());
             b.me = me;
             b.local.register(me);
-            InetSocketAddress[] ahead = new RootHelloClient(b.keys, rank, nRanks, timeoutNs).hello(root, me, b.links);
-            for (int k = 0; k < ahead.length; k++) {
-                b.peers[(int) ((rank + (1L << k)) % nRanks)] = ahead[k];
+            if (groups.nRoots() == 1) {
+                InetSocketAddress[] ahead = new RootHelloClient(b.keys, rank, nRanks, timeoutNs).hello(root, me,
+                        b.links);
+                for (int k = 0; k < ahead.length; k++) {
+                    b.peers[(int) ((rank + (1L << k)) % nRanks)] = ahead[k];
+                }
+            } else {
+                RootGroupJoin.join(ids, groups, rank, me, timeoutNs, b.peers);
+                LogGather.ringJumps(b, b.peers);
             }
             b.peers[rank] = me;
             LogGather.addresses(b, b.peers);

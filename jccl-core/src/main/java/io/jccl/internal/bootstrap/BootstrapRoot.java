@@ -28,7 +28,9 @@ import java.util.concurrent.Semaphore;
 
 /**
  * The bootstrap root (NCCL's {@code bootstrapRoot}): accepts every rank's authenticated hello (see {@link Handshake})
- * and, once all {@code nRanks} have arrived, tells each rank the address of its ring successor. Each connection is
+ * and, once all {@code nRanks} have arrived, tells each rank the addresses of the ranks 1, 2, 4, … ahead of it. One
+ * of several roots (a scalable init, see {@link RootGroups}) waits for its group of ranks and its neighbour instead,
+ * and tells each its ring neighbours that it knows; all must agree on the list of ids. Each connection is
  * served on its own virtual thread with a short read deadline, so a garbage, oversized or silent client is dropped
  * without delaying anyone else; at most {@link #MAX_PENDING} handshakes run at once. Ranks that do not arrive within
  * the deadline (counted from the first arrival) are named in an error sent to those that did.
@@ -50,8 +52,11 @@ public final class BootstrapRoot implements Runnable {
     private final long defaultTimeoutMs;
     private final Semaphore pending = new Semaphore(MAX_PENDING);
     private final List<Arrival> arrived = new ArrayList<>();
+    /** Arrivals by slot of this root's group ({@link RootGroups#slot}): by rank when it is the only root. */
     private Arrival[] byRank;
     private int nRanks = -1;
+    private RootGroups groups;
+    private int index;
     private long deadlineMs;
     private volatile boolean finished;
 
@@ -203,46 +208,84 @@ public final class BootstrapRoot implements Runnable {
         Handshake.RootHello h = a.hello();
         if (finished) {
             reject(a.socket(), a.out(), "this communicator's bootstrap already "
-                    + (byRank != null && arrived.size() == nRanks ? "completed" : "failed") + "; rank " + h.rank()
-                    + " came too late");
+                    + (byRank != null && arrived.size() == byRank.length ? "completed" : "failed") + "; rank "
+                    + h.rank() + " came too late");
             return;
         }
         if (nRanks < 0) {
             nRanks = h.nRanks();
-            byRank = new Arrival[nRanks];
+            groups = new RootGroups(h.nRanks(), h.nRoots());
+            index = h.rootIndex();
+            byRank = new Arrival[groups.expected(index)];
             deadlineMs = System.currentTimeMillis() + (h.timeoutMs() > 0 ? h.timeoutMs() : defaultTimeoutMs);
         }
-        String problem = h.nRanks() != nRanks ? "rank " + h.rank() + " says the communicator has " + h.nRanks()
-                + " ranks but rank " + arrived.getFirst().hello().rank() + " said " + nRanks
-                : byRank[h.rank()] != null ? "rank " + h.rank()
-                        + " joined twice (two processes started with the same rank?)"
-                : null;
         arrived.add(a);
+        String problem = problem(h);
         if (problem != null) {
             finished = true;
             failAll("bootstrap root: " + problem);
             return;
         }
-        byRank[h.rank()] = a;
-        if (arrived.size() < nRanks) {
+        byRank[groups.slot(index, h.rank())] = a;
+        if (arrived.size() < byRank.length) {
             return;
         }
         finished = true;
-        for (int r = 0; r < nRanks; r++) {
-            Arrival me = byRank[r];
-            List<InetSocketAddress> ahead = new ArrayList<>();
-            for (int d = 1; d < Math.max(2, nRanks); d *= 2) {
-                ahead.add(byRank[(r + d) % nRanks].hello().listen());
-            }
+        for (int i = 0; i < byRank.length; i++) {
+            Arrival me = byRank[i];
             try {
-                Frames.write(me.out(), Handshake.TAG_NEXT, Handshake.signAhead(keys, me.hello().nonce(),
-                        ahead.toArray(InetSocketAddress[]::new)));
+                Frames.write(me.out(), Handshake.TAG_NEXT, answer(i));
             } catch (IOException e) {
-                Log.warn(-1, "bootstrap root: rank %d left before its answer: %s", r, e.getMessage());
+                Log.warn(-1, "bootstrap root: rank %d left before its answer: %s", me.hello().rank(), e.getMessage());
             }
         }
-        Log.info(Subsys.BOOTSTRAP, -1, "Bootstrap root: all %d ranks joined", nRanks);
+        if (groups.nRoots() == 1) {
+            Log.info(Subsys.BOOTSTRAP, -1, "Bootstrap root: all %d ranks joined", nRanks);
+        } else {
+            Log.info(Subsys.BOOTSTRAP, -1, "Bootstrap root %d of %d: ranks %d-%d of %d and rank %d joined", index,
+                    groups.nRoots(), groups.first(index), groups.first(index) + groups.size(index) - 1, nRanks,
+                    groups.neighbour(index));
+        }
         closeAll();
+    }
+
+    /** Why the hello {@code h} cannot join the ranks that arrived before it, or null. */
+    private String problem(Handshake.RootHello h) {
+        Handshake.RootHello first = arrived.getFirst().hello();
+        if (h.nRanks() != nRanks) {
+            return "rank " + h.rank() + " says the communicator has " + h.nRanks() + " ranks but rank "
+                    + first.rank() + " said " + nRanks;
+        }
+        if (h.nRoots() != groups.nRoots() || h.rootIndex() != index || h.idsDigest() != first.idsDigest()) {
+            return "rank " + h.rank() + " was given a different list of UniqueIds than rank " + first.rank() + " ("
+                    + h.nRoots() + " ids, this root at place " + h.rootIndex() + ", against " + groups.nRoots()
+                    + " ids, place " + index + "): every rank must pass the same ids in the same order";
+        }
+        int slot = groups.slot(index, h.rank());
+        if (slot < 0) {
+            return "rank " + h.rank() + " does not belong to the group of bootstrap root " + index + " (ranks "
+                    + groups.first(index) + "-" + (groups.first(index) + groups.size(index) - 1) + " and rank "
+                    + groups.neighbour(index) + ")";
+        }
+        return byRank[slot] != null ? "rank " + h.rank() + " joined twice (two processes started with the same rank?)"
+                : null;
+    }
+
+    /** The signed answer to the hello in slot {@code i}, once every slot is filled. */
+    private byte[] answer(int i) {
+        Handshake.RootHello me = byRank[i].hello();
+        if (groups.nRoots() == 1) {
+            List<InetSocketAddress> ahead = new ArrayList<>();
+            for (int d = 1; d < Math.max(2, nRanks); d *= 2) {
+                ahead.add(byRank[(i + d) % nRanks].hello().listen());
+            }
+            return Handshake.signAhead(keys, me.nonce(), ahead.toArray(InetSocketAddress[]::new));
+        }
+        int size = groups.size(index);
+        InetSocketAddress next = i < size ? byRank[i + 1].hello().listen() : null;
+        InetSocketAddress prev = i == size ? byRank[size - 1].hello().listen()
+                : i > 0 ? byRank[i - 1].hello().listen() : null;
+        return Handshake.signNeighbours(keys, me.nonce(), next, prev);
     }
 
     private void reject(Socket s, DataOutputStream out, String why) {
@@ -264,26 +307,26 @@ public final class BootstrapRoot implements Runnable {
                     waitedMs / 1000);
             return;
         }
-        TreeSet<Integer> missing = new TreeSet<>();
-        for (int r = 0; r < nRanks; r++) {
-            if (byRank[r] == null) {
-                missing.add(r);
-            }
-        }
+        TreeSet<Integer> missing = missing();
         Log.warn(-1, "bootstrap root on %s: %d of %d ranks joined after %d s; waiting for rank(s) %s for %d s more "
-                + "(%s)", server.getLocalSocketAddress(), nRanks - missing.size(), nRanks, waitedMs / 1000, missing,
-                Math.max(0, leftMs / 1000), Params.TIMEOUT_MS.name());
+                + "(%s)", server.getLocalSocketAddress(), byRank.length - missing.size(), byRank.length,
+                waitedMs / 1000, missing, Math.max(0, leftMs / 1000), Params.TIMEOUT_MS.name());
     }
 
     private String missingMessage() {
+        return "bootstrap root: rank(s) " + missing() + " of " + nRanks + " did not join within the deadline ("
+                + Params.TIMEOUT_MS.name() + ")";
+    }
+
+    /** The ranks this root still waits for. */
+    private TreeSet<Integer> missing() {
         TreeSet<Integer> missing = new TreeSet<>();
-        for (int r = 0; r < nRanks; r++) {
-            if (byRank[r] == null) {
-                missing.add(r);
+        for (int i = 0; i < byRank.length; i++) {
+            if (byRank[i] == null) {
+                missing.add(groups.rankAt(index, i));
             }
         }
-        return "bootstrap root: rank(s) " + missing + " of " + nRanks + " did not join within the deadline ("
-                + Params.TIMEOUT_MS.name() + ")";
+        return missing;
     }
 
     /** Tells every rank that arrived why the communicator cannot be formed, then closes everything. */

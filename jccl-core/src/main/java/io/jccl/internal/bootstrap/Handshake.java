@@ -18,10 +18,12 @@ import java.util.Arrays;
  * sockets), and their checks.
  *
  * <p>Rank → root: the root sends a {@code CHALLENGE} (16 random bytes); the rank answers a {@code HELLO} = body
- * (magic, rank, nRanks, timeout, listen address, the rank's own nonce) followed by
- * {@code HMAC(rootKey, "hello", challenge, body)}; once every rank has joined the root answers {@code NEXT} = the
- * ring successor's address followed by {@code HMAC(rootKey, "next", rankNonce, address)}, so the rank knows the
- * answer comes from a root that holds the secret.
+ * (magic, rank, nRanks, timeout, listen address, the rank's own nonce, and which of how many roots this is with a
+ * digest of the rank's list of ids, see {@link RootGroups}) followed by {@code HMAC(rootKey, "hello", challenge,
+ * body)}; once every rank has joined the root answers {@code NEXT} = the addresses of the ranks 1, 2, 4, … ahead
+ * followed by {@code HMAC(rootKey, "next", rankNonce, addresses)}, so the rank knows the answer comes from a root
+ * that holds the secret. A root of several answers its ranks' ring neighbours instead, under the label
+ * "neighbours".
  *
  * <p>Rank → rank: the acceptor sends a {@code PEER_CHALLENGE}; the connector answers {@code PEER_HELLO} = (magic,
  * from, to, nonce) + {@code HMAC(peerKey, "peer-hello", challenge, body)}; the acceptor answers {@code PEER_OK} =
@@ -60,8 +62,17 @@ final class Handshake {
         }
     }
 
-    /** What a rank tells the root. */
-    public record RootHello(long magic, int rank, int nRanks, long timeoutMs, InetSocketAddress listen, byte[] nonce) {
+    /**
+     * What a rank tells the root: with several roots, also which root this is ({@code rootIndex} of {@code nRoots})
+     * and a digest of the rank's whole list of ids, so ranks given different lists are told so.
+     */
+    public record RootHello(long magic, int rank, int nRanks, long timeoutMs, InetSocketAddress listen, byte[] nonce,
+                            int rootIndex, int nRoots, long idsDigest) {
+        /** A hello to the only root. */
+        public RootHello(long magic, int rank, int nRanks, long timeoutMs, InetSocketAddress listen, byte[] nonce) {
+            this(magic, rank, nRanks, timeoutMs, listen, nonce, 0, 1, 0);
+        }
+
         byte[] body() {
             return encode(d -> {
                 d.writeLong(magic);
@@ -70,6 +81,9 @@ final class Handshake {
                 d.writeLong(timeoutMs);
                 Frames.writeAddress(d, listen);
                 d.write(nonce);
+                d.writeInt(rootIndex);
+                d.writeInt(nRoots);
+                d.writeLong(idsDigest);
             });
         }
     }
@@ -111,10 +125,13 @@ final class Handshake {
             InetSocketAddress listen = Frames.readAddress(d);
             byte[] nonce = new byte[AuthKeys.NONCE_BYTES];
             d.readFully(nonce);
+            int rootIndex = d.readInt();
+            int nRoots = d.readInt();
+            long idsDigest = d.readLong();
             if (d.available() != 0) {
                 throw new Rejected("not a JCCL bootstrap hello (" + d.available() + " trailing bytes)");
             }
-            h = new RootHello(magic, rank, nRanks, timeoutMs, listen, nonce);
+            h = new RootHello(magic, rank, nRanks, timeoutMs, listen, nonce, rootIndex, nRoots, idsDigest);
         } catch (Rejected e) {
             throw e;
         } catch (IOException e) {
@@ -128,6 +145,9 @@ final class Handshake {
         }
         if (h.nRanks() < 1 || h.nRanks() > MAX_RANKS || h.rank() < 0 || h.rank() >= h.nRanks() || h.timeoutMs() < 0) {
             throw new Rejected("bad rank " + h.rank() + " / nRanks " + h.nRanks() + " / timeout " + h.timeoutMs());
+        }
+        if (h.nRoots() < 1 || h.nRoots() > h.nRanks() || h.rootIndex() < 0 || h.rootIndex() >= h.nRoots()) {
+            throw new Rejected("bad root " + h.rootIndex() + " of " + h.nRoots() + " for " + h.nRanks() + " ranks");
         }
         return h;
     }
@@ -189,6 +209,55 @@ final class Handshake {
             throw e;
         } catch (IOException e) {
             throw new Rejected("malformed address from the bootstrap root (" + e.getMessage() + ")");
+        }
+    }
+
+    /**
+     * A root of several's answer to a rank whose hello carried {@code rankNonce}: the listen addresses of the rank's
+     * ring successor and predecessor, either null where this root does not know it (another root tells the rank).
+     */
+    static byte[] signNeighbours(AuthKeys keys, byte[] rankNonce, InetSocketAddress next, InetSocketAddress prev) {
+        byte[] body = encode(d -> {
+            for (InetSocketAddress a : new InetSocketAddress[] {next, prev}) {
+                d.writeBoolean(a != null);
+                if (a != null) {
+                    Frames.writeAddress(d, a);
+                }
+            }
+        });
+        return concat(body, keys.mac(Purpose.ROOT, tag("neighbours"), rankNonce, body));
+    }
+
+    /** Parses and authenticates a root's neighbours answer: {next, prev}, either possibly null. */
+    static InetSocketAddress[] openNeighbours(AuthKeys keys, byte[] rankNonce, byte[] payload) throws Rejected {
+        if (payload.length <= AuthKeys.MAC_BYTES) {
+            throw new Rejected("malformed answer from the bootstrap root (" + payload.length + " bytes)");
+        }
+        byte[] body = Arrays.copyOf(payload, payload.length - AuthKeys.MAC_BYTES);
+        byte[] mac = Arrays.copyOfRange(payload, body.length, payload.length);
+        if (!keys.verify(Purpose.ROOT, mac, tag("neighbours"), rankNonce, body)) {
+            throw new Rejected("the bootstrap root's answer is not signed with this UniqueId's secret: the root at "
+                    + "that address belongs to another communicator");
+        }
+        try {
+            DataInputStream d = in(body);
+            InetSocketAddress[] out = new InetSocketAddress[2];
+            for (int i = 0; i < 2; i++) {
+                if (d.readBoolean()) {
+                    out[i] = Frames.readAddress(d);
+                    if (out[i].getPort() == 0) {
+                        throw new Rejected("malformed address from the bootstrap root");
+                    }
+                }
+            }
+            if (d.available() != 0) {
+                throw new Rejected("malformed answer from the bootstrap root");
+            }
+            return out;
+        } catch (Rejected e) {
+            throw e;
+        } catch (IOException e) {
+            throw new Rejected("malformed answer from the bootstrap root (" + e.getMessage() + ")");
         }
     }
 

@@ -16,6 +16,8 @@ import java.util.Arrays;
  * The two allGathers of the bootstrap network, each in ceil(log2 n) steps over tagged messages, so each rank talks
  * to about log2(n) peers and a thousand ranks need 10 steps instead of the ring's 999 (NCCL's bootstrap passes them
  * around the ring): the gather of every rank's listen address during init, and the allGather of any bytes after it.
+ * With several bootstrap roots, no root knows every address, and {@link #ringJumps} first finds the ranks at
+ * distance 2, 4, … from the ring neighbours.
  *
  * <p>Stateless; runs on the thread that calls it (the communicator's init thread). Mirrors: bootstrap.cc
  * bootstrapAllGather / ringAllInfo.
@@ -23,6 +25,9 @@ import java.util.Arrays;
 final class LogGather {
     /** Tag of the address allGather during init. */
     static final int TAG_RING_ADDR = 0x4a43_4311;
+    /** Tags of {@link #ringJumps}: an address ahead of the receiver, and one behind it. */
+    static final int TAG_JUMP_AHEAD = 0x4a43_4313;
+    static final int TAG_JUMP_BACK = 0x4a43_4314;
 
     private LogGather() {
     }
@@ -68,6 +73,43 @@ final class LogGather {
                         e);
             }
             held += m;
+        }
+    }
+
+    /**
+     * From the ring neighbours {@code peers[rank ± 1]}, fills {@code peers[rank ± d]} for every power of two d below
+     * n by pointer jumping: at distance d a rank tells rank + d the address of rank - d, and rank - d the address of
+     * rank + d, so each rank learns the ranks at distance 2d both ways. Two messages a round, log2(n) rounds; then
+     * {@link #addresses} has every address it sends to.
+     */
+    static void ringJumps(PeerExchange ex, InetSocketAddress[] peers) {
+        int rank = ex.rank();
+        int nRanks = ex.nRanks();
+        for (int d = 1; 2 * d < nRanks; d *= 2) {
+            int ahead = (rank + d) % nRanks;
+            int behind = (rank - d + nRanks) % nRanks;
+            ex.send(ahead, TAG_JUMP_BACK, encode(peers[behind]));
+            ex.send(behind, TAG_JUMP_AHEAD, encode(peers[ahead]));
+            String what = "bootstrap ring jump at distance " + d;
+            InetSocketAddress far = decode(ex.recv(ahead, TAG_JUMP_AHEAD, what), ahead);
+            InetSocketAddress back = decode(ex.recv(behind, TAG_JUMP_BACK, what), behind);
+            peers[(rank + 2 * d) % nRanks] = far;
+            peers[(rank - 2 * d + nRanks) % nRanks] = back;
+        }
+    }
+
+    private static byte[] encode(InetSocketAddress a) {
+        ByteBuffer b = ByteBuffer.allocate(1 + 16 + 2);
+        byte[] ip = a.getAddress().getAddress();
+        b.put((byte) ip.length).put(ip).putShort((short) a.getPort());
+        return Arrays.copyOf(b.array(), b.position());
+    }
+
+    private static InetSocketAddress decode(byte[] got, int from) {
+        try {
+            return Frames.readAddress(new DataInputStream(new ByteArrayInputStream(got)));
+        } catch (IOException e) {
+            throw new JcclException(Result.INTERNAL_ERROR, "bad address in bootstrap ring jump from rank " + from, e);
         }
     }
 

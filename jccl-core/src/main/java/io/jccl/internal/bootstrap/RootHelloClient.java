@@ -15,18 +15,59 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * The rank's side of the root handshake (see {@link Handshake}): connects to the bootstrap root, answers its
- * challenge with a signed hello, and waits until every rank has joined for the root's signed answer, the listen
- * addresses of the ranks 1, 2, 4, … ahead. A root's error is turned into an exception naming its cause.
+ * challenge with a signed hello, and waits until every rank has joined for the root's signed answer: from the only
+ * root the listen addresses of the ranks 1, 2, 4, … ahead ({@link #hello}), from one of several roots the ring
+ * neighbours it knows ({@link #neighbours}). A root's error is turned into an exception naming its cause.
  *
- * <p>Owned by: the rank's init thread. Mirrors: bootstrap.cc sendToRoot and the wait for the root's answer.
+ * @param keys      the keys of the root's id
+ * @param rootIndex which root this is, of {@code nRoots}
+ * @param idsDigest a digest of the rank's list of ids (0 with one root)
+ *
+ * <p>Owned by: the rank's init thread (or a helper thread of it for a second root). Mirrors: bootstrap.cc
+ * sendToRoot and the wait for the root's answer.
  */
-record RootHelloClient(AuthKeys keys, int rank, int nRanks, long timeoutNs) {
+record RootHelloClient(AuthKeys keys, int rank, int nRanks, long timeoutNs, int rootIndex, int nRoots,
+                       long idsDigest) {
+    /** A client of the only root. */
+    RootHelloClient(AuthKeys keys, int rank, int nRanks, long timeoutNs) {
+        this(keys, rank, nRanks, timeoutNs, 0, 1, 0);
+    }
+
+    /** The listen addresses of the ranks 1, 2, 4, … ahead, from the only root. */
     InetSocketAddress[] hello(InetSocketAddress root, InetSocketAddress me, PeerLinks links) {
+        InetSocketAddress[] ahead = exchange(root, me, links, s -> { }, Handshake::openAhead);
+        if (ahead.length != 64 - Long.numberOfLeadingZeros(Math.max(1, nRanks - 1))) {
+            throw new JcclException(Result.INTERNAL_ERROR, "rank " + rank + ": the bootstrap root sent "
+                    + ahead.length + " addresses for " + nRanks + " ranks");
+        }
+        return ahead;
+    }
+
+    /**
+     * {next, prev}: the listen addresses of this rank's ring neighbours that one of several roots knows (null where
+     * it does not). {@code opened} is given the connection to the root as soon as it is open, so that another
+     * thread can end the wait by closing it.
+     */
+    InetSocketAddress[] neighbours(InetSocketAddress root, InetSocketAddress me, PeerLinks links,
+            Consumer<Socket> opened) {
+        return exchange(root, me, links, opened, Handshake::openNeighbours);
+    }
+
+    /** Reads the root's signed answer. */
+    @FunctionalInterface
+    private interface Opener<T> {
+        T open(AuthKeys keys, byte[] rankNonce, byte[] payload) throws Handshake.Rejected;
+    }
+
+    private <T> T exchange(InetSocketAddress root, InetSocketAddress me, PeerLinks links, Consumer<Socket> opened,
+            Opener<T> opener) {
         long deadline = System.nanoTime() + timeoutNs;
         try (Socket s = links.connect(root, deadline, "the bootstrap root", null)) {
+            opened.accept(s);
             s.setSoTimeout(BootstrapRoot.HANDSHAKE_MS * 2);
             DataInputStream in = new DataInputStream(new BufferedInputStream(s.getInputStream(), 4096));
             DataOutputStream out = new DataOutputStream(new BufferedOutputStream(s.getOutputStream(), 1024));
@@ -41,7 +82,8 @@ record RootHelloClient(AuthKeys keys, int rank, int nRanks, long timeoutNs) {
             byte[] nonce = AuthKeys.nonce();
             long timeoutMs = TimeUnit.NANOSECONDS.toMillis(timeoutNs);
             Frames.write(out, Handshake.TAG_HELLO, Handshake.signRootHello(keys, c.payload(),
-                    new Handshake.RootHello(keys.magic(), rank, nRanks, timeoutMs, me, nonce)));
+                    new Handshake.RootHello(keys.magic(), rank, nRanks, timeoutMs, me, nonce, rootIndex, nRoots,
+                            idsDigest)));
             // The root answers once every rank has joined, or with an error naming the missing ranks; wait a
             // little longer than the root so its more precise message arrives first.
             long waitMs = timeoutMs + timeoutMs / 10 + 1000;
@@ -54,12 +96,7 @@ record RootHelloClient(AuthKeys keys, int rank, int nRanks, long timeoutNs) {
                 throw new JcclException(Result.INTERNAL_ERROR, "rank " + rank
                         + ": unexpected answer from the bootstrap root");
             }
-            InetSocketAddress[] ahead = Handshake.openAhead(keys, nonce, f.payload());
-            if (ahead.length != 64 - Long.numberOfLeadingZeros(Math.max(1, nRanks - 1))) {
-                throw new JcclException(Result.INTERNAL_ERROR, "rank " + rank + ": the bootstrap root sent "
-                        + ahead.length + " addresses for " + nRanks + " ranks");
-            }
-            return ahead;
+            return opener.open(keys, nonce, f.payload());
         } catch (Handshake.Rejected e) {
             throw new JcclException(Result.INVALID_USAGE, "rank " + rank + " of " + nRanks + ": " + e.getMessage());
         } catch (IOException e) {

@@ -50,6 +50,19 @@ public final class CommFactory {
         if (id == null) {
             throw new JcclException(Result.INVALID_ARGUMENT, "UniqueId is null");
         }
+        return init(List.of(id), nRanks, rank, config);
+    }
+
+    /**
+     * A rank of a communicator whose bootstrap has one root per id (NCCL's ncclCommInitRankScalable): see
+     * {@link ScalableIds} for the checks and for NCCL_COMM_ID, which forces one root.
+     */
+    public static Communicator initScalable(List<UniqueId> ids, int nRanks, int rank, Config config) {
+        return init(ScalableIds.roots(ids, nRanks, rank), nRanks, rank, config);
+    }
+
+    private static Communicator init(List<UniqueId> ids, int nRanks, int rank, Config config) {
+        UniqueId id = ids.getFirst();
         if (nRanks < 1 || rank < 0 || rank >= nRanks) {
             throw new JcclException(Result.INVALID_ARGUMENT, "rank " + rank + " is not in [0, " + nRanks + ")");
         }
@@ -60,7 +73,7 @@ public final class CommFactory {
                 + id.rootAddress()));
         long t0 = System.nanoTime();
         InitTrace trace = InitTrace.begin(commId, rank, nRanks);
-        Bootstrap bootstrap = Bootstrap.init(id, rank, nRanks, timeoutNs);
+        Bootstrap bootstrap = Bootstrap.init(ids, rank, nRanks, timeoutNs);
         trace.phase(InitPhase.BOOTSTRAP);
         CommHealth health = new CommHealth(nRanks);
         bootstrap.attach(health);
@@ -219,8 +232,21 @@ public final class CommFactory {
      */
     public static List<Communicator> initRanks(UniqueId id, int nRanks, int[] ranks, Config config) {
         checkRanks(nRanks, ranks);
+        if (id == null) {
+            throw new JcclException(Result.INVALID_ARGUMENT, "UniqueId is null");
+        }
+        return initRanks(List.of(id), nRanks, ranks, config);
+    }
+
+    /** As {@link #initRanks}, with one bootstrap root per id ({@link #initScalable}). */
+    public static List<Communicator> initRanksScalable(List<UniqueId> ids, int nRanks, int[] ranks, Config config) {
+        checkRanks(nRanks, ranks);
+        return initRanks(ScalableIds.roots(ids, nRanks, ranks[0]), nRanks, ranks, config);
+    }
+
+    private static List<Communicator> initRanks(List<UniqueId> roots, int nRanks, int[] ranks, Config config) {
         int k = ranks.length;
-        List<Communicator> comms = RankThreads.run("jccl-init", k, i -> init(id, nRanks, ranks[i], config),
+        List<Communicator> comms = RankThreads.run("jccl-init", k, i -> init(roots, nRanks, ranks[i], config),
                 Communicator::abort);
         LocalCloseGroup closing = new LocalCloseGroup(nRanks, k);
         for (Communicator c : comms) {

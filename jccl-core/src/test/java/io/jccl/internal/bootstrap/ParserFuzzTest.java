@@ -73,6 +73,13 @@ class ParserFuzzTest {
         l.add(new Case("root hello", hello, true, in -> rejectsWith(() -> Handshake.openRootHello(keys, challenge, in))));
         byte[] next = Handshake.signNext(keys, nonce, a);
         l.add(new Case("root answer", next, true, in -> rejectsWith(() -> Handshake.openNext(keys, nonce, in))));
+        byte[] groupHello = Handshake.signRootHello(keys, challenge, new Handshake.RootHello(keys.magic(), 3, 8, 5000, a,
+                nonce, 1, 3, 0x1234_5678_9abcL));
+        l.add(new Case("root hello of a group", groupHello, true,
+                in -> rejectsWith(() -> Handshake.openRootHello(keys, challenge, in))));
+        byte[] neighbours = Handshake.signNeighbours(keys, nonce, a, null);
+        l.add(new Case("root neighbours answer", neighbours, true,
+                in -> rejectsWith(() -> Handshake.openNeighbours(keys, nonce, in))));
         byte[] peer = Handshake.signPeerHello(keys, challenge, new Handshake.PeerHello(keys.magic(), 2, 5, nonce));
         l.add(new Case("peer hello", peer, true, in -> rejectsWith(() -> Handshake.openPeerHello(keys, challenge, in, 5, 8))));
         byte[] ok = Handshake.signPeerOk(keys, nonce, challenge);
