@@ -43,4 +43,26 @@ class InitLogTest {
         assertThat(rank0.indexOf("comm " + comm + " rank 0 nRanks 2 - Init START"))
                 .isLessThan(rank0.indexOf("Ring 00 : 1 -> 0 -> 1"));
     }
+
+    /**
+     * What grows with the communicator, per rank at INFO (sockets, in-process peers, connectors, threads) and, on
+     * rank 0, the process's open files and platform threads: the counts the status port shows under "Resources".
+     */
+    @Test
+    void everyRankSaysWhatItHoldsAtInfo() {
+        List<LogCapture.Line> lines;
+        try (LogCapture c = LogCapture.start(Log.Level.INFO, "INIT")) {
+            ThreadRanks.run(3, comm -> comm.barrier());
+            lines = c.lines();
+        }
+        String holds = " holds \\d+ bootstrap sockets, \\d+ in-process bootstrap peers, 2 connectors to 2 peers, "
+                + "1 channel threads; memory: .*";
+        for (int r = 0; r < 3; r++) {
+            int rank = r;
+            assertThat(lines).filteredOn(l -> l.rank() == rank).map(LogCapture.Line::message)
+                    .anyMatch(m -> m.matches("comm \\w+ rank " + rank + holds));
+        }
+        assertThat(lines).filteredOn(l -> l.rank() == 0).map(LogCapture.Line::message)
+                .anyMatch(m -> m.matches("comm \\w+ rank 0" + holds + "; process: \\d+ open files, \\d+ platform threads"));
+    }
 }
