@@ -126,7 +126,8 @@ public final class GpuCommunicator implements AutoCloseable {
         int hosts = wiring != null ? wiring.hosts() : 1;
         String transport = wiring != null ? wiring.transport() : null;
         this.enqueuer = new Enqueuer(device, host.id(), rank, nRanks, args,
-                new CollPlanner(options, nRanks, residentBlocks, peerPointers, wholeLineLinks, hosts, transport),
+                new CollPlanner(options, nRanks, residentBlocks, peerPointers, wholeLineLinks, hosts, transport,
+                        hosts > 1 ? wiring.netShape().model(nRanks, layout.channels()) : null),
                 check.defersInGroups());
         this.calls = new GpuCalls(rank, nRanks, device, options, clique, enqueuer, check, windows);
         CaptureGuard guard = new CaptureGuard(name, suspension::epoch);
@@ -437,7 +438,9 @@ public final class GpuCommunicator implements AutoCloseable {
 
     private String describe(Selection s) {
         String grid = s.algorithm() + " x" + s.nChannels() + (s.chunkBytes() > 0 ? " chunk " + s.chunkBytes() : "");
-        return s.algorithm().equals("ring") ? grid + " rings " + GpuRings.describe(rings) : grid;
+        String priced = s.predictedUs() >= 0 ? String.format(java.util.Locale.ROOT,
+                ", %.1f us predicted by NCCL's model over NET", s.predictedUs()) : "";
+        return (s.algorithm().equals("ring") ? grid + " rings " + GpuRings.describe(rings) : grid) + priced;
     }
 
     /** Loads (JIT-compiles) every kernel calls on {@code type} with {@code op} can use (do it before capturing). */

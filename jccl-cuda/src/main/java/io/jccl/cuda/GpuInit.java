@@ -109,8 +109,10 @@ final class GpuInit {
                     + "and reduceScatter results keep the reduction order of the kernel each call runs");
         }
         if (Log.enabled(Log.Level.INFO, Subsys.INIT)) {
-            Log.info(Subsys.INIT, rank, "%s: init COMPLETE (communicator %s; %s%s); allReduce: %s", name, commId,
-                    peers, nvlink ? ", NVLink" : "", enqueuer.planner().allReduceRanges());
+            String net = enqueuer.planner().netPricing();
+            Log.info(Subsys.INIT, rank, "%s: init COMPLETE (communicator %s; %s%s); allReduce: %s%s", name, commId,
+                    peers, nvlink ? ", NVLink" : "", enqueuer.planner().allReduceRanges(),
+                    net != null ? "; " + net : "");
         }
     }
 

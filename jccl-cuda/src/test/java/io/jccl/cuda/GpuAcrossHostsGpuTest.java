@@ -36,12 +36,16 @@ class GpuAcrossHostsGpuTest {
             String out = outs.get(r);
             assertThat(out).contains("rank " + r + " done, 0 failures", "rank " + r + " closed",
                     "GPU Direct RDMA Disabled", "via NET/Socket (proxy), CRC32C per slot",
-                    "ranks on " + n + " hosts: rank", " via NET/Socket (proxy)", "allReduce: ring at every size");
+                    "ranks on " + n + " hosts: rank", " via NET/Socket (proxy)", "allReduce: ring at every size",
+                    "allReduce over NET/Socket priced by NCCL's model: 8 B ");
             assertThat(out).doesNotContain("WRONG", "still runs", "did not stop", "P2P/");
             assertThat(out).contains("Destroy COMPLETE");
             for (String line : out.lines().filter(l -> l.contains(" plans ")).toList()) {
                 String plan = line.substring(line.indexOf(": ") + 2);
                 assertThat(plan).as(line).matches("(ring|p2p) x[12].*");
+                if (plan.startsWith("ring")) {
+                    assertThat(plan).as(line).matches(".*, [0-9.]+ us predicted by NCCL's model over NET");
+                }
             }
             assertThat(out.lines().filter(l -> l.contains(" plans ")).count()).isEqualTo(18);
             assertThat(out).contains("plans AllToAll 5: p2p x1", "plans AllGather 5: ring x1",

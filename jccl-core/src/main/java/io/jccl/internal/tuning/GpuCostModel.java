@@ -35,8 +35,16 @@ final class GpuCostModel implements CostModel {
     private final ChannelPolicy channelPolicy;
     /** Network overhead per step (µs): NCCL_NET_OVERHEAD, else 2.0 on AMD x86 and 1.0 otherwise. */
     private final double netOverhead;
+    private final KernelSupport support;
 
     public GpuCostModel(TuningTopology topo, TunerConstants constants, AlgoProtoFilter filter, TuningParams params) {
+        this(topo, constants, filter, params, KernelSupport.ALL);
+    }
+
+    /** As above, with what the communicator's kernels can run ({@code support}: the others are disabled with why). */
+    GpuCostModel(TuningTopology topo, TunerConstants constants, AlgoProtoFilter filter, TuningParams params,
+                 KernelSupport support) {
+        this.support = support;
         this.topo = topo;
         this.k = constants;
         this.channelPolicy = new ChannelPolicy(topo.nRanks(), params);
@@ -69,6 +77,9 @@ final class GpuCostModel implements CostModel {
             case TREE -> func != Collective.ALL_REDUCE ? "Tree runs AllReduce only" : null;
             case RING -> null;
         };
+        if (unavailable == null) {
+            unavailable = support.unsupported(func, a, p);
+        }
         if (unavailable != null) {
             table.disable(f, a, p, unavailable);
             return;

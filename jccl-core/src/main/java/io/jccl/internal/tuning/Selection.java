@@ -23,6 +23,11 @@ import java.util.Locale;
  */
 public record Selection(Collective collective, long nBytes, String algorithm, Protocol protocol, int nChannels,
                         long chunkBytes, String why, ModelChoice model) {
+    /** The cost model's predicted time of the call in µs, or -1 when no model priced it. */
+    public double predictedUs() {
+        return model != null ? model.timeUs() : -1;
+    }
+
     /** E.g. {@code AllReduce 4096 bytes -> ONE_SHOT/Simple, 1 channel: one-shot through shared memory ...}. */
     public String line() {
         return String.format(Locale.ROOT, "%s %d bytes -> %s/%s, %d channel%s%s: %s", collective.ncclName(), nBytes,

@@ -48,6 +48,11 @@ public final class Tuner implements AutoCloseable {
         return new Tuner(topo, new GpuCostModel(topo, TunerConstants.defaults(), filter, params), filter, plugin);
     }
 
+    /** A tuner over {@code model} (a GPU model restricted to what the kernels run, e.g. {@link GpuNetTuning}). */
+    static Tuner of(TuningTopology topo, CostModel model, AlgoProtoFilter filter, TunerPlugin plugin) {
+        return new Tuner(topo, model, filter, plugin);
+    }
+
     /** The host model with the given settings and plugin (null for none). */
     public static Tuner forHost(TuningTopology topo, TuningParams params, HostModelParams host, TunerPlugin plugin) {
         AlgoProtoFilter filter = AlgoProtoFilter.parse(params.algo(), params.proto());

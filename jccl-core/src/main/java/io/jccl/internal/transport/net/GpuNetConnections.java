@@ -77,6 +77,7 @@ public final class GpuNetConnections {
     private final CommHealth health;
     private final NetHandshake setup;
     private final NetPlugin plugin;
+    private final int dev;
     private final String name;
     private final int rank;
     private final int nRanks;
@@ -160,6 +161,7 @@ public final class GpuNetConnections {
         this.proxy = proxy;
         this.health = health;
         this.plugin = plugin;
+        this.dev = dev;
         this.name = "NET/" + plugin.name();
         this.setup = new NetHandshake(arena::arena, health, plugin, dev, name, keys, rank, timeoutNs);
         this.rank = rank;
@@ -172,6 +174,16 @@ public final class GpuNetConnections {
     /** True when this rank's receive links ask for a CRC32C per slot (its send links follow their receivers). */
     public boolean checksum() {
         return checksum;
+    }
+
+    /** The link speed of the network device in Mb/s, as the plugin reports it (NCCL's default 10 Gb/s if it cannot). */
+    public int speedMbps() {
+        try {
+            int s = plugin.properties(dev).speedMbps();
+            return s > 0 ? s : 10_000;
+        } catch (java.io.IOException e) {
+            return 10_000;
+        }
     }
 
     /** The transport's name for logs ({@code NET/Socket}). */

@@ -150,6 +150,12 @@ final class NetAreas implements AutoCloseable {
         return new PeerAreas.Net(remoteMask, own.devicePointer(), m);
     }
 
+    /** The network device's link speed in Mb/s (after {@link #connect}). */
+    int speedMbps() {
+        GpuNetConnections c = connections;
+        return c != null ? c.speedMbps() : 10_000;
+    }
+
     /** The transport's name ({@code NET/Socket}). */
     public String transport() {
         return transport;

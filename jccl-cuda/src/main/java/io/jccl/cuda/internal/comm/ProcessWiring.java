@@ -85,6 +85,8 @@ public final class ProcessWiring implements RankMemory {
     private volatile NetAreas net;
     private final long timeoutNs;
     private final int hosts;
+    /** What the ranks agreed on for the cost model across hosts, else null. */
+    private final NetShape netShape;
     /** How this rank reaches each peer when the ranks span hosts ({@link #describePeers}), else null. */
     private final String connections;
 
@@ -92,7 +94,8 @@ public final class ProcessWiring implements RankMemory {
                           boolean[] inThisProcess, int remoteMask, RankArea area, PeerAreas peers,
                           SharedControl control, int residentBlocks, boolean wholeLineLinks, int[][] rings,
                           LocalRanks local, boolean allHere, NetAreas net, int hosts, String connections,
-                          long timeoutMs) {
+                          NetShape netShape, long timeoutMs) {
+        this.netShape = netShape;
         this.timeoutNs = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         this.host = host;
         this.device = device;
@@ -202,10 +205,12 @@ public final class ProcessWiring implements RankMemory {
             int here = (int) all.stream().filter(mine::sameProcess).count();
             String connections = acrossHosts
                     ? RankAgreement.describePeers(all, me, remoteMask, access.net().name()) : null;
+            NetShape shape = acrossHosts ? RankAgreement.agreeOnNet(host, all, device.computeCapabilityMajor() * 10
+                    + device.computeCapabilityMinor(), net.speedMbps()) : null;
             return new ProcessWiring(host, device, layout, ledger, inThisProcess, remoteMask, area,
                     new PeerAreas(bases, net != null ? net.kernelView() : null, mappings, ledger), control, resident,
                     !acrossHosts && Clique.allLinked(linked), rings, here > 1 ? LocalRanks.of(host, here) : null,
-                    n > 1 && here == n, net, hosts, connections, timeoutMs);
+                    n > 1 && here == n, net, hosts, connections, shape, timeoutMs);
         } catch (RuntimeException e) {
             abandon(host, net, mappings, ledger, area);
             if (control != null) {
@@ -355,6 +360,11 @@ public final class ProcessWiring implements RankMemory {
         }
         throw new JcclException(io.jccl.Result.INTERNAL_ERROR, "rank " + r + " of this process uses the GPU at "
                 + busId + ", which this process does not see");
+    }
+
+    /** What the ranks agreed on for NCCL's cost model across hosts ({@link NetShape}), or null on one host. */
+    public NetShape netShape() {
+        return netShape;
     }
 
     /** The hosts the ranks run on; above 1 the ranks of other hosts are reached through the network. */

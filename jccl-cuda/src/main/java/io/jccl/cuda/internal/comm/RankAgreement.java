@@ -106,6 +106,34 @@ final class RankAgreement {
         return links;
     }
 
+    /**
+     * What the cost model across hosts is built from, the same on every rank (the planner's channel counts follow
+     * it, and the ranks' kernels must agree): the smallest compute capability and network link speed of any rank,
+     * and the fewest and most ranks on one host. Collective over host.
+     */
+    static NetShape agreeOnNet(Communicator host, List<RankInfo> all, int compCap, int netMbps) {
+        int n = host.size();
+        int[] mins = {compCap, netMbps};
+        try (Arena a = Arena.ofShared()) {
+            MemorySegment send = a.allocate(8);
+            MemorySegment recv = a.allocate(8L * n);
+            send.set(java.lang.foreign.ValueLayout.JAVA_INT, 0, compCap);
+            send.set(java.lang.foreign.ValueLayout.JAVA_INT, 4, netMbps);
+            host.allGather(send, recv, 8, DataType.UINT8);
+            for (int r = 0; r < n; r++) {
+                mins[0] = Math.min(mins[0], recv.get(java.lang.foreign.ValueLayout.JAVA_INT, 8L * r));
+                mins[1] = Math.min(mins[1], recv.get(java.lang.foreign.ValueLayout.JAVA_INT, 8L * r + 4));
+            }
+        }
+        java.util.Map<Long, Integer> perHost = new java.util.HashMap<>();
+        for (RankInfo r : all) {
+            perHost.merge(r.hostHash(), 1, Integer::sum);
+        }
+        int minLocal = perHost.values().stream().mapToInt(Integer::intValue).min().orElse(1);
+        int maxLocal = perHost.values().stream().mapToInt(Integer::intValue).max().orElse(1);
+        return new NetShape(perHost.size(), minLocal, maxLocal, mins[0], mins[1]);
+    }
+
     /** {@link GpuRings#byHost} of the ranks' host hashes, logged at INFO. */
     static int[][] byHost(List<RankInfo> all, int me) {
         long[] hosts = new long[all.size()];

@@ -7,8 +7,10 @@ import io.jccl.Result;
 import io.jccl.cuda.AllReduceAlgorithm;
 import io.jccl.cuda.GpuOptions;
 import io.jccl.internal.tuning.CallSelector;
+import io.jccl.internal.tuning.GpuNetTuning;
 import io.jccl.internal.tuning.Protocol;
 import io.jccl.internal.tuning.Selection;
+import io.jccl.internal.tuning.Tuner;
 
 /**
  * Chooses the kernel and grid of one collective call from the collective, the element count and size, the
@@ -20,7 +22,7 @@ import io.jccl.internal.tuning.Selection;
  * <p>Thread: the communicator's calling thread. Plays the role of NCCL's tuning step (ncclGetAlgoInfo) with
  * thresholds measured on the target machine instead of a cost model.
  */
-public final class CollPlanner implements CallSelector {
+public final class CollPlanner implements CallSelector, AutoCloseable {
     /** Threads per block of every kernel (512, the kernels' launch bound). */
     public static final int THREADS = 512;
     /** Data bytes of one LL128 warp chunk: 4 lines of 128 bytes, 120 of them data (coll_ll128.cuh). */
@@ -49,6 +51,8 @@ public final class CollPlanner implements CallSelector {
     private final int hosts;
     /** The transport between hosts ({@code NET/Socket}), or null on one host. */
     private final String net;
+    /** NCCL's cost model over the network ({@link GpuNetTuning}) across hosts, else null: the ring's channels. */
+    private final Tuner netModel;
     /**
      * Kernel flags every pull allReduce carries: its in-flight depth ({@link GpuOptions#pullUnroll()}), and the two
      * experiments, -Djccl.cuda.pullGather (two-shot gathers by remote reads) and -Djccl.cuda.fencedPublish (A/B only:
@@ -80,6 +84,26 @@ public final class CollPlanner implements CallSelector {
      */
     public CollPlanner(GpuOptions options, int nRanks, int residentBlocks, boolean peerPointers,
                        boolean wholeLineLinks, int hosts, String net) {
+        this(options, nRanks, residentBlocks, peerPointers, wholeLineLinks, hosts, net, null);
+    }
+
+    /**
+     * As above, with NCCL's cost model over the network ({@link GpuNetTuning}, null for none): across hosts it prices
+     * each ring call (its channel count is the model's, within the ring channels) and {@link #select} reports every
+     * candidate's predicted time. Closed with the planner.
+     */
+    public CollPlanner(GpuOptions options, int nRanks, int residentBlocks, boolean peerPointers,
+                       boolean wholeLineLinks, int hosts, String net, Tuner netModel) {
+        this.netModel = Math.max(1, hosts) > 1 ? netModel : null;
+        if (this.netModel != null) {   // NCCL_ALGO / NCCL_PROTO that leave no ring with Simple fail here, at init
+            try {
+                GpuNetTuning.channels(this.netModel, Collective.ALL_REDUCE, 1 << 20);
+            } catch (JcclException e) {
+                this.netModel.close();
+                throw new JcclException(e.result(), "across hosts: " + e.getMessage()
+                        + " (the GPU kernels run the ring with the Simple protocol there)", e);
+            }
+        }
         this.hosts = Math.max(1, hosts);
         this.net = this.hosts > 1 ? (net != null ? net : "NET") : null;
         if (this.hosts > 1 && (peerPointers || wholeLineLinks)) {
@@ -101,6 +125,32 @@ public final class CollPlanner implements CallSelector {
     /** The LL size of every collective but the 2-rank allReduce (0 across hosts: no LL there). */
     public long llOthersMaxBytes() {
         return hosts > 1 ? 0 : Math.min(options.llMaxBytes(), LL_OTHERS_MAX_BYTES);
+    }
+
+    /**
+     * The init log's line on the network pricing across hosts: NCCL's model's predicted allReduce times at 8 B,
+     * 1 MiB and 128 MiB and the ring's channels there; null on one host.
+     */
+    public String netPricing() {
+        if (netModel == null) {
+            return null;
+        }
+        StringBuilder b = new StringBuilder("allReduce over " + net + " priced by NCCL's model:");
+        for (long bytes : new long[] {8, 1 << 20, 128 << 20}) {
+            b.append(String.format(java.util.Locale.ROOT, " %s %.0f us (x%d)", sizeName(bytes),
+                    GpuNetTuning.predictedUs(netModel, Collective.ALL_REDUCE, bytes),
+                    Math.min(Math.min(blockLimit, options.ringChannels()),
+                            GpuNetTuning.channels(netModel, Collective.ALL_REDUCE, bytes))));
+        }
+        return b.toString();
+    }
+
+    /** Closes the network cost model (its tuner plugin), if any. */
+    @Override
+    public void close() {
+        if (netModel != null) {
+            netModel.close();
+        }
     }
 
     /** Whether the ranks span hosts (only the ring and point-to-point kernels run). */
@@ -257,7 +307,7 @@ public final class CollPlanner implements CallSelector {
                             windowFlags(plan);
                         }
                     }
-                    case RING -> ring(plan, KernelFamily.RING, bytes);
+                    case RING -> ring(plan, KernelFamily.RING, bytes, coll);
                     default -> throw new IllegalStateException("no plan for " + a);
                 }
             }
@@ -265,14 +315,14 @@ public final class CollPlanner implements CallSelector {
                 if (small) {
                     set(plan, KernelFamily.LL, grid(ceilDiv(bytes, 8), THREADS));
                 } else {
-                    ring(plan, KernelFamily.RING, coll == Collective.REDUCE ? bytes : bytes * nRanks);
+                    ring(plan, KernelFamily.RING, coll == Collective.REDUCE ? bytes : bytes * nRanks, coll);
                 }
             }
             case ALL_GATHER, BROADCAST -> {
                 if (small) {
                     set(plan, KernelFamily.LL_COPY, grid(ceilDiv(bytes, 8), THREADS));
                 } else {
-                    ring(plan, KernelFamily.RING_COPY, coll == Collective.BROADCAST ? bytes : bytes * nRanks);
+                    ring(plan, KernelFamily.RING_COPY, coll == Collective.BROADCAST ? bytes : bytes * nRanks, coll);
                 }
             }
             case ALL_TO_ALL -> {
@@ -308,6 +358,11 @@ public final class CollPlanner implements CallSelector {
                 : f == KernelFamily.LL || f == KernelFamily.LL_PACKED || f == KernelFamily.LL_COPY ? Protocol.LL
                 : Protocol.SIMPLE;
         int channels = f == KernelFamily.P2P ? p2pBlocks(nBytes) : p.blocks();
+        if (netModel != null && f != KernelFamily.P2P && nRanks > 1) {
+            long total = coll == Collective.ALL_GATHER || coll == Collective.REDUCE_SCATTER ? nBytes * nRanks : nBytes;
+            return GpuNetTuning.priced(netModel, coll, nBytes, total, p.algorithmName(), channels, p.chunkBytes(),
+                    why(coll, nBytes, op, p));
+        }
         return new Selection(coll, nBytes, p.algorithmName(), proto, channels, p.chunkBytes(), why(coll, nBytes, op,
                 p), null);
     }
@@ -411,9 +466,15 @@ public final class CollPlanner implements CallSelector {
         }
     }
 
-    private void ring(Plan plan, KernelFamily family, long totalBytes) {
+    /**
+     * A ring plan over {@code totalBytes} (every rank's bytes for allGather and reduceScatter): channels by bytes per
+     * channel, or across hosts NCCL's model's channels for the call (the model's bytes are the same total).
+     */
+    private void ring(Plan plan, KernelFamily family, long totalBytes, Collective coll) {
         int channelLimit = Math.min(blockLimit, options.ringChannels());
-        set(plan, family, (int) Math.max(1, Math.min(channelLimit, totalBytes / RING_MIN_BYTES_PER_CHANNEL)));
+        int channels = netModel != null ? GpuNetTuning.channels(netModel, coll, totalBytes)
+                : (int) Math.min(channelLimit, totalBytes / RING_MIN_BYTES_PER_CHANNEL);
+        set(plan, family, Math.max(1, Math.min(channelLimit, channels)));
         plan.chunkBytes = options.ringSlotBytes() * options.ringChunkSteps();
     }
 

@@ -368,6 +368,7 @@ public final class Enqueuer implements GpuGroups.Pending {
     /** Releases the ordering event. */
     public void close() {
         discard();
+        planner.close();
         if (orderEvent != null) {
             orderEvent.close();
             orderEvent = null;

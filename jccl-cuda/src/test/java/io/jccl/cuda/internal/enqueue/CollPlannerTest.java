@@ -6,7 +6,14 @@ import io.jccl.RedOp;
 import io.jccl.Result;
 import io.jccl.cuda.AllReduceAlgorithm;
 import io.jccl.cuda.GpuOptions;
+import io.jccl.internal.topology.PathType;
+import io.jccl.internal.topology.TopoEnv;
+import io.jccl.internal.tuning.GpuNetTuning;
+import io.jccl.internal.tuning.Selection;
+import io.jccl.internal.tuning.Tuner;
 import org.junit.jupiter.api.Test;
+
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -254,6 +261,31 @@ class CollPlannerTest {
         CollPlanner hosts = new CollPlanner(o, 2, 132, false, false, 2, "NET/Socket");
         hosts.plan(Collective.ALL_GATHER, 1 << 20, 4, RedOp.Kind.SUM, true, p);
         assertThat(p.family()).isEqualTo(KernelFamily.RING_COPY);
+    }
+
+    @Test
+    void acrossHostsNcclsNetModelPricesTheRingAndSetsItsChannels() {
+        GpuOptions net = D.withRing(2, 128 << 10, 2);
+        Tuner model = GpuNetTuning.create(4, 2, 2, 2, 90, 2, 24.0, PathType.PHB, 10_000, TopoEnv.of(Map.of()));
+        try (CollPlanner p = new CollPlanner(net, 4, 132, false, false, 2, "NET/Socket", model)) {
+            assertThat(plan(p, Collective.ALL_REDUCE, 8, 1, RedOp.Kind.SUM).blocks()).isEqualTo(1);
+            assertThat(plan(p, Collective.ALL_REDUCE, 128 << 20, 1, RedOp.Kind.SUM).blocks()).isEqualTo(2);
+            assertThat(plan(p, Collective.ALL_GATHER, 32 << 20, 1, RedOp.Kind.SUM).blocks()).isEqualTo(2);
+            Selection s = p.select(Collective.ALL_REDUCE, 1 << 20, RedOp.Kind.SUM, false);
+            assertThat(s.algorithm()).isEqualTo("ring");
+            assertThat(s.predictedUs()).isPositive();
+            assertThat(s.why()).startsWith("ranks on 2 hosts: ring/p2p over NET/Socket; NCCL's model over NET (2 hosts,"
+                    + " 1.25 GB/s a channel) predicts Ring/Simple x");
+            assertThat(p.select(Collective.ALL_TO_ALL, 1 << 20, RedOp.Kind.SUM, false).predictedUs()).isEqualTo(-1);
+            assertThat(p.netPricing()).matches("allReduce over NET/Socket priced by NCCL's model: 8 B [0-9]+ us"
+                    + " \\(x1\\) 1 MiB [0-9]+ us \\(x[12]\\) 128 MiB [0-9]+ us \\(x2\\)");
+        }
+        // a setting that leaves the kernels nothing fails at init, saying why
+        Tuner tree = GpuNetTuning.create(4, 2, 2, 2, 90, 2, 24.0, PathType.PHB, 10_000,
+                TopoEnv.of(Map.of("NCCL_ALGO", "Tree")));
+        assertThatThrownBy(() -> new CollPlanner(net, 4, 132, false, false, 2, "NET/Socket", tree))
+                .isInstanceOf(JcclException.class).hasMessageContaining("NCCL_ALGO was set to \"Tree\"")
+                .hasMessageContaining("across hosts");
     }
 
     @Test

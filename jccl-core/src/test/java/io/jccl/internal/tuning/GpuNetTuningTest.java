@@ -1,0 +1,66 @@
+package io.jccl.internal.tuning;
+
+import io.jccl.Collective;
+import io.jccl.JcclException;
+import io.jccl.Result;
+import io.jccl.internal.topology.PathType;
+import io.jccl.internal.topology.TopoEnv;
+import org.junit.jupiter.api.Test;
+
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class GpuNetTuningTest {
+    private static Tuner twoHosts(Map<String, String> env, int netMbps) {
+        return GpuNetTuning.create(4, 2, 2, 2, 90, 2, 20.0, PathType.PHB, netMbps, TopoEnv.of(env));
+    }
+
+    @Test
+    void acrossHostsTheModelPricesNetAndChoosesWhatTheKernelsRun() {
+        Tuner t = twoHosts(Map.of(), 10_000);
+        for (long bytes : new long[] {8, 64 << 10, 1 << 20, 128 << 20}) {
+            ModelChoice m = t.select(Collective.ALL_REDUCE, bytes, 1);
+            assertThat(m.algorithm()).isEqualTo(Algorithm.RING);
+            assertThat(m.protocol()).isEqualTo(Protocol.SIMPLE);
+            assertThat(m.candidates()).filteredOn(c -> c.algorithm() == Algorithm.TREE)
+                    .allSatisfy(c -> assertThat(c.disabledBy()).isEqualTo(GpuNetTuning.RING_SIMPLE_ONLY));
+            assertThat(m.candidates()).filteredOn(c -> c.algorithm() == Algorithm.RING && c.protocol() == Protocol.LL)
+                    .allSatisfy(c -> assertThat(c.disabledBy()).isEqualTo(GpuNetTuning.RING_SIMPLE_ONLY));
+        }
+        // NET priced: a slower link predicts more time at large sizes, the same fixed latency at the smallest
+        Tuner slow = twoHosts(Map.of(), 1_000);
+        assertThat(GpuNetTuning.predictedUs(slow, Collective.ALL_REDUCE, 128 << 20))
+                .isGreaterThan(5 * GpuNetTuning.predictedUs(t, Collective.ALL_REDUCE, 128 << 20));
+        double small = GpuNetTuning.predictedUs(t, Collective.ALL_REDUCE, 8);
+        assertThat(small).isPositive().isLessThan(GpuNetTuning.predictedUs(t, Collective.ALL_REDUCE, 1 << 20));
+        // a ring that crosses hosts pays NCCL's net latency per step: more than the same ring inside one host
+        Tuner oneHost = Tuner.forGpu(new TuningTopology(4, 1, 4, 4, 90, 90, t.topology().cpuArch(),
+                t.topology().cpuVendor(), t.topology().ring(), t.topology().tree(), t.topology().maxTreePattern(), 2,
+                false, false), TuningParams.from(TopoEnv.of(Map.of("NCCL_ALGO", "Ring", "NCCL_PROTO", "Simple"))),
+                null);
+        assertThat(small).isGreaterThan(oneHost.select(Collective.ALL_REDUCE, 8, 1).timeUs());
+    }
+
+    @Test
+    void channelsFollowTheSizeAndThePricedSelectionSaysWhatItPredicted() {
+        Tuner t = twoHosts(Map.of(), 10_000);
+        assertThat(GpuNetTuning.channels(t, Collective.ALL_REDUCE, 8)).isEqualTo(1);
+        assertThat(GpuNetTuning.channels(t, Collective.ALL_REDUCE, 128 << 20)).isEqualTo(2);
+        Selection s = GpuNetTuning.priced(t, Collective.ALL_GATHER, 1 << 20, 4 << 20, "ring", 2, 1 << 20,
+                "ranks on 2 hosts");
+        assertThat(s.model()).isNotNull();
+        assertThat(s.why()).startsWith("ranks on 2 hosts; NCCL's model over NET (2 hosts, 1.25 GB/s a channel)"
+                + " predicts Ring/Simple x");
+        assertThat(s.protocol()).isEqualTo(Protocol.SIMPLE);
+    }
+
+    @Test
+    void anAlgorithmSettingThatLeavesNothingTheKernelsRunIsRefused() {
+        Tuner t = twoHosts(Map.of("NCCL_ALGO", "Tree"), 10_000);
+        assertThatThrownBy(() -> t.choose(Collective.ALL_REDUCE, 1 << 20, 1)).isInstanceOf(JcclException.class)
+                .satisfies(e -> assertThat(((JcclException) e).result()).isIn(Result.INVALID_USAGE,
+                        Result.INTERNAL_ERROR));
+    }
+}
