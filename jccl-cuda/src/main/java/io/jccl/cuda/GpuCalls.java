@@ -53,8 +53,10 @@ final class GpuCalls {
         check.collective(w, Collective.ALL_REDUCE, count, type, op, 0);
         if (count > 0) {
             PeerReach.require(clique, enqueuer, w, send, recv, count, type, op);
+            GpuWindow win = windowOf(send.address(), bytes, recv.address(), bytes);
             enqueuer.collective(Collective.ALL_REDUCE, send.address(), recv.address(), count, type, op, 0,
-                    windowOf(send.address(), bytes, recv.address(), bytes, stream), stream);
+                    bases(win), stream);
+            symmetricCall(win, stream);
         }
     }
 
@@ -74,8 +76,10 @@ final class GpuCalls {
         if (ce != null) {
             ce.copyEngineBroadcast(ce.offsetOf(recv.address(), bytes), in, bytes, root, stream, enqueuer);
         } else if (count > 0) {
-            enqueuer.collective(Collective.BROADCAST, in, recv.address(), count, type, RedOp.SUM, root,
-                    windowOf(in, bytes, recv.address(), bytes, stream), stream);
+            GpuWindow win = windowOf(in, bytes, recv.address(), bytes);
+            enqueuer.collective(Collective.BROADCAST, in, recv.address(), count, type, RedOp.SUM, root, bases(win),
+                    stream);
+            symmetricCall(win, stream);
         }
     }
 
@@ -107,8 +111,10 @@ final class GpuCalls {
             ce.copyEngineAllGather(ce.offsetOf(recv.address(), bytes * nRanks), send.address(), bytes, stream,
                     enqueuer);
         } else if (sendCount > 0) {
+            GpuWindow win = windowOf(send.address(), bytes, recv.address(), bytes * nRanks);
             enqueuer.collective(Collective.ALL_GATHER, send.address(), recv.address(), sendCount, type, RedOp.SUM, 0,
-                    windowOf(send.address(), bytes, recv.address(), bytes * nRanks, stream), stream);
+                    bases(win), stream);
+            symmetricCall(win, stream);
         }
     }
 
@@ -120,8 +126,10 @@ final class GpuCalls {
         ArgChecks.overlap(w, send.address(), bytes * nRanks, recv.address(), bytes, -bytes * rank);
         check.collective(w, Collective.REDUCE_SCATTER, recvCount, type, op, 0);
         if (recvCount > 0) {
+            GpuWindow win = windowOf(send.address(), bytes * nRanks, recv.address(), bytes);
             enqueuer.collective(Collective.REDUCE_SCATTER, send.address(), recv.address(), recvCount, type, op, 0,
-                    windowOf(send.address(), bytes * nRanks, recv.address(), bytes, stream), stream);
+                    bases(win), stream);
+            symmetricCall(win, stream);
         }
     }
 
@@ -213,18 +221,25 @@ final class GpuCalls {
     }
 
     /**
-     * Every rank's window (as the kernels address them) when both of this rank's ranges of a call lie in one of its
-     * windows, else null. Every rank's must (NCCL's rule for its symmetric kernels): a rank whose buffers lie outside
-     * runs other kernels, and the ranks' kernels then wait for each other until the communicator's limit, which
-     * names the peer. The window then counts the call, so it cannot close while the call may run.
+     * The window holding both of this rank's ranges of a call, else null. Every rank's must lie in its window (NCCL's
+     * rule for its symmetric kernels): a rank whose buffers lie outside runs other kernels, and the ranks' kernels
+     * then wait for each other until the communicator's limit, which names the peer.
      */
-    private long[] windowOf(long a, long aBytes, long b, long bBytes, CudaStream stream) {
+    private GpuWindow windowOf(long a, long aBytes, long b, long bBytes) {
         GpuWindow w = windows.count() == 0 ? null : windows.holding(a, aBytes);
-        if (w == null || w.offsetOf(b, bBytes) < 0) {
-            return null;
+        return w == null || w.offsetOf(b, bBytes) < 0 ? null : w;
+    }
+
+    /** Every rank's window as the kernels address them, or null for none. */
+    private static long[] bases(GpuWindow w) {
+        return w == null ? null : w.kernelBases();
+    }
+
+    /** After the launch: the window counts the call on {@code stream}, so it cannot close while the call may run. */
+    private static void symmetricCall(GpuWindow w, CudaStream stream) {
+        if (w != null) {
+            w.symmetricCall(stream);
         }
-        w.symmetricCall(stream);
-        return w.kernelBases();
     }
 
     /** Whether a call of {@code coll} on these buffers lies in one window ({@link #windowOf}), for algorithmFor. */

@@ -310,7 +310,10 @@ public final class GpuWindow implements AutoCloseable {
         return peerData;
     }
 
-    /** A collective on {@code stream} reads or writes this window in a symmetric kernel: {@link #close()} waits. */
+    /**
+     * A collective with its buffers in this window was queued on {@code stream}: {@link #close()} is refused until it
+     * ends.
+     */
     void symmetricCall(CudaStream stream) {
         used(stream);
         symmetricCalls++;

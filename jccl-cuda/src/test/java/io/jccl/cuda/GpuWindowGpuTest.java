@@ -215,6 +215,50 @@ class GpuWindowGpuTest {
     }
 
     /**
+     * A symmetric allReduce on a window that still runs (rank 0's kernel waits for rank 1's, which is not issued yet)
+     * keeps the window open on every rank; once rank 1 issued its call and both finished, the window closes, and the
+     * sum is right.
+     */
+    @Test
+    @Timeout(120)
+    void aWindowIsNotClosedWhileASymmetricCollectiveOnItRuns() throws Exception {
+        List<GpuCommunicator> comms = GpuCommunicator.initAll(GpuCollectivesGpuTest.twoGpus(), Config.defaults(),
+                GpuCollectivesGpuTest.withPull(GpuCollectivesGpuTest.smallOptions()));
+        int count = 7_000;   // 28,000 bytes: the two-shot size of these options
+        long bytes = count * 4L;
+        try (ExecutorService pool = Executors.newFixedThreadPool(2)) {
+            List<GpuWindow> wins = onEachRank(pool, r -> comms.get(r).allocateWindow(bytes));
+            List<CudaStream> streams = List.of(CudaStream.create(comms.get(0).device()),
+                    CudaStream.create(comms.get(1).device()));
+            for (int r = 0; r < 2; r++) {
+                float[] ones = new float[count];
+                java.util.Arrays.fill(ones, r + 1);
+                wins.get(r).buffer().copyFrom(java.lang.foreign.MemorySegment.ofArray(ones));
+            }
+            DeviceBuffer w0 = wins.get(0).buffer();
+            assertThat(comms.get(0).algorithmFor(io.jccl.Collective.ALL_REDUCE, count, io.jccl.DataType.FLOAT32,
+                    io.jccl.RedOp.SUM, w0, w0)).startsWith("sym-twoshot");
+            comms.get(0).allReduce(w0, w0, count, io.jccl.DataType.FLOAT32, io.jccl.RedOp.SUM, streams.get(0));
+            List<String> refusals = onEachRank(pool, r -> outcome(wins.get(r)::close, "closed"));
+            for (String refusal : refusals) {
+                assertThat(refusal).startsWith("INVALID_USAGE").contains("closing a window", "rank(s) [0]",
+                        "collective");
+            }
+            DeviceBuffer w1 = wins.get(1).buffer();
+            comms.get(1).allReduce(w1, w1, count, io.jccl.DataType.FLOAT32, io.jccl.RedOp.SUM, streams.get(1));
+            streams.forEach(CudaStream::synchronize);
+            float[] got = new float[count];
+            w0.copyTo(java.lang.foreign.MemorySegment.ofArray(got));
+            assertThat(got).containsOnly(3f);
+            assertThat(comms.get(0).asyncError()).isNull();
+            streams.forEach(CudaStream::close);
+            closeAll(pool, wins);
+        } finally {
+            comms.forEach(GpuCommunicator::close);
+        }
+    }
+
+    /**
      * Symmetric kernels with one process per GPU: the peers' windows are CUDA IPC mappings, reached through the
      * kernels' window table; the same cases, and a captured two-shot allReduce replayed with new inputs.
      */
