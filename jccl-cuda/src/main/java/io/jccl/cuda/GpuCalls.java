@@ -50,10 +50,10 @@ final class GpuCalls {
         ArgChecks.call(w, device, stream, send, recv, bytes, bytes);
         ArgChecks.op(w, op, type);
         ArgChecks.overlap(w, send.address(), bytes, recv.address(), bytes, 0);
-        check.collective(w, Collective.ALL_REDUCE, count, type, op, 0);
+        GpuWindow win = count > 0 ? windowOf(send.address(), bytes, recv.address(), bytes) : null;
+        check.collective(w, Collective.ALL_REDUCE, count, type, op, 0, win != null);
         if (count > 0) {
             PeerReach.require(clique, enqueuer, w, send, recv, count, type, op);
-            GpuWindow win = windowOf(send.address(), bytes, recv.address(), bytes);
             enqueuer.collective(Collective.ALL_REDUCE, send.address(), recv.address(), count, type, op, 0,
                     bases(win), stream);
             symmetricCall(win, stream);
@@ -105,13 +105,14 @@ final class GpuCalls {
         long bytes = ArgChecks.bytes(w, sendCount, type, 1);
         ArgChecks.call(w, device, stream, send, recv, bytes, bytes * nRanks);
         ArgChecks.overlap(w, send.address(), bytes, recv.address(), bytes * nRanks, bytes * rank);
-        check.collective(w, Collective.ALL_GATHER, sendCount, type, null, 0);
         GpuWindow ce = sendCount > 0 ? copyEngineWindow(recv.address(), bytes * nRanks, stream) : null;
+        GpuWindow win = sendCount > 0 && ce == null ? windowOf(send.address(), bytes, recv.address(), bytes * nRanks)
+                : null;
+        check.collective(w, Collective.ALL_GATHER, sendCount, type, null, 0, win != null);
         if (ce != null) {
             ce.copyEngineAllGather(ce.offsetOf(recv.address(), bytes * nRanks), send.address(), bytes, stream,
                     enqueuer);
         } else if (sendCount > 0) {
-            GpuWindow win = windowOf(send.address(), bytes, recv.address(), bytes * nRanks);
             enqueuer.collective(Collective.ALL_GATHER, send.address(), recv.address(), sendCount, type, RedOp.SUM, 0,
                     bases(win), stream);
             symmetricCall(win, stream);
@@ -124,9 +125,9 @@ final class GpuCalls {
         ArgChecks.call(w, device, stream, send, recv, bytes * nRanks, bytes);
         ArgChecks.op(w, op, type);
         ArgChecks.overlap(w, send.address(), bytes * nRanks, recv.address(), bytes, -bytes * rank);
-        check.collective(w, Collective.REDUCE_SCATTER, recvCount, type, op, 0);
+        GpuWindow win = recvCount > 0 ? windowOf(send.address(), bytes * nRanks, recv.address(), bytes) : null;
+        check.collective(w, Collective.REDUCE_SCATTER, recvCount, type, op, 0, win != null);
         if (recvCount > 0) {
-            GpuWindow win = windowOf(send.address(), bytes * nRanks, recv.address(), bytes);
             enqueuer.collective(Collective.REDUCE_SCATTER, send.address(), recv.address(), recvCount, type, op, 0,
                     bases(win), stream);
             symmetricCall(win, stream);
@@ -221,9 +222,10 @@ final class GpuCalls {
     }
 
     /**
-     * The window holding both of this rank's ranges of a call, else null. Every rank's must lie in its window (NCCL's
-     * rule for its symmetric kernels): a rank whose buffers lie outside runs other kernels, and the ranks' kernels
-     * then wait for each other until the communicator's limit, which names the peer.
+     * The window holding both of this rank's ranges of a call, else null. Every rank's must lie in its window, or
+     * none (NCCL's rule for its symmetric kernels): for allReduce, reduceScatter and allGather the call check then
+     * sees two different calls and stops the communicator naming both; a broadcast's ranks run different kernels
+     * and wait for each other until the communicator's limit, which names the peer.
      */
     private GpuWindow windowOf(long a, long aBytes, long b, long bBytes) {
         GpuWindow w = windows.count() == 0 ? null : windows.holding(a, aBytes);

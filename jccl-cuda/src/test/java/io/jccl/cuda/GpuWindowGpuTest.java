@@ -259,6 +259,35 @@ class GpuWindowGpuTest {
     }
 
     /**
+     * One rank's allReduce buffers in a window, the other's not: the call check sees two different calls, the second
+     * rank's call is refused naming both, and the first rank's kernel stops with the same cause.
+     */
+    @Test
+    @Timeout(120)
+    void aCallInAWindowOnOneRankOnlyIsRefusedNamingBoth() throws Exception {
+        List<GpuCommunicator> comms = GpuCommunicator.initAll(GpuCollectivesGpuTest.twoGpus(), Config.defaults(),
+                GpuCollectivesGpuTest.withPull(GpuCollectivesGpuTest.smallOptions()));
+        int count = 7_000;
+        try (ExecutorService pool = Executors.newFixedThreadPool(2);
+             DeviceBuffer plain = DeviceBuffer.allocate(comms.get(1).device(), count * 4L);
+             CudaStream s0 = CudaStream.create(comms.get(0).device());
+             CudaStream s1 = CudaStream.create(comms.get(1).device())) {
+            List<GpuWindow> wins = onEachRank(pool, r -> comms.get(r).allocateWindow(count * 4L));
+            DeviceBuffer w0 = wins.get(0).buffer();
+            comms.get(0).allReduce(w0, w0, count, io.jccl.DataType.FLOAT32, io.jccl.RedOp.SUM, s0);
+            assertThatThrownBy(() -> comms.get(1).allReduce(plain, plain, count, io.jccl.DataType.FLOAT32,
+                    io.jccl.RedOp.SUM, s1)).isInstanceOf(JcclException.class)
+                    .hasMessageContaining("AllReduce(count 7000 float sum, buffers in a window)")
+                    .hasMessageContaining("AllReduce(count 7000 float sum)");
+            s0.synchronize();
+            assertThat(comms.get(0).asyncError()).isNotNull();
+            assertThat(comms.get(0).asyncError().result()).isEqualTo(Result.INVALID_USAGE);
+        } finally {
+            comms.forEach(GpuCommunicator::close);
+        }
+    }
+
+    /**
      * Symmetric kernels with one process per GPU: the peers' windows are CUDA IPC mappings, reached through the
      * kernels' window table; the same cases, and a captured two-shot allReduce replayed with new inputs.
      */

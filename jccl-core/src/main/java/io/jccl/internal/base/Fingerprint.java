@@ -29,11 +29,20 @@ public final class Fingerprint {
         return (fp & ~(0xfffL << 12)) | ((long) ((0xfff - variant) & 0xfff) << 12);
     }
 
+    /**
+     * The {@link #variant} of an unrooted GPU call whose buffers lie in a window (the symmetric kernels read the
+     * peers' windows, so every rank's buffers must lie in one, or none): {@link #describe} says so.
+     */
+    public static final int WINDOW = 0x100;
+
     /** Human-readable form of a fingerprint. */
     public static String describe(long fp) {
         int op = (int) ((fp >>> 5) & 7);
-        return describe(Collective.values()[(int) (fp & 0x1f)], fp >>> 24, DataType.values()[(int) ((fp >>> 8) & 0xf)],
+        Collective c = Collective.values()[(int) (fp & 0x1f)];
+        String call = describe(c, fp >>> 24, DataType.values()[(int) ((fp >>> 8) & 0xf)],
                 op < RedOp.Kind.values().length ? RedOp.Kind.values()[op] : null, (int) ((fp >>> 12) & 0xfff));
+        boolean window = !c.rooted() && ((fp >>> 12) & 0xfff) == 0xfff - WINDOW;
+        return window ? call.substring(0, call.length() - 1) + ", buffers in a window)" : call;
     }
 
     /**

@@ -78,7 +78,19 @@ public final class CallCheck implements GpuGroups.GroupCheck {
 
     /** Checks this rank's next collective; {@code op} null for collectives without one. */
     public void collective(String where, Collective coll, long count, DataType type, RedOp op, int root) {
+        collective(where, coll, count, type, op, root, false);
+    }
+
+    /**
+     * As above; {@code window}: the call's buffers lie in a window of this rank (an unrooted call then counts as a
+     * different call from the same one outside windows: every rank's buffers must lie in one, or none).
+     */
+    public void collective(String where, Collective coll, long count, DataType type, RedOp op, int root,
+                           boolean window) {
         long fp = Fingerprint.of(coll, count, type, op == null ? null : op.kind(), root);
+        if (window && !coll.rooted()) {
+            fp = Fingerprint.variant(fp, Fingerprint.WINDOW);
+        }
         if (overHost != null && GpuGroups.inGroup()) {
             record(where, fp);
         } else if (overHost != null) {
