@@ -182,6 +182,18 @@ public final class GpuCommunicator implements AutoCloseable {
     }
 
     /**
+     * As {@link #init(UniqueId, int, int, CudaDevice, Config)} through several bootstrap roots (NCCL's
+     * {@code ncclCommInitRankScalable}): the host communicator is made by {@link Communicator#initScalable}, root i
+     * serving the i-th contiguous group of ranks; every rank passes the same ids in the same order.
+     */
+    public static GpuCommunicator initScalable(List<UniqueId> ids, int nRanks, int rank, CudaDevice device,
+                                               Config config) {
+        Objects.requireNonNull(device, "device");
+        return GpuInit.attach(Communicator.initScalable(ids, nRanks, rank, config), device,
+                GpuOptions.fromSystemProperties(), config);
+    }
+
+    /**
      * Joins the communicator the launcher described in the environment ({@link Communicator#fromEnvironment()}:
      * JCCL_COMM_ID, RANK/WORLD_SIZE, OMPI_COMM_WORLD_*, SLURM_*), on {@code device} (usually the local rank's GPU).
      */
