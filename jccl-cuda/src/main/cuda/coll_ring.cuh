@@ -151,7 +151,9 @@ JCCL_DEV void ringColl(const KernelArgs& a) {
     constexpr int64_t PE = 16 / sizeof(T);
     const Ring g = ringOf(a, blockId());
     Chan c;
-    chanInit(c, a, blockId(), g.next(), g.prev());
+    const bool ll = (a.flags & kFlagNetLL) != 0;   // one block, on the connections' LL channel
+    chanInit(c, a, ll ? a.connChannels - 1 : blockId(), g.next(), g.prev());
+    c.ll = ll ? 1 : 0;
     const Red red = makeRed(a);
     const Slice cs = sliceOf((int64_t)a.count, gridSize(), blockId(), PE);
     if (COPY) {

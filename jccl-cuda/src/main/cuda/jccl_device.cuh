@@ -42,6 +42,8 @@ enum : int32_t {
     kFlagDeep8 = 16,     // pull allReduce on 2 ranks: 8 packs per source in flight per thread
     kFlagPullGather = 32,// two-shot allReduce: gather the peers' reduced partitions by reads (no remote writes)
     kFlagFencedPublish = 64, // pull allReduce: publish pointers behind a release fence (the pre-stop-18 barrier, A/B)
+    kFlagNetLL = 256,    // ring kernels across hosts: the LL protocol over each connection's last channel, which
+                         // carries nothing else (one block; NCCL's LL over NET)
     kFlagWindow = 128,   // pull kernels on a window: publish offsets in the window; a peer's buffer is win.p[peer]
                          // (its window as mapped here) plus its offset (NCCL's symmetric kernels)
 };

@@ -152,6 +152,7 @@ struct Chan {
     WaitCtx wait;
     int32_t sendPeer;
     int32_t recvPeer;
+    int32_t ll;                 // steps travel as LL lines (chanPrimLL): the connection's LL channel
 };
 
 JCCL_DEV void chanInit(Chan& c, const KernelArgs& a, int ch, int sendPeer, int recvPeer) {
@@ -170,6 +171,7 @@ JCCL_DEV void chanInit(Chan& c, const KernelArgs& a, int ch, int sendPeer, int r
     c.sendStepSave = nullptr;
     c.recvStep = 0;
     c.sendStep = 0;
+    c.ll = 0;
     if (recvPeer >= 0) {
         ConnCtl* mine = connCtl(a, r, recvPeer, ch);
         c.recvTail = &mine->tail;
@@ -224,6 +226,59 @@ JCCL_DEV bool chanWait(const Chan& c, int flags) {
     return syncBlockAnd(ok) != 0;
 }
 
+// chanPrim's LL form (kFlagNetLL: the ring's small calls across hosts, NCCL's LL over NET): each 8-byte word of a
+// step travels as one 16-byte line {lo, flag, hi, flag} (storeLL) in the slot, flag = the low 32 bits of the step
+// number + 1, so a slot holds slotBytes / 16 words. Each receiving thread polls its own lines' flags instead of
+// thread 0 polling the tail before a block barrier. The sender waits for a free slot, and after the lines writes
+// the step's size and tail as the Simple protocol does (the net proxy sends on the tail; a peer of this host reads
+// the lines as they land); the receiver returns the slot through head. The LL channel carries no Simple step, so
+// no stale data can pass for a line of this step: a stale line carries an older step's flag (a multiple of 8 off).
+template <typename T, bool SUMONLY>
+JCCL_DEV bool chanPrimLL(Chan& c, int flags, const T* in, T* out, int64_t nelem, const Red& red) {
+    constexpr int64_t EW = 8 / sizeof(T);
+    const int64_t slotElems = (int64_t)(c.slotBytes / 16) * EW;
+    const uint32_t t = threadId();
+    for (int64_t off = 0; off < nelem; off += slotElems) {
+        const int64_t n = jmin(slotElems, nelem - off);
+        const uint64_t words = (uint64_t)((n + EW - 1) / EW);
+        if ((flags & kSend) && !chanWait(c, kSend)) return false;
+        const char* rslot = (flags & kRecv) ? c.recvFifo + (c.recvStep % kFifoSteps) * c.slotBytes : nullptr;
+        char* sslot = (flags & kSend) ? c.sendFifo + (c.sendStep % kFifoSteps) * c.slotBytes : nullptr;
+        const uint32_t rflag = (uint32_t)(c.recvStep + 1);
+        const uint32_t sflag = (uint32_t)(c.sendStep + 1);
+        int ok = 1;
+        for (uint64_t w = t; w < words; w += blockSize()) {
+            uint64_t vals[2];
+            int nv = 0, pre = -1;
+            if (flags & kRecv) {
+                const char* line = rslot + w * 16;
+                uint64_t* v = &vals[nv++];
+                if (!spinUntil(c.wait, c.recvPeer, kWaitFifoData, [&] { return loadLL(line, rflag, v); })) {
+                    ok = 0;
+                    break;
+                }
+            }
+            if (flags & kInput) {
+                if (flags & kPre) pre = nv;
+                vals[nv++] = loadWord(in + off, w, (uint64_t)n);
+            }
+            const uint64_t r = reduceWord<T, SUMONLY>(vals, nv, red, pre, (flags & kPost) != 0);
+            if (flags & kOutput) storeWord(out + off, w, (uint64_t)n, r);
+            if (flags & kSend) storeLL(sslot + w * 16, r, sflag);
+        }
+        if (syncBlockAnd(ok) == 0) return false;
+        if (t == 0) {
+            if (flags & kSend) stRelaxedSys64(c.tailOut + 1 + (c.sendStep % kFifoSteps), words * 16);
+            fenceSys();
+            if (flags & kSend) stRelaxedSys64(c.tailOut, c.sendStep + 1);
+            if (flags & kRecv) stRelaxedSys64(c.headOut, c.recvStep + 1);
+        }
+        if (flags & kSend) c.sendStep++;
+        if (flags & kRecv) c.recvStep++;
+    }
+    return true;
+}
+
 // One primitive over nelem elements, cut into FIFO slots: sources are the received slot (kRecv) and `in`
 // (kInput, scaled with kPre), destinations `out` (kOutput) and the next slot of sendPeer's FIFO (kSend); kPost
 // divides the result (avg). The sender writes the step's size (ConnCtl.sizes) and publishes the slot with
@@ -231,6 +286,7 @@ JCCL_DEV bool chanWait(const Chan& c, int flags) {
 // False when aborted.
 template <typename T, bool SUMONLY>
 JCCL_DEV bool chanPrim(Chan& c, int flags, const T* in, T* out, int64_t nelem, const Red& red) {
+    if (c.ll) return chanPrimLL<T, SUMONLY>(c, flags, in, out, nelem, red);
     const int64_t slotElems = (int64_t)(c.slotBytes / sizeof(T));
     for (int64_t off = 0; off < nelem; off += slotElems) {
         const int64_t n = jmin(slotElems, nelem - off);

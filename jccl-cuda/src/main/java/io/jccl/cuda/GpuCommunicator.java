@@ -127,7 +127,7 @@ public final class GpuCommunicator implements AutoCloseable {
         String transport = wiring != null ? wiring.transport() : null;
         this.enqueuer = new Enqueuer(device, host.id(), rank, nRanks, args,
                 new CollPlanner(options, nRanks, residentBlocks, peerPointers, wholeLineLinks, hosts, transport,
-                        hosts > 1 ? wiring.netShape().model(nRanks, layout.channels()) : null),
+                        hosts > 1 ? wiring.netShape().model(nRanks, options.ringChannels()) : null),
                 check.defersInGroups());
         this.calls = new GpuCalls(rank, nRanks, device, options, clique, enqueuer, check, windows);
         CaptureGuard guard = new CaptureGuard(name, suspension::epoch);

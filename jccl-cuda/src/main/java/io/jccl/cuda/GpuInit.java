@@ -65,8 +65,9 @@ final class GpuInit {
         MemoryLedger ledger = new MemoryLedger();
         try {
             // across hosts every connection is a pair of proxy connectors: fewer channels of smaller slots
-            options = ProcessWiring.hostCount(host) > 1 ? ProcessWiring.acrossHosts(requested, host.size()) : requested;
-            layout = AreaLayout.of(host.size(), options);
+            boolean acrossHosts = ProcessWiring.hostCount(host) > 1;
+            options = acrossHosts ? ProcessWiring.acrossHosts(requested, host.size()) : requested;
+            layout = acrossHosts ? AreaLayout.acrossHosts(host.size(), options) : AreaLayout.of(host.size(), options);
             w = ProcessWiring.connect(host, device, layout, gpuTimeoutMs(config), ledger);
         } catch (RuntimeException e) {
             host.abort();

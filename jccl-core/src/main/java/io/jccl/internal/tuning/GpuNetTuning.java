@@ -13,17 +13,17 @@ import java.util.Locale;
 /**
  * NCCL's GPU cost model for a GPU communicator whose ranks span hosts: the ring and tree graphs cross the network
  * (path type NET at the link's bandwidth) and stay on the host's GPU links inside, so the model prices every step
- * across hosts with NCCL's net latencies and bandwidths. The kernels across hosts run the ring with the Simple
- * protocol; the model disables the rest with that reason, so the tuner's choice is what runs (its channel count
- * too), and {@code explain} shows every candidate's predicted time.
+ * across hosts with NCCL's net latencies and bandwidths. The kernels across hosts run the ring with the Simple or
+ * the LL protocol; the model disables the rest with that reason, so the tuner's choice is what runs (protocol and
+ * channel count), and {@code explain} shows every candidate's predicted time.
  *
  * <p>Owned by: the communicator's init thread builds it; the enqueuing thread uses it (as {@link Tuner}). Mirrors
  * ncclTopoTuneModel for a communicator over the net transport.
  */
 public final class GpuNetTuning {
     /** Why the other algorithms and protocols do not run across hosts. */
-    static final String RING_SIMPLE_ONLY = "across hosts the GPU kernels run the ring with the Simple protocol (Tree"
-            + " and the LL protocols over NET are not implemented)";
+    static final String NOT_ACROSS_HOSTS = "across hosts the GPU kernels run the ring with the Simple or the LL"
+            + " protocol (Tree and LL128 over NET are not implemented)";
 
     private GpuNetTuning() {
     }
@@ -51,10 +51,15 @@ public final class GpuNetTuning {
                 nChannels, false, false);
         TuningParams params = TuningParams.from(env);
         AlgoProtoFilter filter = AlgoProtoFilter.parse(params.algo(), params.proto());
-        KernelSupport ringSimple = (func, a, p) -> a == Algorithm.RING && p == Protocol.SIMPLE ? null
-                : RING_SIMPLE_ONLY;
+        KernelSupport ringSimple = (func, a, p) -> a == Algorithm.RING && p != Protocol.LL128 ? null
+                : NOT_ACROSS_HOSTS;
         return Tuner.of(tt, new GpuCostModel(tt, TunerConstants.defaults(), filter, params, ringSimple), filter,
                 TunerPlugins.select(params.tunerPlugin(), TunerPlugins.available(null)));
+    }
+
+    /** Whether the model chooses the LL protocol for {@code coll} of {@code modelBytes} (else Simple). */
+    public static boolean ll(Tuner t, Collective coll, long modelBytes) {
+        return Tuner.protocolOf(t.choose(coll, modelBytes, 1)) == Protocol.LL;
     }
 
     /** The channels the model gives {@code coll} of {@code modelBytes} (allGather, reduceScatter: all ranks' bytes). */

@@ -23,12 +23,18 @@ class GpuNetTuningTest {
         for (long bytes : new long[] {8, 64 << 10, 1 << 20, 128 << 20}) {
             ModelChoice m = t.select(Collective.ALL_REDUCE, bytes, 1);
             assertThat(m.algorithm()).isEqualTo(Algorithm.RING);
-            assertThat(m.protocol()).isEqualTo(Protocol.SIMPLE);
             assertThat(m.candidates()).filteredOn(c -> c.algorithm() == Algorithm.TREE)
-                    .allSatisfy(c -> assertThat(c.disabledBy()).isEqualTo(GpuNetTuning.RING_SIMPLE_ONLY));
-            assertThat(m.candidates()).filteredOn(c -> c.algorithm() == Algorithm.RING && c.protocol() == Protocol.LL)
-                    .allSatisfy(c -> assertThat(c.disabledBy()).isEqualTo(GpuNetTuning.RING_SIMPLE_ONLY));
+                    .allSatisfy(c -> assertThat(c.disabledBy()).isEqualTo(GpuNetTuning.NOT_ACROSS_HOSTS));
+            assertThat(m.candidates()).filteredOn(c -> c.protocol() == Protocol.LL128)
+                    .allSatisfy(c -> assertThat(c.disabledBy()).isNotNull());
+            assertThat(m.candidates()).filteredOn(c -> c.algorithm() == Algorithm.RING && c.protocol() != Protocol.LL128)
+                    .allSatisfy(c -> assertThat(c.usable()).isTrue());
         }
+        // LL for the smallest calls, Simple for the large ones, by the model's predicted times
+        assertThat(t.select(Collective.ALL_REDUCE, 8, 1).protocol()).isEqualTo(Protocol.LL);
+        assertThat(GpuNetTuning.ll(t, Collective.ALL_REDUCE, 8)).isTrue();
+        assertThat(t.select(Collective.ALL_REDUCE, 128 << 20, 1).protocol()).isEqualTo(Protocol.SIMPLE);
+        assertThat(GpuNetTuning.ll(t, Collective.ALL_REDUCE, 128 << 20)).isFalse();
         // NET priced: a slower link predicts more time at large sizes, the same fixed latency at the smallest
         Tuner slow = twoHosts(Map.of(), 1_000);
         assertThat(GpuNetTuning.predictedUs(slow, Collective.ALL_REDUCE, 128 << 20))
@@ -40,20 +46,22 @@ class GpuNetTuningTest {
                 t.topology().cpuVendor(), t.topology().ring(), t.topology().tree(), t.topology().maxTreePattern(), 2,
                 false, false), TuningParams.from(TopoEnv.of(Map.of("NCCL_ALGO", "Ring", "NCCL_PROTO", "Simple"))),
                 null);
-        assertThat(small).isGreaterThan(oneHost.select(Collective.ALL_REDUCE, 8, 1).timeUs());
+        double acrossSimple = t.select(Collective.ALL_REDUCE, 8, 1).candidates().stream()
+                .filter(c -> c.algorithm() == Algorithm.RING && c.protocol() == Protocol.SIMPLE).findFirst()
+                .orElseThrow().timeUs();
+        assertThat(acrossSimple).isGreaterThan(oneHost.select(Collective.ALL_REDUCE, 8, 1).timeUs());
     }
 
     @Test
     void channelsFollowTheSizeAndThePricedSelectionSaysWhatItPredicted() {
         Tuner t = twoHosts(Map.of(), 10_000);
-        assertThat(GpuNetTuning.channels(t, Collective.ALL_REDUCE, 8)).isEqualTo(1);
         assertThat(GpuNetTuning.channels(t, Collective.ALL_REDUCE, 128 << 20)).isEqualTo(2);
         Selection s = GpuNetTuning.priced(t, Collective.ALL_GATHER, 1 << 20, 4 << 20, "ring", 2, 1 << 20,
                 "ranks on 2 hosts");
         assertThat(s.model()).isNotNull();
         assertThat(s.why()).startsWith("ranks on 2 hosts; NCCL's model over NET (2 hosts, 1.25 GB/s a channel)"
-                + " predicts Ring/Simple x");
-        assertThat(s.protocol()).isEqualTo(Protocol.SIMPLE);
+                + " predicts Ring/");
+        assertThat(s.protocol()).isEqualTo(t.select(Collective.ALL_GATHER, 4 << 20, 1).protocol());
     }
 
     @Test

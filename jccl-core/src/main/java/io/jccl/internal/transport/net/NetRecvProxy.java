@@ -16,13 +16,14 @@ import java.nio.channels.SelectableChannel;
 
 /**
  * Proxy side of a network receive connector, a state machine over the plugin: <b>post</b> an {@code irecv} into
- * every slot the worker has freed (head), up to {@link ConnFifo#NSTEPS} ahead; <b>done</b> when {@code test} says
- * it arrived, in order: in framed mode check the trailer (the CRC32C when checksums are on, then the step number, so
- * corruption and a desynchronised stream fail loudly) and publish size and tag, in bare mode check that a slot of at
- * most {@code slotBytes} came (the receiving kernel knows how much it expects), and with checksums also receive the
- * slot's {@link BareTrailers trailer} (a second {@code irecv} per slot, into the trailers' own memory) and check its
- * CRC32C, step and tag; then release tail and wake the worker. A
- * slot that fails a check is never released: the worker (a kernel) never reads it, and the communicator fails. A
+ * every slot the worker has freed (head) and this proxy has finished with, up to {@link ConnFifo#NSTEPS} ahead;
+ * <b>done</b> when {@code test} says it arrived, in order: in framed mode check the trailer (the CRC32C when checksums
+ * are on, then the step number, so corruption and a desynchronised stream fail loudly) and publish size and tag, in
+ * bare mode check that a slot of at most {@code slotBytes} came (the receiving kernel knows how much it expects), and
+ * with checksums also receive the slot's {@link BareTrailers trailer} (a second {@code irecv} per slot, into the
+ * trailers' own memory) and check its CRC32C, step and tag; then release tail and wake the worker. A
+ * slot that fails a check is never released and the communicator fails: a Simple kernel never reads it (one on the
+ * LL protocol reads lines as they land, and is stopped with the communicator). A
  * polled connector's worker is a kernel, which cannot wake the proxy when it frees a slot: the proxy never sleeps in
  * its selector while it has one.
  *
@@ -78,7 +79,9 @@ final class NetRecvProxy implements ProxyConnection {
     public boolean progress() {
         boolean moved = false;
         try {
-            long limit = words.head() + ConnFifo.NSTEPS;
+            // a slot is posted again only once this proxy is done with its last step too: a worker that reads
+            // slots as their bytes land (the GPU's LL protocol) may free one before its trailer was checked
+            long limit = Math.min(words.head(), received) + ConnFifo.NSTEPS;
             while (posted < limit) {
                 int i = (int) (posted & (ConnFifo.NSTEPS - 1));
                 if (!trailerOwed) {

@@ -49,6 +49,16 @@ public record AreaLayout(int nRanks, long llSlotWords, long pushSlotBytes, int c
                 options.ringSlotBytes());
     }
 
+    /**
+     * The layout of ranks that span hosts: one connection channel more than the ring's, which only the LL ring uses
+     * ({@code kFlagNetLL}), so that no Simple step ever shares its slots (a stale Simple word could otherwise pass
+     * for an LL line). Its FIFOs are as large as the others' and cross hosts through the proxy like them.
+     */
+    public static AreaLayout acrossHosts(int nRanks, GpuOptions options) {
+        AreaLayout l = of(nRanks, options);
+        return new AreaLayout(nRanks, l.llSlotWords(), l.pushSlotBytes(), l.channels() + 1, l.slotBytes());
+    }
+
     public long signalsOffset() {
         return 0;
     }

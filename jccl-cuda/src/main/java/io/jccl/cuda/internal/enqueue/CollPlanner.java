@@ -101,7 +101,7 @@ public final class CollPlanner implements CallSelector, AutoCloseable {
             } catch (JcclException e) {
                 this.netModel.close();
                 throw new JcclException(e.result(), "across hosts: " + e.getMessage()
-                        + " (the GPU kernels run the ring with the Simple protocol there)", e);
+                        + " (the GPU kernels run the ring with the Simple or the LL protocol there)", e);
             }
         }
         this.hosts = Math.max(1, hosts);
@@ -129,7 +129,7 @@ public final class CollPlanner implements CallSelector, AutoCloseable {
 
     /**
      * The init log's line on the network pricing across hosts: NCCL's model's predicted allReduce times at 8 B,
-     * 1 MiB and 128 MiB and the ring's channels there; null on one host.
+     * 1 MiB and 128 MiB and the ring's protocol and channels there; null on one host.
      */
     public String netPricing() {
         if (netModel == null) {
@@ -137,9 +137,10 @@ public final class CollPlanner implements CallSelector, AutoCloseable {
         }
         StringBuilder b = new StringBuilder("allReduce over " + net + " priced by NCCL's model:");
         for (long bytes : new long[] {8, 1 << 20, 128 << 20}) {
-            b.append(String.format(java.util.Locale.ROOT, " %s %.0f us (x%d)", sizeName(bytes),
-                    GpuNetTuning.predictedUs(netModel, Collective.ALL_REDUCE, bytes),
-                    Math.min(Math.min(blockLimit, options.ringChannels()),
+            boolean ll = GpuNetTuning.ll(netModel, Collective.ALL_REDUCE, bytes);
+            b.append(String.format(java.util.Locale.ROOT, " %s %.0f us (%s x%d)", sizeName(bytes),
+                    GpuNetTuning.predictedUs(netModel, Collective.ALL_REDUCE, bytes), ll ? "LL" : "Simple",
+                    ll ? 1 : Math.min(Math.min(blockLimit, options.ringChannels()),
                             GpuNetTuning.channels(netModel, Collective.ALL_REDUCE, bytes))));
         }
         return b.toString();
@@ -472,6 +473,13 @@ public final class CollPlanner implements CallSelector, AutoCloseable {
      */
     private void ring(Plan plan, KernelFamily family, long totalBytes, Collective coll) {
         int channelLimit = Math.min(blockLimit, options.ringChannels());
+        if (netModel != null && GpuNetTuning.ll(netModel, coll, totalBytes)) {
+            // NCCL's model chose LL: one block on the connections' LL channel, a slot's worth of data per step
+            set(plan, family, 1);
+            plan.flags |= KernelArgs.FLAG_NET_LL;
+            plan.chunkBytes = options.ringSlotBytes() / 2;
+            return;
+        }
         int channels = netModel != null ? GpuNetTuning.channels(netModel, coll, totalBytes)
                 : (int) Math.min(channelLimit, totalBytes / RING_MIN_BYTES_PER_CHANNEL);
         set(plan, family, Math.max(1, Math.min(channelLimit, channels)));

@@ -83,6 +83,8 @@ public final class KernelArgs {
      * windows and read a peer's at its window's base as mapped here ({@link #setWindow}) plus its offset.
      */
     public static final int FLAG_WINDOW = 128;
+    /** Ring kernels across hosts: the LL protocol over the connections' last channel (one block). */
+    public static final int FLAG_NET_LL = 256;
 
     static final long SIG = offset("sig");
     static final long LL = offset("ll");

@@ -37,12 +37,16 @@ final class Plan {
 
     /**
      * The algorithm as benchmarks print it: ll, llpacked, push, oneshot, twoshot, ring, p2p; on windows sym-oneshot,
-     * sym-twoshot and sym-pull (reduceScatter, allGather, broadcast).
+     * sym-twoshot and sym-pull (reduceScatter, allGather, broadcast); across hosts ring-ll for the LL
+     * ring.
      */
     public String algorithmName() {
         if (family == KernelFamily.PULL) {
             String pull = pullOthers ? "pull" : (flags & KernelArgs.FLAG_TWO_SHOT) != 0 ? "twoshot" : "oneshot";
             return window ? "sym-" + pull : pull;
+        }
+        if ((flags & KernelArgs.FLAG_NET_LL) != 0) {
+            return "ring-ll";   // a constant: launches record the name and allocate nothing
         }
         return family == KernelFamily.LL_PACKED ? "llpacked" : family.shortName();
     }

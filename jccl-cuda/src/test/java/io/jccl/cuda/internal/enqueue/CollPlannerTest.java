@@ -9,6 +9,7 @@ import io.jccl.cuda.GpuOptions;
 import io.jccl.internal.topology.PathType;
 import io.jccl.internal.topology.TopoEnv;
 import io.jccl.internal.tuning.GpuNetTuning;
+import io.jccl.internal.tuning.Protocol;
 import io.jccl.internal.tuning.Selection;
 import io.jccl.internal.tuning.Tuner;
 import org.junit.jupiter.api.Test;
@@ -278,7 +279,16 @@ class CollPlannerTest {
                     + " 1.25 GB/s a channel) predicts Ring/Simple x");
             assertThat(p.select(Collective.ALL_TO_ALL, 1 << 20, RedOp.Kind.SUM, false).predictedUs()).isEqualTo(-1);
             assertThat(p.netPricing()).matches("allReduce over NET/Socket priced by NCCL's model: 8 B [0-9]+ us"
-                    + " \\(x1\\) 1 MiB [0-9]+ us \\(x[12]\\) 128 MiB [0-9]+ us \\(x2\\)");
+                    + " \\(LL x1\\) 1 MiB [0-9]+ us \\(Simple x[12]\\) 128 MiB [0-9]+ us \\(Simple x2\\)");
+            // the model's LL: one block on the connections' LL channel; Simple above
+            Plan small = plan(p, Collective.ALL_GATHER, 100, 1, RedOp.Kind.SUM);
+            assertThat(small.flags() & KernelArgs.FLAG_NET_LL).isEqualTo(KernelArgs.FLAG_NET_LL);
+            assertThat(small.algorithmName()).isEqualTo("ring-ll");
+            assertThat(small.chunkBytes()).isEqualTo((128 << 10) / 2);
+            assertThat(p.select(Collective.ALL_REDUCE, 8, RedOp.Kind.SUM, false).protocol()).isEqualTo(Protocol.LL);
+            Plan large = plan(p, Collective.ALL_REDUCE, 128 << 20, 1, RedOp.Kind.SUM);
+            assertThat(large.flags() & KernelArgs.FLAG_NET_LL).isZero();
+            assertThat(large.algorithmName()).isEqualTo("ring");
         }
         // a setting that leaves the kernels nothing fails at init, saying why
         Tuner tree = GpuNetTuning.create(4, 2, 2, 2, 90, 2, 24.0, PathType.PHB, 10_000,
