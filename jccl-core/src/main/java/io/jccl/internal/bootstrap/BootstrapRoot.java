@@ -59,6 +59,8 @@ public final class BootstrapRoot implements Runnable {
     private int index;
     private long deadlineMs;
     private volatile boolean finished;
+    /** Why the bootstrap failed (told to ranks that arrive afterwards too), else null. */
+    private volatile String failure;
 
     private BootstrapRoot(ServerSocket server, AuthKeys keys, long timeoutMs) {
         this.server = server;
@@ -208,7 +210,8 @@ public final class BootstrapRoot implements Runnable {
         Handshake.RootHello h = a.hello();
         if (finished) {
             reject(a.socket(), a.out(), "this communicator's bootstrap already "
-                    + (byRank != null && arrived.size() == byRank.length ? "completed" : "failed") + "; rank "
+                    + (failure != null ? "failed (" + failure + ")"
+                            : byRank != null && arrived.size() == byRank.length ? "completed" : "failed") + "; rank "
                     + h.rank() + " came too late");
             return;
         }
@@ -331,6 +334,7 @@ public final class BootstrapRoot implements Runnable {
 
     /** Tells every rank that arrived why the communicator cannot be formed, then closes everything. */
     private void failAll(String message) {
+        failure = message;
         Log.warn(-1, "%s", message);
         for (Arrival a : arrived) {
             try {
