@@ -50,6 +50,15 @@ class GpuExamplesTest {
     }
 
     @Test
+    void symmetricAllReduceExampleReadsThePeersWindows() {
+        assumeTrue(CudaDevice.isAvailable(), "needs an NVIDIA GPU");
+        List<String> lines = launch(SymmetricAllReduceExample.class, List.of("2000000"));
+        assertThat(lines).anyMatch(l -> l.startsWith("[0] Rank 0: allReduce of 2000000 floats runs sym-"))
+                .contains("[0] Rank 0: the sum of 2 ranks' 2000000 floats is right, on every rank, through the windows",
+                        "[1] Rank 1: the sum of 2 ranks' 2000000 floats is right, on every rank, through the windows");
+    }
+
+    @Test
     void severalDevicesPerProcessExampleRunsUnderTheLauncher() {
         assumeTrue(CudaDevice.isAvailable() && CudaDevice.count() >= 4,
                 "needs 4 GPUs (two processes' kernels run together; the CPU emulator has them)");
