@@ -226,6 +226,20 @@ JCCL_DEV bool chanWait(const Chan& c, int flags) {
     return syncBlockAnd(ok) != 0;
 }
 
+// Ends a step after the block's barrier: thread 0 publishes the step's size (the net proxy sends only those bytes)
+// and, behind a system-scope fence, the new tail (kSend) and the credit for the slot received (kRecv, head); every
+// thread advances its step counters.
+JCCL_DEV void chanPublish(Chan& c, int flags, uint64_t sizeBytes) {
+    if (threadId() == 0) {
+        if (flags & kSend) stRelaxedSys64(c.tailOut + 1 + (c.sendStep % kFifoSteps), sizeBytes);
+        fenceSys();
+        if (flags & kSend) stRelaxedSys64(c.tailOut, c.sendStep + 1);
+        if (flags & kRecv) stRelaxedSys64(c.headOut, c.recvStep + 1);
+    }
+    if (flags & kSend) c.sendStep++;
+    if (flags & kRecv) c.recvStep++;
+}
+
 // chanPrim's LL form (kFlagNetLL: the ring's small calls across hosts, NCCL's LL over NET): each 8-byte word of a
 // step travels as one 16-byte line {lo, flag, hi, flag} (storeLL) in the slot, flag = the low 32 bits of the step
 // number + 1, so a slot holds slotBytes / 16 words. Each receiving thread polls its own lines' flags instead of
@@ -267,14 +281,7 @@ JCCL_DEV bool chanPrimLL(Chan& c, int flags, const T* in, T* out, int64_t nelem,
             if (flags & kSend) storeLL(sslot + w * 16, r, sflag);
         }
         if (syncBlockAnd(ok) == 0) return false;
-        if (t == 0) {
-            if (flags & kSend) stRelaxedSys64(c.tailOut + 1 + (c.sendStep % kFifoSteps), words * 16);
-            fenceSys();
-            if (flags & kSend) stRelaxedSys64(c.tailOut, c.sendStep + 1);
-            if (flags & kRecv) stRelaxedSys64(c.headOut, c.recvStep + 1);
-        }
-        if (flags & kSend) c.sendStep++;
-        if (flags & kRecv) c.recvStep++;
+        chanPublish(c, flags, words * 16);
     }
     return true;
 }
@@ -304,15 +311,7 @@ JCCL_DEV bool chanPrim(Chan& c, int flags, const T* in, T* out, int64_t nelem, c
         reduceCopy<T, SUMONLY, 2, 2, 4>(src, nSrc, dst, nDst, (uint64_t)n, threadId(), blockSize(), red, preSrc,
                                         (flags & kPost) != 0);
         syncBlock();
-        if (threadId() == 0) {
-            // the step's size first (the net proxy sends only those bytes), ordered before the tail by the fence
-            if (flags & kSend) stRelaxedSys64(c.tailOut + 1 + (c.sendStep % kFifoSteps), (uint64_t)n * sizeof(T));
-            fenceSys();
-            if (flags & kSend) stRelaxedSys64(c.tailOut, c.sendStep + 1);
-            if (flags & kRecv) stRelaxedSys64(c.headOut, c.recvStep + 1);
-        }
-        if (flags & kSend) c.sendStep++;
-        if (flags & kRecv) c.recvStep++;
+        chanPublish(c, flags, (uint64_t)n * sizeof(T));
     }
     return true;
 }
