@@ -57,16 +57,6 @@ public final class GpuNetTuning {
                 TunerPlugins.select(params.tunerPlugin(), TunerPlugins.available(null)));
     }
 
-    /** Whether the model chooses the LL protocol for {@code coll} of {@code modelBytes} (else Simple). */
-    public static boolean ll(Tuner t, Collective coll, long modelBytes) {
-        return Tuner.protocolOf(t.choose(coll, modelBytes, 1)) == Protocol.LL;
-    }
-
-    /** The channels the model gives {@code coll} of {@code modelBytes} (allGather, reduceScatter: all ranks' bytes). */
-    public static int channels(Tuner t, Collective coll, long modelBytes) {
-        return Tuner.channelsOf(t.choose(coll, modelBytes, 1));
-    }
-
     /**
      * {@code what} with the model's answer for {@code coll} of {@code modelBytes}: the Selection the planner reports,
      * its reason ending with the predicted time and the link the model priced.

@@ -32,9 +32,9 @@ class GpuNetTuningTest {
         }
         // LL for the smallest calls, Simple for the large ones, by the model's predicted times
         assertThat(t.select(Collective.ALL_REDUCE, 8, 1).protocol()).isEqualTo(Protocol.LL);
-        assertThat(GpuNetTuning.ll(t, Collective.ALL_REDUCE, 8)).isTrue();
+        assertThat(Tuner.protocolOf(t.choose(Collective.ALL_REDUCE, 8, 1))).isEqualTo(Protocol.LL);
         assertThat(t.select(Collective.ALL_REDUCE, 128 << 20, 1).protocol()).isEqualTo(Protocol.SIMPLE);
-        assertThat(GpuNetTuning.ll(t, Collective.ALL_REDUCE, 128 << 20)).isFalse();
+        assertThat(Tuner.protocolOf(t.choose(Collective.ALL_REDUCE, 128 << 20, 1))).isEqualTo(Protocol.SIMPLE);
         // NET priced: a slower link predicts more time at large sizes, the same fixed latency at the smallest
         Tuner slow = twoHosts(Map.of(), 1_000);
         assertThat(GpuNetTuning.predictedUs(slow, Collective.ALL_REDUCE, 128 << 20))
@@ -55,7 +55,7 @@ class GpuNetTuningTest {
     @Test
     void channelsFollowTheSizeAndThePricedSelectionSaysWhatItPredicted() {
         Tuner t = twoHosts(Map.of(), 10_000);
-        assertThat(GpuNetTuning.channels(t, Collective.ALL_REDUCE, 128 << 20)).isEqualTo(2);
+        assertThat(Tuner.channelsOf(t.choose(Collective.ALL_REDUCE, 128 << 20, 1))).isEqualTo(2);
         Selection s = GpuNetTuning.priced(t, Collective.ALL_GATHER, 1 << 20, 4 << 20, "ring", 2, 1 << 20,
                 "ranks on 2 hosts");
         assertThat(s.model()).isNotNull();

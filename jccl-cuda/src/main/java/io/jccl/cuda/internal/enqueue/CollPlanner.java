@@ -97,7 +97,7 @@ public final class CollPlanner implements CallSelector, AutoCloseable {
         this.netModel = Math.max(1, hosts) > 1 ? netModel : null;
         if (this.netModel != null) {   // NCCL_ALGO / NCCL_PROTO that leave no ring with Simple fail here, at init
             try {
-                GpuNetTuning.channels(this.netModel, Collective.ALL_REDUCE, 1 << 20);
+                this.netModel.choose(Collective.ALL_REDUCE, 1 << 20, 1);
             } catch (JcclException e) {
                 this.netModel.close();
                 throw new JcclException(e.result(), "across hosts: " + e.getMessage()
@@ -137,11 +137,11 @@ public final class CollPlanner implements CallSelector, AutoCloseable {
         }
         StringBuilder b = new StringBuilder("allReduce over " + net + " priced by NCCL's model:");
         for (long bytes : new long[] {8, 1 << 20, 128 << 20}) {
-            boolean ll = GpuNetTuning.ll(netModel, Collective.ALL_REDUCE, bytes);
+            Plan p = new Plan();
+            ring(p, KernelFamily.RING, bytes, Collective.ALL_REDUCE);   // what such a call launches
             b.append(String.format(java.util.Locale.ROOT, " %s %.0f us (%s x%d)", sizeName(bytes),
-                    GpuNetTuning.predictedUs(netModel, Collective.ALL_REDUCE, bytes), ll ? "LL" : "Simple",
-                    ll ? 1 : Math.min(Math.min(blockLimit, options.ringChannels()),
-                            GpuNetTuning.channels(netModel, Collective.ALL_REDUCE, bytes))));
+                    GpuNetTuning.predictedUs(netModel, Collective.ALL_REDUCE, bytes),
+                    (p.flags & KernelArgs.FLAG_NET_LL) != 0 ? "LL" : "Simple", p.blocks));
         }
         return b.toString();
     }
@@ -473,14 +473,15 @@ public final class CollPlanner implements CallSelector, AutoCloseable {
      */
     private void ring(Plan plan, KernelFamily family, long totalBytes, Collective coll) {
         int channelLimit = Math.min(blockLimit, options.ringChannels());
-        if (netModel != null && GpuNetTuning.ll(netModel, coll, totalBytes)) {
+        long choice = netModel != null ? netModel.choose(coll, totalBytes, 1) : 0;   // one decision per call
+        if (netModel != null && Tuner.protocolOf(choice) == Protocol.LL) {
             // NCCL's model chose LL: one block on the connections' LL channel, a slot's worth of data per step
             set(plan, family, 1);
             plan.flags |= KernelArgs.FLAG_NET_LL;
             plan.chunkBytes = options.ringSlotBytes() / 2;
             return;
         }
-        int channels = netModel != null ? GpuNetTuning.channels(netModel, coll, totalBytes)
+        int channels = netModel != null ? Tuner.channelsOf(choice)
                 : (int) Math.min(channelLimit, totalBytes / RING_MIN_BYTES_PER_CHANNEL);
         set(plan, family, Math.max(1, Math.min(channelLimit, channels)));
         plan.chunkBytes = options.ringSlotBytes() * options.ringChunkSteps();
