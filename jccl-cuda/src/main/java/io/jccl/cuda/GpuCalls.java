@@ -1,15 +1,20 @@
 package io.jccl.cuda;
 
 import io.jccl.Collective;
+import io.jccl.Communicator;
 import io.jccl.DataType;
+import io.jccl.JcclException;
 import io.jccl.RedOp;
+import io.jccl.Result;
 import io.jccl.cuda.internal.comm.CallCheck;
 import io.jccl.cuda.internal.comm.Clique;
+import io.jccl.cuda.internal.comm.GpuRings;
 import io.jccl.cuda.internal.enqueue.ArgChecks;
 import io.jccl.cuda.internal.enqueue.Enqueuer;
 import io.jccl.cuda.internal.enqueue.GpuGroups;
 import io.jccl.cuda.internal.enqueue.KernelArgs;
 import io.jccl.cuda.internal.enqueue.P2pQueue;
+import io.jccl.internal.tuning.Selection;
 
 import java.util.List;
 
@@ -202,6 +207,40 @@ final class GpuCalls {
         enqueuer.p2p(KernelArgs.P2P_RECV, peer, buf.address(), bytes, stream);
     }
 
+    /** {@link GpuCommunicator#allocateWindow}'s checks and allocation on {@code owner}'s ranks ({@code hosts}). */
+    GpuWindow allocateWindow(String w, GpuCommunicator owner, Communicator host, int hosts, long bytes) {
+        GpuWindow.requireOneHost(w, hosts);
+        if (bytes < 1) {
+            throw new JcclException(Result.INVALID_ARGUMENT, w + ": a window needs at least 1 byte, got " + bytes);
+        }
+        return windows.add(GpuWindow.open(owner, host, DeviceBuffer.allocate(device, bytes), true, w));
+    }
+
+    /** {@link GpuCommunicator#registerWindow}'s checks and registration. */
+    GpuWindow registerWindow(String w, GpuCommunicator owner, Communicator host, int hosts, DeviceBuffer buffer) {
+        GpuWindow.requireOneHost(w, hosts);
+        ArgChecks.present(w, "window", buffer);
+        if (buffer.device() != device) {
+            throw new JcclException(Result.INVALID_ARGUMENT, w + ": the buffer is on GPU " + buffer.device().ordinal()
+                    + ", this rank's GPU is " + device.ordinal());
+        }
+        return windows.add(GpuWindow.open(owner, host, buffer, false, w));
+    }
+
+    /** What {@code coll} runs and why ({@code window}: its buffers lie in a window): the planner's one decision. */
+    Selection selectionFor(Collective coll, long count, DataType type, RedOp op, boolean window) {
+        return enqueuer.planner().select(coll, Math.multiplyExact(count, (long) type.sizeBytes()),
+                op == null ? RedOp.Kind.SUM : op.kind(), window);
+    }
+
+    /** algorithmFor's words for {@code s}: algorithm, grid, chunk, ring orders, and across hosts the predicted time. */
+    String describe(Selection s, int[][] rings) {
+        String grid = s.algorithm() + " x" + s.nChannels() + (s.chunkBytes() > 0 ? " chunk " + s.chunkBytes() : "");
+        String priced = s.predictedUs() >= 0 ? String.format(java.util.Locale.ROOT,
+                ", %.1f us predicted by NCCL's model over NET", s.predictedUs()) : "";
+        return (s.algorithm().equals("ring") ? grid + " rings " + GpuRings.describe(rings) : grid) + priced;
+    }
+
     /** {@link GpuCommunicator#putSignal}'s checks and launch; {@code owner}: the communicator the window must be of. */
     void putSignal(String w, GpuCommunicator owner, GpuWindow window, long offset, DeviceBuffer src, long bytes,
             int peer, int signal, CudaStream stream) {
@@ -247,12 +286,11 @@ final class GpuCalls {
     /** Whether a call of {@code coll} on these buffers lies in one window ({@link #windowOf}), for algorithmFor. */
     boolean inWindow(Collective coll, long count, DataType type, DeviceBuffer send, DeviceBuffer recv) {
         long b = Math.multiplyExact(count, (long) type.sizeBytes());
-        long sendBytes = coll == Collective.REDUCE_SCATTER ? b * nRanks : b;
-        long recvBytes = coll == Collective.ALL_GATHER ? b * nRanks : b;
-        GpuWindow w = send == null || recv == null || windows.count() == 0 ? null
-                : windows.holding(send.address(), sendBytes);
-        return w != null && w.offsetOf(recv.address(), recvBytes) >= 0 && (coll == Collective.ALL_REDUCE
-                || coll == Collective.REDUCE_SCATTER || coll == Collective.ALL_GATHER || coll == Collective.BROADCAST);
+        boolean symmetric = coll == Collective.ALL_REDUCE || coll == Collective.REDUCE_SCATTER
+                || coll == Collective.ALL_GATHER || coll == Collective.BROADCAST;
+        return symmetric && send != null && recv != null && windowOf(send.address(),
+                coll == Collective.REDUCE_SCATTER ? b * nRanks : b, recv.address(),
+                coll == Collective.ALL_GATHER ? b * nRanks : b) != null;
     }
 
     /**

@@ -14,12 +14,9 @@ import io.jccl.cuda.internal.comm.Clique;
 import io.jccl.cuda.internal.comm.GpuStatus;
 import io.jccl.cuda.internal.comm.GpuStops;
 import io.jccl.cuda.internal.comm.GpuSuspension;
-import io.jccl.cuda.internal.comm.GpuRings;
 import io.jccl.cuda.internal.comm.PeerAreas;
 import io.jccl.cuda.internal.comm.ProcessWiring;
 import io.jccl.cuda.internal.comm.SharedControl;
-import io.jccl.cuda.internal.enqueue.ArgChecks;
-import io.jccl.cuda.internal.enqueue.CollPlanner;
 import io.jccl.cuda.internal.enqueue.Enqueuer;
 import io.jccl.cuda.internal.enqueue.GpuGroups;
 import io.jccl.cuda.internal.enqueue.KernelArgs;
@@ -33,8 +30,6 @@ import io.jccl.internal.tuning.Selection;
 import java.lang.foreign.Arena;
 import java.util.List;
 import java.util.Objects;
-
-import static java.lang.foreign.ValueLayout.ADDRESS;
 
 /**
  * One rank of a communicator whose ranks are GPUs (NCCL's {@code ncclComm_t} on a device): collectives on
@@ -53,14 +48,8 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
  * default) and stops every kernel of the communicator; {@link #asyncError()} then names the rank, the peer and the
  * collective, and every later call throws that error. {@link #abort()} releases such a kernel at once.
  *
- * <p>Groups: {@link #groupStart()}/{@link #groupEnd()} (or {@link #group()}) are NCCL's group calls for the GPU:
- * sends and receives made inside are launched together at the end, so exchanges with a peer cannot deadlock.
- * Collectives launch at once, inside or outside a group (a launch never blocks the host), so several communicators
- * can be driven from one thread with or without groups; {@link io.jccl.Jccl#group()} (the host communicators'
- * group) has no effect on GPU calls: use {@link #group()} for GPU sends and receives. With one process per GPU and
- * {@code JCCL_CHECK_CALLS=1} (each collective compared with every rank's before it launches), collectives made inside
- * a group launch at its end, after every call of the group was compared, so one thread driving several ranks must
- * put each round of calls in a group, as NCCL requires.
+ * <p>Groups: {@link #groupStart()}/{@link #groupEnd()} (or {@link #group()}) are NCCL's group calls for the GPU; what
+ * they do to sends, receives and collectives is told in {@link GpuGroup}.
  *
  * <p>Thread: one thread at a time issues a communicator's calls; {@link #abort()} from any thread. Errors are
  * {@link JcclException}s naming the rank, the GPU and the call.
@@ -71,7 +60,6 @@ public final class GpuCommunicator implements AutoCloseable {
     private final CudaDevice device;
     private final Communicator host;
     private final GpuOptions options;
-    private final PeerAreas peers;
     private final Clique clique;
     private final ProcessWiring wiring;
     private final Arena arena;
@@ -100,7 +88,6 @@ public final class GpuCommunicator implements AutoCloseable {
         this.device = device;
         this.host = host;
         this.options = options;
-        this.peers = peers;
         this.clique = clique;
         this.wiring = wiring;
         this.arena = new CountedArena(ledger);
@@ -113,34 +100,19 @@ public final class GpuCommunicator implements AutoCloseable {
         GpuAccess access = ((HostCommunicator) host).gpuAccess();
         this.suspension = new GpuSuspension(name, rank, device, host, access.exchange(), access.health(),
                 clique != null ? clique.memory(rank) : wiring, ledger);
-        GpuSuspension memory = suspension;
         this.status = GpuStatus.register(host.id(), nRanks, "rank " + rank + " (GPU " + device.ordinal() + ")", control,
-                stops, check.defersInGroups(), () -> memory.stats().describe());
-        KernelArgs args = new KernelArgs(arena.allocate(KernelArgs.LAYOUT), arena.allocate(ADDRESS));
-        this.args = args;
-        args.setCommunicator(rank, nRanks, abortPointer, layout.slotBytes(), layout.llSlotWords(),
-                layout.pushSlotBytes(), layout.channels());
-        args.setRings(rings);
+                stops, check.defersInGroups(), () -> suspension.stats().describe());
+        this.args = GpuInit.kernelArgs(arena, rank, nRanks, abortPointer, layout, rings, peers);
         this.rings = rings;
-        peers.writeTables(args, layout);
-        int hosts = wiring != null ? wiring.hosts() : 1;
-        String transport = wiring != null ? wiring.transport() : null;
-        this.enqueuer = new Enqueuer(device, host.id(), rank, nRanks, args,
-                new CollPlanner(options, nRanks, residentBlocks, peerPointers, wholeLineLinks, hosts, transport,
-                        hosts > 1 ? wiring.netShape().model(nRanks, options.ringChannels()) : null),
-                check.defersInGroups());
+        int hosts = hosts();
+        this.enqueuer = new Enqueuer(device, host.id(), rank, nRanks, args, GpuInit.planner(options, nRanks,
+                residentBlocks, peerPointers, wholeLineLinks, wiring), check.defersInGroups());
         this.calls = new GpuCalls(rank, nRanks, device, options, clique, enqueuer, check, windows);
         CaptureGuard guard = new CaptureGuard(name, suspension::epoch);
         enqueuer.onLaunch(s -> s.launched(guard));
         GpuInit.logComplete(rank, name, host.id(), hosts > 1 ? "ranks on " + hosts + " hosts: " + wiring.connections()
                 : peerPointers ? "every buffer addressable" : "peers through CUDA IPC", wholeLineLinks, enqueuer);
-        if (host instanceof HostCommunicator h) {   // a lost peer process stops every rank's kernels at once
-            h.onFailure(() -> {
-                if (!closed) {
-                    stops.hostFailed(host.asyncError());
-                }
-            });
-        }
+        GpuInit.stopOnHostFailure(host, stops, () -> closed);
     }
 
     /**
@@ -221,12 +193,7 @@ public final class GpuCommunicator implements AutoCloseable {
      */
     public static List<GpuCommunicator> initRanks(UniqueId id, int nRanks, int[] ranks, List<CudaDevice> devices,
                                                   Config config) {
-        Clique.checkDevices("initRanks", devices);
-        if (ranks.length != devices.size()) {
-            throw new JcclException(Result.INVALID_ARGUMENT, "initRanks needs a device per rank: " + ranks.length
-                    + " ranks, " + devices.size() + " devices");
-        }
-        return GpuInit.attachAll(Communicator.initRanks(id, nRanks, ranks, config), devices, config);
+        return GpuInit.initRanks(id, nRanks, ranks, devices, config);
     }
 
     /**
@@ -340,12 +307,7 @@ public final class GpuCommunicator implements AutoCloseable {
      *                       {@link Result#INVALID_USAGE} when the ranks span hosts
      */
     public GpuWindow allocateWindow(long bytes) {
-        String w = where("allocateWindow");
-        requireOneHost(w);
-        if (bytes < 1) {
-            throw new JcclException(Result.INVALID_ARGUMENT, w + ": a window needs at least 1 byte, got " + bytes);
-        }
-        return windows.add(GpuWindow.open(this, host, DeviceBuffer.allocate(device, bytes), true, w));
+        return calls.allocateWindow(where("allocateWindow"), this, host, hosts(), bytes);
     }
 
     /**
@@ -356,14 +318,7 @@ public final class GpuCommunicator implements AutoCloseable {
      * window before freeing it.
      */
     public GpuWindow registerWindow(DeviceBuffer buffer) {
-        String w = where("registerWindow");
-        requireOneHost(w);
-        ArgChecks.present(w, "window", buffer);
-        if (buffer.device() != device) {
-            throw new JcclException(Result.INVALID_ARGUMENT, w + ": the buffer is on GPU " + buffer.device().ordinal()
-                    + ", this rank's GPU is " + device.ordinal());
-        }
-        return windows.add(GpuWindow.open(this, host, buffer, false, w));
+        return calls.registerWindow(where("registerWindow"), this, host, hosts(), buffer);
     }
 
     /**
@@ -391,8 +346,8 @@ public final class GpuCommunicator implements AutoCloseable {
         calls.waitSignal(where("waitSignal"), this, window, peer, signal, count, stream);
     }
 
-    private void requireOneHost(String w) {
-        GpuWindow.requireOneHost(w, wiring != null ? wiring.hosts() : 1);
+    private int hosts() {
+        return wiring != null ? wiring.hosts() : 1;
     }
 
     /** A window released itself. */
@@ -424,7 +379,7 @@ public final class GpuCommunicator implements AutoCloseable {
      * (ring kernels: the ring orders from the topology search that the channels take in turn).
      */
     public String algorithmFor(Collective coll, long count, DataType type, RedOp op) {
-        return describe(selectionFor(coll, count, type, op));
+        return calls.describe(selectionFor(coll, count, type, op), rings);
     }
 
     /**
@@ -435,25 +390,15 @@ public final class GpuCommunicator implements AutoCloseable {
      */
     public String algorithmFor(Collective coll, long count, DataType type, RedOp op, DeviceBuffer send,
                                DeviceBuffer recv) {
-        return describe(selectionFor(coll, count, type, op, calls.inWindow(coll, count, type, send, recv)));
+        return calls.describe(calls.selectionFor(coll, count, type, op, calls.inWindow(coll, count, type, send,
+                recv)), rings);
     }
 
     /** What {@code coll} runs and why: the one decision the planner launches, explain and {@code jccl topo} print. */
     Selection selectionFor(Collective coll, long count, DataType type, RedOp op) {
-        return selectionFor(coll, count, type, op, false);
+        return calls.selectionFor(coll, count, type, op, false);
     }
 
-    private Selection selectionFor(Collective coll, long count, DataType type, RedOp op, boolean window) {
-        return enqueuer.planner().select(coll, Math.multiplyExact(count, (long) type.sizeBytes()),
-                op == null ? RedOp.Kind.SUM : op.kind(), window);
-    }
-
-    private String describe(Selection s) {
-        String grid = s.algorithm() + " x" + s.nChannels() + (s.chunkBytes() > 0 ? " chunk " + s.chunkBytes() : "");
-        String priced = s.predictedUs() >= 0 ? String.format(java.util.Locale.ROOT,
-                ", %.1f us predicted by NCCL's model over NET", s.predictedUs()) : "";
-        return (s.algorithm().equals("ring") ? grid + " rings " + GpuRings.describe(rings) : grid) + priced;
-    }
 
     /** Loads (JIT-compiles) every kernel calls on {@code type} with {@code op} can use (do it before capturing). */
     public void preload(DataType type, RedOp op) {

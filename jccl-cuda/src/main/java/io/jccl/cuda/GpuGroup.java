@@ -16,6 +16,14 @@ import io.jccl.cuda.internal.enqueue.GpuGroups;
  * }   // both queued now, as one kernel: they cannot deadlock each other
  * }</pre>
  *
+ * <p>Sends and receives made inside are launched together at the end, so exchanges with a peer cannot deadlock.
+ * Collectives launch at once, inside or outside a group (a launch never blocks the host), so several communicators
+ * can be driven from one thread with or without groups; {@link io.jccl.Jccl#group()} (the host communicators'
+ * group) has no effect on GPU calls: use {@link GpuCommunicator#group()} for GPU sends and receives. With one process
+ * per GPU and {@code JCCL_CHECK_CALLS=1} (each collective compared with every rank's before it launches), collectives
+ * made inside a group launch at its end, after every call of the group was compared, so one thread driving several
+ * ranks must put each round of calls in a group, as NCCL requires.
+ *
  * <p>Thread: the thread that opened it. Mirrors NCCL's group.cc as seen from the caller.
  */
 public final class GpuGroup implements AutoCloseable {

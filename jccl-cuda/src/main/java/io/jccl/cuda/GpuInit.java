@@ -4,18 +4,28 @@ import io.jccl.Communicator;
 import io.jccl.Config;
 import io.jccl.JcclException;
 import io.jccl.Result;
+import io.jccl.UniqueId;
 import io.jccl.cuda.internal.comm.AreaLayout;
 import io.jccl.cuda.internal.comm.Clique;
+import io.jccl.cuda.internal.comm.GpuStops;
+import io.jccl.cuda.internal.comm.PeerAreas;
 import io.jccl.cuda.internal.comm.ProcessWiring;
+import io.jccl.cuda.internal.enqueue.CollPlanner;
 import io.jccl.cuda.internal.enqueue.Enqueuer;
+import io.jccl.cuda.internal.enqueue.KernelArgs;
 import io.jccl.internal.base.MemoryLedger;
+import io.jccl.internal.comm.HostCommunicator;
 import io.jccl.internal.comm.RankThreads;
 import io.jccl.internal.debug.Log;
 import io.jccl.internal.debug.Subsys;
 import io.jccl.internal.param.Params;
 
+import java.lang.foreign.Arena;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BooleanSupplier;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
 
 /**
  * How {@link GpuCommunicator}s are made: an {@code initAll} clique of this process's GPUs, or one rank attached to
@@ -115,6 +125,48 @@ final class GpuInit {
                     peers, nvlink ? ", NVLink" : "", enqueuer.planner().allReduceRanges(),
                     net != null ? "; " + net : "");
         }
+    }
+
+    /** {@link GpuCommunicator#initRanks}: the arguments checked, then the host ranks joined and attached. */
+    static List<GpuCommunicator> initRanks(UniqueId id, int nRanks, int[] ranks, List<CudaDevice> devices,
+                                           Config config) {
+        Clique.checkDevices("initRanks", devices);
+        if (ranks.length != devices.size()) {
+            throw new JcclException(Result.INVALID_ARGUMENT, "initRanks needs a device per rank: " + ranks.length
+                    + " ranks, " + devices.size() + " devices");
+        }
+        return attachAll(Communicator.initRanks(id, nRanks, ranks, config), devices, config);
+    }
+
+    /** A lost peer process stops every rank's kernels at once (unless the communicator was closed already). */
+    static void stopOnHostFailure(Communicator host, GpuStops stops, BooleanSupplier closed) {
+        if (host instanceof HostCommunicator h) {
+            h.onFailure(() -> {
+                if (!closed.getAsBoolean()) {
+                    stops.hostFailed(host.asyncError());
+                }
+            });
+        }
+    }
+
+    /** A rank's kernel arguments with the fixed fields, the ring orders and every rank's areas written. */
+    static KernelArgs kernelArgs(Arena arena, int rank, int nRanks, long abortPointer, AreaLayout layout,
+                                 int[][] rings, PeerAreas peers) {
+        KernelArgs args = new KernelArgs(arena.allocate(KernelArgs.LAYOUT), arena.allocate(ADDRESS));
+        args.setCommunicator(rank, nRanks, abortPointer, layout.slotBytes(), layout.llSlotWords(),
+                layout.pushSlotBytes(), layout.channels());
+        args.setRings(rings);
+        peers.writeTables(args, layout);
+        return args;
+    }
+
+    /** A rank's planner; across hosts ({@code wiring}'s, null: one process) priced by NCCL's model over NET. */
+    static CollPlanner planner(GpuOptions options, int nRanks, int residentBlocks, boolean peerPointers,
+                               boolean wholeLineLinks, ProcessWiring wiring) {
+        int hosts = wiring != null ? wiring.hosts() : 1;
+        return new CollPlanner(options, nRanks, residentBlocks, peerPointers, wholeLineLinks, hosts,
+                wiring != null ? wiring.transport() : null,
+                hosts > 1 ? wiring.netShape().model(nRanks, options.ringChannels()) : null);
     }
 
     /** Config.timeout, else JCCL_TIMEOUT_MS: the longest one GPU wait for a peer may last. */
