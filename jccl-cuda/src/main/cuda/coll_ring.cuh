@@ -10,10 +10,11 @@
 // when there is none): data chunks of allReduce are numbered by position, the per-rank blocks of reduceScatter and
 // allGather by the rank at that position, and the broadcast/reduce chains start after the root's position.
 // Reduction kernels (COPY = false) handle allReduce, reduceScatter and reduce on T; the copy kernel (COPY = true,
-// T = uint8_t, counts in bytes) handles allGather and broadcast.
+// T = uint8_t, counts in bytes) handles allGather and broadcast. With kFlagTree the reduction kernels run allReduce
+// on NCCL's tree instead (coll_tree.cuh).
 #pragma once
 
-#include "jccl_prims.cuh"
+#include "coll_tree.cuh"
 
 namespace jccl {
 
@@ -149,6 +150,10 @@ JCCL_DEV bool ringBroadcast(const KernelArgs& a, const Ring& g, Chan& c, const R
 template <typename T, bool SUMONLY, bool COPY>
 JCCL_DEV void ringColl(const KernelArgs& a) {
     constexpr int64_t PE = 16 / sizeof(T);
+    if (!COPY && (a.flags & kFlagTree)) {   // allReduce on NCCL's tree: the same kernels, two blocks a channel
+        treeAllReduce<T, SUMONLY>(a);
+        return;
+    }
     const Ring g = ringOf(a, blockId());
     Chan c;
     const bool ll = (a.flags & kFlagNetLL) != 0;   // one block, on the connections' LL channel

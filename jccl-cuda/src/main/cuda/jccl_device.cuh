@@ -41,11 +41,13 @@ enum : int32_t {
     kFlagDeep4 = 8,      // pull allReduce on 2 ranks: 4 packs per source in flight per thread (default 2)
     kFlagDeep8 = 16,     // pull allReduce on 2 ranks: 8 packs per source in flight per thread
     kFlagPullGather = 32,// two-shot allReduce: gather the peers' reduced partitions by reads (no remote writes)
-    kFlagFencedPublish = 64, // pull allReduce: publish pointers behind a release fence (the pre-stop-18 barrier, A/B)
+    kFlagFencedPublish = 64, // pull allReduce: publish pointers behind a release fence (the older barrier, A/B)
     kFlagNetLL = 256,    // ring kernels across hosts: the LL protocol over each connection's last channel, which
                          // carries nothing else (one block; NCCL's LL over NET)
     kFlagWindow = 128,   // pull kernels on a window: publish offsets in the window; a peer's buffer is win.p[peer]
                          // (its window as mapped here) plus its offset (NCCL's symmetric kernels)
+    kFlagTree = 512,     // ring reduction kernel, allReduce: NCCL's tree (chains inside hosts, the double binary
+                         // tree across them, KernelArgs.tree), two blocks per channel (coll_tree.cuh)
 };
 // P2pOp.kind.
 enum : int16_t { kP2pSend = 0, kP2pRecv = 1, kP2pCopy = 2, kP2pWait = 3, kP2pSignal = 4 };
@@ -100,7 +102,9 @@ struct KernelArgs {
                              //      rank's side of that connection is in netConnOwn, and conn.p[r] is r's mirror
     uint64_t netConnOwn;     // 952: this rank's connection area for the peers of remoteMask (pinned host memory)
     PtrTable win;            // 960: with kFlagWindow: each rank's window holding the call's buffers, as mapped here
-};                           // 1024 bytes
+    uint32_t tree[2];        // 1024: this rank's links in tree 0 and tree 1 (kFlagTree): byte 0 the parent, bytes
+                             //       1..3 the children, 0xFF for none
+};                           // 1032 bytes
 
 // Per-rank signal area (device memory, zeroed at init; counters never reset afterwards).
 struct PeerPtrs {

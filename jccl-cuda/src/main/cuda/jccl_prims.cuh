@@ -198,30 +198,31 @@ JCCL_DEV void chanSave(const Chan& c) {
     }
 }
 
+// Thread 0's wait for one connection: until c has data to receive (kRecv) and/or a free slot to send into (kSend);
+// false when the communicator was aborted or the wait passed the limit (watch).
+JCCL_DEV bool chanReady(const Chan& c, int flags, SpinWatch& watch) {
+    if (flags & kRecv) {
+        while (ldAcquireSys64(c.recvTail) <= c.recvStep) {
+            spinPause();
+            if (watch.stop(c.wait, c.recvPeer, kWaitFifoData)) return false;
+        }
+    }
+    if (flags & kSend) {
+        while (ldAcquireSys64(c.sendHead) + kFifoSteps <= c.sendStep) {
+            spinPause();
+            if (watch.stop(c.wait, c.sendPeer, kWaitFifoCredit)) return false;
+        }
+    }
+    return true;
+}
+
 // Thread 0 waits until the next step can proceed (data to receive, a free slot to send into); false on every
 // thread when aborted.
 JCCL_DEV bool chanWait(const Chan& c, int flags) {
     int ok = 1;
     if (threadId() == 0) {
         SpinWatch watch;
-        if (flags & kRecv) {
-            while (ldAcquireSys64(c.recvTail) <= c.recvStep) {
-                spinPause();
-                if (watch.stop(c.wait, c.recvPeer, kWaitFifoData)) {
-                    ok = 0;
-                    break;
-                }
-            }
-        }
-        if (ok && (flags & kSend)) {
-            while (ldAcquireSys64(c.sendHead) + kFifoSteps <= c.sendStep) {
-                spinPause();
-                if (watch.stop(c.wait, c.sendPeer, kWaitFifoCredit)) {
-                    ok = 0;
-                    break;
-                }
-            }
-        }
+        ok = chanReady(c, flags, watch) ? 1 : 0;
     }
     return syncBlockAnd(ok) != 0;
 }

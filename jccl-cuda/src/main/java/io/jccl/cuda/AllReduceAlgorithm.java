@@ -36,7 +36,14 @@ public enum AllReduceAlgorithm {
     /** Reduce-scatter by peer loads, all-gather by peer stores; barriers before and after. One process only. */
     TWO_SHOT("twoshot"),
     /** NCCL-style ring, Simple protocol: per-channel FIFOs of 8 slots with head/tail step counters. */
-    RING("ring");
+    RING("ring"),
+    /**
+     * NCCL's tree, Simple protocol, over the ring's FIFOs: inside each host the ranks form a chain, and the chains
+     * are joined by the double binary tree over the hosts (half the channels on each tree); each channel reduces up
+     * its tree and sends the result down at once. Across hosts NCCL's cost model chooses it; on one host it runs
+     * only when forced (one chain through every GPU).
+     */
+    TREE("tree");
 
     private final String shortName;
 
@@ -57,6 +64,6 @@ public enum AllReduceAlgorithm {
             }
         }
         throw new io.jccl.JcclException(io.jccl.Result.INVALID_ARGUMENT, "unknown allReduce algorithm '" + name
-                + "'; expected auto, ll, llpacked, ll128, push, oneshot, twoshot or ring");
+                + "'; expected auto, ll, llpacked, ll128, push, oneshot, twoshot, ring or tree");
     }
 }

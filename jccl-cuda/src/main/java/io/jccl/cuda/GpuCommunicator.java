@@ -102,7 +102,7 @@ public final class GpuCommunicator implements AutoCloseable {
                 clique != null ? clique.memory(rank) : wiring, ledger);
         this.status = GpuStatus.register(host.id(), nRanks, "rank " + rank + " (GPU " + device.ordinal() + ")", control,
                 stops, check.defersInGroups(), () -> suspension.stats().describe());
-        this.args = GpuInit.kernelArgs(arena, rank, nRanks, abortPointer, layout, rings, peers);
+        this.args = GpuInit.kernelArgs(arena, rank, nRanks, abortPointer, layout, rings, peers, wiring);
         this.rings = rings;
         int hosts = hosts();
         this.enqueuer = new Enqueuer(device, host.id(), rank, nRanks, args, GpuInit.planner(options, nRanks,

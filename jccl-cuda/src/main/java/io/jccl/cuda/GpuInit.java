@@ -149,13 +149,17 @@ final class GpuInit {
         }
     }
 
-    /** A rank's kernel arguments with the fixed fields, the ring orders and every rank's areas written. */
+    /**
+     * A rank's kernel arguments with the fixed fields, the ring orders, the trees (those {@code wiring} found across
+     * hosts, else one chain in ring order) and every rank's areas written.
+     */
     static KernelArgs kernelArgs(Arena arena, int rank, int nRanks, long abortPointer, AreaLayout layout,
-                                 int[][] rings, PeerAreas peers) {
+                                 int[][] rings, PeerAreas peers, ProcessWiring wiring) {
         KernelArgs args = new KernelArgs(arena.allocate(KernelArgs.LAYOUT), arena.allocate(ADDRESS));
         args.setCommunicator(rank, nRanks, abortPointer, layout.slotBytes(), layout.llSlotWords(),
                 layout.pushSlotBytes(), layout.channels());
         args.setRings(rings);
+        args.setTrees(wiring != null ? wiring.trees() : ProcessWiring.treeLinks(rings[0], new long[nRanks], rank));
         peers.writeTables(args, layout);
         return args;
     }

@@ -2,6 +2,7 @@ package io.jccl.cuda;
 
 import io.jccl.cuda.testing.GpuHostsRankMain;
 import io.jccl.cuda.testing.GpuHostsSplitRankMain;
+import io.jccl.cuda.testing.GpuTreeRankMain;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -70,6 +71,34 @@ class GpuAcrossHostsGpuTest {
                     "rank " + (r ^ 2) + " via P2P/IPC", "ranks " + (1 - r % 2) + ", " + (3 - r % 2)
                             + " via NET/Socket (proxy)", "to each of 2 peers on other hosts",
                     "GPU ring across hosts, each host's ranks together: 0 2 1 3").doesNotContain("WRONG");
+        }
+    }
+
+    /**
+     * NCCL's tree for allReduce across hosts, forced with {@code NCCL_ALGO=allreduce:tree} ({@link GpuTreeRankMain}):
+     * 2 hosts of 2 ranks (chains 0-2 and 1-3, IPC inside a host, the proxy between the heads) and 3 hosts of 1 rank
+     * (the double binary tree over three hosts); every type, every reduction, graphs, each rank's tree in the log.
+     */
+    @ParameterizedTest(name = "{0} ranks, NCCL_HOSTID {1}")
+    @org.junit.jupiter.params.provider.CsvSource({"4, jccl-test-host-{rank%2}", "3, jccl-test-host-{rank}"})
+    void theTreeRunsAllReduceAcrossHosts(int n, String hostId) throws Exception {
+        assumeTrue(CudaDevice.isAvailable() && CudaDevice.count() >= n, "needs " + n + " GPUs (the emulator has them)");
+        List<String> outs = GpuProcessesGpuTest.runRanks(n, GpuTreeRankMain.class, Map.of("NCCL_HOSTID", hostId,
+                "NCCL_ALGO", "allreduce:tree", "JCCL_TIMEOUT_MS", "30000", "NCCL_DEBUG", "INFO", "NCCL_DEBUG_SUBSYS",
+                "INIT,GRAPH"), 400);
+        // tree 0 over the hosts in ring order: host 0's head is the root; tree 1 is mirrored (2 hosts) or shifted
+        String[][] trees = n == 4
+                ? new String[][] {{"Trees [0] -1/1/2->0->-1 [1] -1/-1/2->0->1", "plans AllReduce 140001: tree x"},
+                    {"Trees [0] -1/-1/3->1->0 [1] -1/0/3->1->-1"}, {"Trees [0] -1/-1/-1->2->0 [1] -1/-1/-1->2->0"},
+                    {"Trees [0] -1/-1/-1->3->1 [1] -1/-1/-1->3->1"}}
+                : new String[][] {{"Trees [0] -1/2/-1->0->-1 [1] 2/-1/-1->0->1"}, {"Trees [0] -1/-1/-1->1->2"},
+                    {"Trees [0] 1/-1/-1->2->0"}};
+        for (int r = 0; r < n; r++) {
+            assertThat(outs.get(r)).contains("rank " + r + " done, 0 failures", "allReduce: tree at every size",
+                    "(Tree/Simple x", "plans AllReduce 5: tree x").contains(trees[r])
+                    .doesNotContain("WRONG", "still runs", "did not stop");
+            int rank = r;   // 12 types x 4 sizes, 6 reductions x 2 types x in/out of place, 2 more, the graph
+            assertThat(outs.get(r).lines().filter(l -> l.startsWith("rank " + rank + " ok ")).count()).isEqualTo(75);
         }
     }
 

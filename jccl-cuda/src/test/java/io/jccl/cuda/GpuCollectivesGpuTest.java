@@ -147,7 +147,7 @@ class GpuCollectivesGpuTest {
 
     @ParameterizedTest
     @EnumSource(value = AllReduceAlgorithm.class, names = {"LL", "LL_PACKED", "LL128", "PUSH", "ONE_SHOT", "TWO_SHOT",
-            "RING"})
+            "RING", "TREE"})
     void everyAllReduceAlgorithmForced(AllReduceAlgorithm a) {
         // LL128 forced up to 1 MiB: 50,001 floats are 417 chunks, several per warp on each of the 8 blocks.
         GpuOptions o = withPull(smallOptions()).withAlgorithm(a).withLl128MaxBytes(1 << 20);

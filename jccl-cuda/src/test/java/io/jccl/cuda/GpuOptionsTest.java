@@ -46,7 +46,9 @@ class GpuOptionsTest {
     void algorithmNamesParse() {
         assertThat(AllReduceAlgorithm.fromName("twoshot")).isEqualTo(AllReduceAlgorithm.TWO_SHOT);
         assertThat(AllReduceAlgorithm.fromName("ONE_SHOT")).isEqualTo(AllReduceAlgorithm.ONE_SHOT);
-        assertThatThrownBy(() -> AllReduceAlgorithm.fromName("tree")).isInstanceOf(JcclException.class);
+        assertThat(AllReduceAlgorithm.fromName("tree")).isEqualTo(AllReduceAlgorithm.TREE);
+        assertThatThrownBy(() -> AllReduceAlgorithm.fromName("nvls")).isInstanceOf(JcclException.class)
+                .hasMessageContaining("ring or tree");
     }
 
     @Test

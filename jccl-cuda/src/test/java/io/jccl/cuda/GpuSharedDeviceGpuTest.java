@@ -71,9 +71,10 @@ class GpuSharedDeviceGpuTest {
 
         List<AllReduceAlgorithm> algorithms = n == 2 ? List.of(AllReduceAlgorithm.LL, AllReduceAlgorithm.LL_PACKED,
                 AllReduceAlgorithm.LL128, AllReduceAlgorithm.PUSH, AllReduceAlgorithm.ONE_SHOT,
-                AllReduceAlgorithm.TWO_SHOT, AllReduceAlgorithm.RING)
+                AllReduceAlgorithm.TWO_SHOT, AllReduceAlgorithm.RING, AllReduceAlgorithm.TREE)
                 : List.of(AllReduceAlgorithm.LL, AllReduceAlgorithm.PUSH, AllReduceAlgorithm.ONE_SHOT,
-                AllReduceAlgorithm.TWO_SHOT, AllReduceAlgorithm.RING);   // packed LL and LL128: 2 ranks only
+                AllReduceAlgorithm.TWO_SHOT, AllReduceAlgorithm.RING,
+                AllReduceAlgorithm.TREE);   // packed LL and LL128: 2 ranks only
         for (AllReduceAlgorithm a : algorithms) {
             GpuOptions o = small.withAlgorithm(a).withLl128MaxBytes(1 << 20).withLl128BlocksPerSm(2);
             List<Case> forced = new ArrayList<>();

@@ -7,7 +7,7 @@ package io.jccl.internal.tuning;
  *
  * <p>Immutable; mirrors NCCL's algorithm ids (src/include/device.h, algorithm registry).
  */
-enum Algorithm {
+public enum Algorithm {
     TREE("Tree"),
     RING("Ring"),
     COLLNET_DIRECT("CollnetDirect"),

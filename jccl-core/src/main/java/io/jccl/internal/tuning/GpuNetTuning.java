@@ -14,7 +14,7 @@ import java.util.Locale;
  * NCCL's GPU cost model for a GPU communicator whose ranks span hosts: the ring and tree graphs cross the network
  * (path type NET at the link's bandwidth) and stay on the host's GPU links inside, so the model prices every step
  * across hosts with NCCL's net latencies and bandwidths. The kernels across hosts run the ring with the Simple or
- * the LL protocol; the model disables the rest with that reason, so the tuner's choice is what runs (protocol and
+ * the LL protocol, and allReduce also on NCCL's tree with Simple; the model disables the rest with that reason, so the tuner's choice is what runs (protocol and
  * channel count), and {@code explain} shows every candidate's predicted time.
  *
  * <p>Owned by: the communicator's init thread builds it; the enqueuing thread uses it (as {@link Tuner}). Mirrors
@@ -23,7 +23,7 @@ import java.util.Locale;
 public final class GpuNetTuning {
     /** Why the other algorithms and protocols do not run across hosts. */
     static final String NOT_ACROSS_HOSTS = "across hosts the GPU kernels run the ring with the Simple or the LL"
-            + " protocol (Tree and LL128 over NET are not implemented)";
+            + " protocol and allReduce's tree with Simple (LL128 over NET and the other trees are not implemented)";
 
     private GpuNetTuning() {
     }
@@ -51,9 +51,10 @@ public final class GpuNetTuning {
                 nChannels, false, false);
         TuningParams params = TuningParams.from(env);
         AlgoProtoFilter filter = AlgoProtoFilter.parse(params.algo(), params.proto());
-        KernelSupport ringSimple = (func, a, p) -> a == Algorithm.RING && p != Protocol.LL128 ? null
+        KernelSupport kernels = (func, a, p) -> (a == Algorithm.RING && p != Protocol.LL128)
+                || (a == Algorithm.TREE && p == Protocol.SIMPLE && func == Collective.ALL_REDUCE) ? null
                 : NOT_ACROSS_HOSTS;
-        return Tuner.of(tt, new GpuCostModel(tt, TunerConstants.defaults(), filter, params, ringSimple), filter,
+        return Tuner.of(tt, new GpuCostModel(tt, TunerConstants.defaults(), filter, params, kernels), filter,
                 TunerPlugins.select(params.tunerPlugin(), TunerPlugins.available(null)));
     }
 

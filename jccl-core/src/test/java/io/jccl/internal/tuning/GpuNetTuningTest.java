@@ -23,8 +23,10 @@ class GpuNetTuningTest {
         for (long bytes : new long[] {8, 64 << 10, 1 << 20, 128 << 20}) {
             ModelChoice m = t.select(Collective.ALL_REDUCE, bytes, 1);
             assertThat(m.algorithm()).isEqualTo(Algorithm.RING);
-            assertThat(m.candidates()).filteredOn(c -> c.algorithm() == Algorithm.TREE)
+            assertThat(m.candidates()).filteredOn(c -> c.algorithm() == Algorithm.TREE && c.protocol() != Protocol.SIMPLE)
                     .allSatisfy(c -> assertThat(c.disabledBy()).isEqualTo(GpuNetTuning.NOT_ACROSS_HOSTS));
+            assertThat(m.candidates()).filteredOn(c -> c.algorithm() == Algorithm.TREE && c.protocol() == Protocol.SIMPLE)
+                    .singleElement().satisfies(c -> assertThat(c.usable()).isTrue());
             assertThat(m.candidates()).filteredOn(c -> c.protocol() == Protocol.LL128)
                     .allSatisfy(c -> assertThat(c.disabledBy()).isNotNull());
             assertThat(m.candidates()).filteredOn(c -> c.algorithm() == Algorithm.RING && c.protocol() != Protocol.LL128)
@@ -66,9 +68,32 @@ class GpuNetTuningTest {
 
     @Test
     void anAlgorithmSettingThatLeavesNothingTheKernelsRunIsRefused() {
+        // the tree runs allReduce only: NCCL_ALGO=Tree leaves allGather nothing, as in NCCL
         Tuner t = twoHosts(Map.of("NCCL_ALGO", "Tree"), 10_000);
-        assertThatThrownBy(() -> t.choose(Collective.ALL_REDUCE, 1 << 20, 1)).isInstanceOf(JcclException.class)
+        assertThat(Tuner.algorithmOf(t.choose(Collective.ALL_REDUCE, 1 << 20, 1))).isEqualTo(Algorithm.TREE);
+        assertThat(Tuner.protocolOf(t.choose(Collective.ALL_REDUCE, 8, 1))).isEqualTo(Protocol.SIMPLE);
+        assertThatThrownBy(() -> t.choose(Collective.ALL_GATHER, 1 << 20, 1)).isInstanceOf(JcclException.class)
                 .satisfies(e -> assertThat(((JcclException) e).result()).isIn(Result.INVALID_USAGE,
                         Result.INTERNAL_ERROR));
+        Tuner allReduceOnly = twoHosts(Map.of("NCCL_ALGO", "allreduce:tree"), 10_000);
+        assertThat(Tuner.algorithmOf(allReduceOnly.choose(Collective.ALL_REDUCE, 128 << 20, 1)))
+                .isEqualTo(Algorithm.TREE);
+        assertThat(Tuner.algorithmOf(allReduceOnly.choose(Collective.ALL_GATHER, 128 << 20, 1)))
+                .isEqualTo(Algorithm.RING);
+        Tuner ll128 = twoHosts(Map.of("NCCL_PROTO", "LL128"), 10_000);
+        assertThatThrownBy(() -> ll128.choose(Collective.ALL_REDUCE, 1 << 20, 1)).isInstanceOf(JcclException.class);
+    }
+
+    @Test
+    void atTheSizesAGpuCommunicatorHoldsTheModelPrefersTheRing() {
+        // up to 8 ranks (the kernels' limit) NCCL's model never prices the tree below the ring, at any size
+        for (int[] shape : new int[][] {{2, 2, 1}, {4, 2, 2}, {8, 8, 1}, {8, 4, 2}}) {
+            Tuner t = GpuNetTuning.create(shape[0], shape[1], shape[2], shape[2], 90, 2, 20.0, PathType.PHB, 10_000,
+                    TopoEnv.of(Map.of()));
+            for (long bytes = 8; bytes <= 1L << 30; bytes *= 4) {
+                assertThat(t.select(Collective.ALL_REDUCE, bytes, 1).algorithm()).as("%s, %d B",
+                        java.util.Arrays.toString(shape), bytes).isEqualTo(Algorithm.RING);
+            }
+        }
     }
 }

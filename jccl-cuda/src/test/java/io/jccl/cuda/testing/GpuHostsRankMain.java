@@ -87,7 +87,7 @@ public final class GpuHostsRankMain {
      * kernels fill them). Element i of rank q starts at i % 7 + q + 1, so after the k-th allReduce it is
      * n^(k-1) * S_i with S_i = n * (i % 7) + n(n+1)/2, and the allGather holds n copies of it. Returns the failures.
      */
-    private static int graphs(GpuCommunicator comm, long count) {
+    static int graphs(GpuCommunicator comm, long count) {
         int n = comm.size();
         int r = comm.rank();
         try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined();

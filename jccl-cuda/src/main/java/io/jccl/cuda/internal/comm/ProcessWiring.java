@@ -9,7 +9,10 @@ import io.jccl.cuda.GpuOptions;
 import io.jccl.internal.comm.GpuAccess;
 import io.jccl.internal.base.MemoryLedger;
 import io.jccl.internal.comm.HostCommunicator;
+import io.jccl.internal.debug.Log;
+import io.jccl.internal.debug.Subsys;
 import io.jccl.internal.topology.TopoEnv;
+import io.jccl.internal.topology.channels.ChainTrees;
 import io.jccl.internal.transport.PeerExchange;
 
 import java.lang.foreign.Arena;
@@ -78,6 +81,8 @@ public final class ProcessWiring implements RankMemory {
     private final int residentBlocks;
     private final boolean wholeLineLinks;
     private final int[][] rings;
+    /** This rank's links in the tree allReduce's two trees ({@link #treeLinks}). */
+    private final int[][] trees;
     /** The ranks of this process when there are several (released together); else null. */
     private final LocalRanks local;
     private final boolean allHere;
@@ -93,7 +98,7 @@ public final class ProcessWiring implements RankMemory {
     private ProcessWiring(Communicator host, CudaDevice device, AreaLayout layout, MemoryLedger ledger,
                           boolean[] inThisProcess, int remoteMask, RankArea area, PeerAreas peers,
                           SharedControl control, int residentBlocks, boolean wholeLineLinks, int[][] rings,
-                          LocalRanks local, boolean allHere, NetAreas net, int hosts, String connections,
+                          int[][] trees, LocalRanks local, boolean allHere, NetAreas net, int hosts, String connections,
                           NetShape netShape, long timeoutMs) {
         this.netShape = netShape;
         this.timeoutNs = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(timeoutMs);
@@ -109,6 +114,7 @@ public final class ProcessWiring implements RankMemory {
         this.residentBlocks = residentBlocks;
         this.wholeLineLinks = wholeLineLinks;
         this.rings = rings;
+        this.trees = trees;
         this.local = local;
         this.allHere = allHere;
         this.net = net;
@@ -196,6 +202,8 @@ public final class ProcessWiring implements RankMemory {
             int[][] rings = RankAgreement.agreeOnRings(host, acrossHosts ? RankAgreement.byHost(all, me)
                     : GpuRings.searchOrInOrder(GpuRings.onePerRank(all.stream().map(RankInfo::busId).toList()),
                     device.computeCapability(), nvlinks, TopoEnv.system(), me));
+            long[] hostOf = all.stream().mapToLong(RankInfo::hostHash).toArray();
+            int[][] trees = treeLinks(rings[0], hostOf, me);
             boolean[][] linked = new boolean[n][n];
             for (int r = 0; r < n; r++) {
                 for (int q = 0; q < n; q++) {
@@ -209,7 +217,7 @@ public final class ProcessWiring implements RankMemory {
                     + device.computeCapabilityMinor(), net.speedMbps()) : null;
             return new ProcessWiring(host, device, layout, ledger, inThisProcess, remoteMask, area,
                     new PeerAreas(bases, net != null ? net.kernelView() : null, mappings, ledger), control, resident,
-                    !acrossHosts && Clique.allLinked(linked), rings, here > 1 ? LocalRanks.of(host, here) : null,
+                    !acrossHosts && Clique.allLinked(linked), rings, trees, here > 1 ? LocalRanks.of(host, here) : null,
                     n > 1 && here == n, net, hosts, connections, shape, timeoutMs);
         } catch (RuntimeException e) {
             abandon(host, net, mappings, ledger, area);
@@ -383,6 +391,40 @@ public final class ProcessWiring implements RankMemory {
     /** The transport GPU traffic crosses hosts over ({@code NET/Socket}), or null on one host. */
     public String transport() {
         return net != null ? net.transport() : null;
+    }
+
+    /**
+     * Rank {@code me}'s links in the tree allReduce's tree 0 and tree 1 ({@link ChainTrees}: chains in ring order
+     * inside each host, the double binary tree over the hosts), each {parent, child, child, child} with -1 for none;
+     * logged at INFO in NCCL's form ({@code Trees [0] 2/-1/1->0->-1 [1] ...}: children->rank->parent).
+     *
+     * @param order  ring 0, each host's ranks together
+     * @param hostOf each rank's host hash (all equal on one host)
+     */
+    public static int[][] treeLinks(int[] order, long[] hostOf, int me) {
+        int[] host = new int[hostOf.length];
+        for (int r = 0; r < host.length; r++) {
+            int first = 0;
+            while (hostOf[first] != hostOf[r]) {
+                first++;
+            }
+            host[r] = first;   // the lowest rank on r's host names it
+        }
+        int[][] trees = {ChainTrees.links(order, host, me, 0), ChainTrees.links(order, host, me, 1)};
+        if (Log.enabled(Log.Level.INFO, Subsys.GRAPH) && order.length > 1) {
+            StringBuilder b = new StringBuilder("Trees");
+            for (int t = 0; t < 2; t++) {
+                b.append(" [").append(t).append("] ").append(trees[t][1]).append('/').append(trees[t][2]).append('/')
+                        .append(trees[t][3]).append("->").append(me).append("->").append(trees[t][0]);
+            }
+            Log.info(Subsys.GRAPH, me, "%s", b);
+        }
+        return trees;
+    }
+
+    /** This rank's links in the tree allReduce's two trees ({@link #treeLinks}). */
+    public int[][] trees() {
+        return trees;
     }
 
     /** The ring orders the ring kernels follow, the same on every rank ({@link GpuRings}). */

@@ -6,6 +6,7 @@ import io.jccl.RedOp;
 import io.jccl.Result;
 import io.jccl.cuda.AllReduceAlgorithm;
 import io.jccl.cuda.GpuOptions;
+import io.jccl.internal.tuning.Algorithm;
 import io.jccl.internal.tuning.CallSelector;
 import io.jccl.internal.tuning.GpuNetTuning;
 import io.jccl.internal.tuning.Protocol;
@@ -95,13 +96,16 @@ public final class CollPlanner implements CallSelector, AutoCloseable {
     public CollPlanner(GpuOptions options, int nRanks, int residentBlocks, boolean peerPointers,
                        boolean wholeLineLinks, int hosts, String net, Tuner netModel) {
         this.netModel = Math.max(1, hosts) > 1 ? netModel : null;
-        if (this.netModel != null) {   // NCCL_ALGO / NCCL_PROTO that leave no ring with Simple fail here, at init
+        if (this.netModel != null) {   // NCCL_ALGO / NCCL_PROTO that leave a collective nothing fail here, at init
             try {
-                this.netModel.choose(Collective.ALL_REDUCE, 1 << 20, 1);
+                for (Collective c : io.jccl.internal.tuning.AlgoProtoFilter.FUNCS) {
+                    this.netModel.choose(c, 1 << 20, 1);
+                }
             } catch (JcclException e) {
                 this.netModel.close();
-                throw new JcclException(e.result(), "across hosts: " + e.getMessage()
-                        + " (the GPU kernels run the ring with the Simple or the LL protocol there)", e);
+                throw new JcclException(e.result(), "across hosts: " + e.getMessage() + " (the GPU kernels run the"
+                        + " ring with the Simple or the LL protocol there, and allReduce also the tree with Simple:"
+                        + " NCCL_ALGO=allreduce:tree forces the tree for allReduce alone)", e);
             }
         }
         this.hosts = Math.max(1, hosts);
@@ -141,7 +145,8 @@ public final class CollPlanner implements CallSelector, AutoCloseable {
             ring(p, KernelFamily.RING, bytes, Collective.ALL_REDUCE);   // what such a call launches
             b.append(String.format(java.util.Locale.ROOT, " %s %.0f us (%s x%d)", sizeName(bytes),
                     GpuNetTuning.predictedUs(netModel, Collective.ALL_REDUCE, bytes),
-                    (p.flags & KernelArgs.FLAG_NET_LL) != 0 ? "LL" : "Simple", p.blocks));
+                    (p.flags & KernelArgs.FLAG_NET_LL) != 0 ? "Ring/LL" : (p.flags & KernelArgs.FLAG_TREE) != 0
+                            ? "Tree/Simple" : "Ring/Simple", p.channels()));
         }
         return b.toString();
     }
@@ -219,12 +224,10 @@ public final class CollPlanner implements CallSelector, AutoCloseable {
             return AllReduceAlgorithm.LL;
         }
         if (hosts > 1) {
-            if (forced != AllReduceAlgorithm.AUTO && forced != AllReduceAlgorithm.RING) {
-                throw new JcclException(Result.INVALID_USAGE, "the " + forced.shortName() + " allReduce reads or"
-                        + " writes the peers' memory directly, but the ranks run on " + hosts + " hosts, reached only"
-                        + " through the ring over " + net + "; use AUTO or RING");
-            }
-            return AllReduceAlgorithm.RING;
+            checkAcrossHosts();
+            return treeFor(Collective.ALL_REDUCE, bytes, netModel != null
+                    ? netModel.choose(Collective.ALL_REDUCE, bytes, 1) : 0) ? AllReduceAlgorithm.TREE
+                    : AllReduceAlgorithm.RING;
         }
         if (forced != AllReduceAlgorithm.AUTO) {
             checkForced(forced, bytes, op, pullOk);
@@ -285,6 +288,11 @@ public final class CollPlanner implements CallSelector, AutoCloseable {
         }
         switch (coll) {
             case ALL_REDUCE -> {
+                if (hosts > 1) {   // the ring or the tree, by one choice of NCCL's model (ring below)
+                    checkAcrossHosts();
+                    ring(plan, KernelFamily.RING, bytes, coll);
+                    return;
+                }
                 AllReduceAlgorithm a = chooseAllReduce(bytes, op, window);
                 switch (a) {
                     case LL -> set(plan, KernelFamily.LL, grid(ceilDiv(bytes, 8), THREADS));
@@ -308,7 +316,7 @@ public final class CollPlanner implements CallSelector, AutoCloseable {
                             windowFlags(plan);
                         }
                     }
-                    case RING -> ring(plan, KernelFamily.RING, bytes, coll);
+                    case RING, TREE -> ring(plan, KernelFamily.RING, bytes, coll);
                     default -> throw new IllegalStateException("no plan for " + a);
                 }
             }
@@ -358,7 +366,7 @@ public final class CollPlanner implements CallSelector, AutoCloseable {
         Protocol proto = f == KernelFamily.LL128 ? Protocol.LL128
                 : f == KernelFamily.LL || f == KernelFamily.LL_PACKED || f == KernelFamily.LL_COPY ? Protocol.LL
                 : Protocol.SIMPLE;
-        int channels = f == KernelFamily.P2P ? p2pBlocks(nBytes) : p.blocks();
+        int channels = f == KernelFamily.P2P ? p2pBlocks(nBytes) : p.channels();
         if (netModel != null && f != KernelFamily.P2P && nRanks > 1) {
             long total = coll == Collective.ALL_GATHER || coll == Collective.REDUCE_SCATTER ? nBytes * nRanks : nBytes;
             return GpuNetTuning.priced(netModel, coll, nBytes, total, p.algorithmName(), channels, p.chunkBytes(),
@@ -377,8 +385,9 @@ public final class CollPlanner implements CallSelector, AutoCloseable {
                     + (p.pullOthers ? ", above the LL size (" + llOthersMaxBytes() + " bytes)" : "");
         }
         if (hosts > 1) {
-            return "ranks on " + hosts + " hosts: ring/p2p over " + net + (options.algorithm()
-                    == AllReduceAlgorithm.RING && coll == Collective.ALL_REDUCE ? " (forced ring)" : "");
+            return "ranks on " + hosts + " hosts: " + (coll == Collective.ALL_REDUCE ? "ring/tree" : "ring/p2p")
+                    + " over " + net + (options.algorithm() != AllReduceAlgorithm.AUTO && coll == Collective.ALL_REDUCE
+                    ? " (forced " + options.algorithm().shortName() + ")" : "");
         }
         if (coll != Collective.ALL_REDUCE) {
             return bytes <= llOthersMaxBytes() ? "up to the LL size (" + llOthersMaxBytes() + " bytes)"
@@ -415,6 +424,17 @@ public final class CollPlanner implements CallSelector, AutoCloseable {
         int most = Math.max(1, Math.min(options.ringChannels(),
                 (blockLimit - COPY_BLOCKS) / Math.max(1, 2 * (nRanks - 1))));
         return (int) Math.max(1, Math.min(most, ceilDiv(bytes, P2P_MIN_BYTES_PER_CHANNEL)));
+    }
+
+    /** Refuses a forced allReduce that reads or writes the peers' memory, when the ranks span hosts. */
+    private void checkAcrossHosts() {
+        AllReduceAlgorithm forced = options.algorithm();
+        if (forced != AllReduceAlgorithm.AUTO && forced != AllReduceAlgorithm.RING
+                && forced != AllReduceAlgorithm.TREE) {
+            throw new JcclException(Result.INVALID_USAGE, "the " + forced.shortName() + " allReduce reads or"
+                    + " writes the peers' memory directly, but the ranks run on " + hosts + " hosts, reached only"
+                    + " through the FIFOs over " + net + "; use AUTO, RING or TREE");
+        }
     }
 
     private void checkForced(AllReduceAlgorithm a, long bytes, RedOp.Kind op, boolean pullOk) {
@@ -474,6 +494,15 @@ public final class CollPlanner implements CallSelector, AutoCloseable {
     private void ring(Plan plan, KernelFamily family, long totalBytes, Collective coll) {
         int channelLimit = Math.min(blockLimit, options.ringChannels());
         long choice = netModel != null ? netModel.choose(coll, totalBytes, 1) : 0;   // one decision per call
+        if (treeFor(coll, totalBytes, choice)) {
+            // NCCL's tree: two blocks a channel (up and down), the model's channels or as many as the ring's
+            int channels = netModel != null ? Tuner.channelsOf(choice)
+                    : (int) Math.min(channelLimit, totalBytes / RING_MIN_BYTES_PER_CHANNEL);
+            set(plan, family, 2 * Math.max(1, Math.min(Math.min(blockLimit / 2, options.ringChannels()), channels)));
+            plan.flags |= KernelArgs.FLAG_TREE;
+            plan.chunkBytes = options.ringSlotBytes();
+            return;
+        }
         if (netModel != null && Tuner.protocolOf(choice) == Protocol.LL) {
             // NCCL's model chose LL: one block on the connections' LL channel, a slot's worth of data per step
             set(plan, family, 1);
@@ -485,6 +514,19 @@ public final class CollPlanner implements CallSelector, AutoCloseable {
                 : (int) Math.min(channelLimit, totalBytes / RING_MIN_BYTES_PER_CHANNEL);
         set(plan, family, Math.max(1, Math.min(channelLimit, channels)));
         plan.chunkBytes = options.ringSlotBytes() * options.ringChunkSteps();
+    }
+
+    /**
+     * Whether an allReduce runs on the tree: forced ({@link AllReduceAlgorithm#TREE}), or across hosts when NCCL's
+     * model's {@code choice} is the tree and the ring is not forced; never with fewer than two resident blocks.
+     */
+    private boolean treeFor(Collective coll, long bytes, long choice) {
+        if (coll != Collective.ALL_REDUCE || nRanks == 1 || blockLimit < 2) {
+            return false;
+        }
+        AllReduceAlgorithm forced = options.algorithm();
+        return forced == AllReduceAlgorithm.TREE || (forced == AllReduceAlgorithm.AUTO && netModel != null
+                && Tuner.algorithmOf(choice) == Algorithm.TREE);
     }
 
     private static void set(Plan plan, KernelFamily f, int blocks) {

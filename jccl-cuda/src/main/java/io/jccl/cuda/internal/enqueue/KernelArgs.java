@@ -11,7 +11,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 /**
- * The by-value argument block of every kernel, {@code struct KernelArgs} in src/main/cuda/jccl_device.cuh (1024
+ * The by-value argument block of every kernel, {@code struct KernelArgs} in src/main/cuda/jccl_device.cuh (1032
  * bytes; a test checks every kernel's PTX parameter size against {@link #LAYOUT}). Each communicator owns one
  * native segment of this layout and a one-entry kernelParams array pointing at it; a launch rewrites the per-call
  * fields in place (the driver copies the block at launch, also when a stream is being captured into a graph), so
@@ -60,7 +60,8 @@ public final class KernelArgs {
             JAVA_INT.withName("nRings"),
             JAVA_INT.withName("remoteMask"),
             JAVA_LONG.withName("netConnOwn"),
-            MemoryLayout.sequenceLayout(MAX_RANKS, JAVA_LONG).withName("win"));
+            MemoryLayout.sequenceLayout(MAX_RANKS, JAVA_LONG).withName("win"),
+            MemoryLayout.sequenceLayout(2, JAVA_INT).withName("tree"));
 
     /** P2pOp.kind values. */
     public static final short P2P_SEND = 0;
@@ -85,6 +86,11 @@ public final class KernelArgs {
     public static final int FLAG_WINDOW = 128;
     /** Ring kernels across hosts: the LL protocol over the connections' last channel (one block). */
     public static final int FLAG_NET_LL = 256;
+    /**
+     * allReduce on NCCL's tree ({@link #setTrees}): the ring reduction kernel with two blocks per channel, one
+     * reducing up the tree and one sending the result down.
+     */
+    public static final int FLAG_TREE = 512;
 
     static final long SIG = offset("sig");
     static final long LL = offset("ll");
@@ -114,6 +120,7 @@ public final class KernelArgs {
     static final long REMOTE_MASK = offset("remoteMask");
     static final long NET_CONN_OWN = offset("netConnOwn");
     static final long WIN = offset("win");
+    static final long TREE = offset("tree");
 
     private final MemorySegment args;
     private final MemorySegment params;
@@ -206,6 +213,27 @@ public final class KernelArgs {
             args.set(JAVA_INT, RING + 4L * i, packed);
         }
         args.set(JAVA_INT, N_RINGS, rings.length);
+    }
+
+    /**
+     * This rank's links in the two trees of the tree allReduce (fixed for the life of a communicator):
+     * {@code links[which]} is {parent, child, child, child}, -1 for none (ChainTrees' answer), each tree written as
+     * one int of four bytes, 0xFF for none.
+     */
+    public void setTrees(int[][] links) {
+        int n = args.get(JAVA_INT, N_RANKS);
+        for (int which = 0; which < 2; which++) {
+            int packed = 0;
+            for (int i = 0; i < 4; i++) {
+                int r = links[which][i];
+                if (r < -1 || r >= n || r == args.get(JAVA_INT, RANK)) {
+                    throw new IllegalArgumentException("tree " + which + " link " + i + " is rank " + r
+                            + ", outside the " + n + " ranks or this rank");
+                }
+                packed |= (r < 0 ? 0xFF : r) << (8 * i);
+            }
+            args.set(JAVA_INT, TREE + 4L * which, packed);
+        }
     }
 
     /** The per-call fields of a collective. */

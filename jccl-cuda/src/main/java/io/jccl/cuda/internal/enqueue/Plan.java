@@ -20,9 +20,14 @@ final class Plan {
         return family;
     }
 
-    /** Blocks in the grid (channels for the ring). */
+    /** Blocks in the grid (channels for the ring, two per channel for the tree). */
     public int blocks() {
         return blocks;
+    }
+
+    /** Channels: the blocks, or half of them for the tree. */
+    public int channels() {
+        return (flags & KernelArgs.FLAG_TREE) != 0 ? blocks / 2 : blocks;
     }
 
     /** Ring chunk in bytes (0 for the other families). */
@@ -38,7 +43,7 @@ final class Plan {
     /**
      * The algorithm as benchmarks print it: ll, llpacked, push, oneshot, twoshot, ring, p2p; on windows sym-oneshot,
      * sym-twoshot and sym-pull (reduceScatter, allGather, broadcast); across hosts ring-ll for the LL
-     * ring.
+     * ring; tree for NCCL's tree allReduce.
      */
     public String algorithmName() {
         if (family == KernelFamily.PULL) {
@@ -47,6 +52,9 @@ final class Plan {
         }
         if ((flags & KernelArgs.FLAG_NET_LL) != 0) {
             return "ring-ll";   // a constant: launches record the name and allocate nothing
+        }
+        if ((flags & KernelArgs.FLAG_TREE) != 0) {
+            return "tree";
         }
         return family == KernelFamily.LL_PACKED ? "llpacked" : family.shortName();
     }

@@ -275,11 +275,11 @@ class CollPlannerTest {
             Selection s = p.select(Collective.ALL_REDUCE, 1 << 20, RedOp.Kind.SUM, false);
             assertThat(s.algorithm()).isEqualTo("ring");
             assertThat(s.predictedUs()).isPositive();
-            assertThat(s.why()).startsWith("ranks on 2 hosts: ring/p2p over NET/Socket; NCCL's model over NET (2 hosts,"
+            assertThat(s.why()).startsWith("ranks on 2 hosts: ring/tree over NET/Socket; NCCL's model over NET (2 hosts,"
                     + " 1.25 GB/s a channel) predicts Ring/Simple x");
             assertThat(p.select(Collective.ALL_TO_ALL, 1 << 20, RedOp.Kind.SUM, false).predictedUs()).isEqualTo(-1);
             assertThat(p.netPricing()).matches("allReduce over NET/Socket priced by NCCL's model: 8 B [0-9]+ us"
-                    + " \\(LL x1\\) 1 MiB [0-9]+ us \\(Simple x[12]\\) 128 MiB [0-9]+ us \\(Simple x2\\)");
+                    + " \\(Ring/LL x1\\) 1 MiB [0-9]+ us \\(Ring/Simple x[12]\\) 128 MiB [0-9]+ us \\(Ring/Simple x2\\)");
             // the model's LL: one block on the connections' LL channel; Simple above
             Plan small = plan(p, Collective.ALL_GATHER, 100, 1, RedOp.Kind.SUM);
             assertThat(small.flags() & KernelArgs.FLAG_NET_LL).isEqualTo(KernelArgs.FLAG_NET_LL);
@@ -296,6 +296,44 @@ class CollPlannerTest {
         assertThatThrownBy(() -> new CollPlanner(net, 4, 132, false, false, 2, "NET/Socket", tree))
                 .isInstanceOf(JcclException.class).hasMessageContaining("NCCL_ALGO was set to \"Tree\"")
                 .hasMessageContaining("across hosts");
+    }
+
+    @Test
+    void theTreeRunsAllReduceOnTwoBlocksAChannelWhenForcedOrChosenByTheModel() {
+        GpuOptions net = D.withRing(2, 128 << 10, 2);
+        // forced on one host: one chain, channels by bytes as the ring's
+        CollPlanner one = new CollPlanner(D.withAlgorithm(AllReduceAlgorithm.TREE), 4, 132, false, false);
+        Plan t = plan(one, Collective.ALL_REDUCE, 64 << 20, 1, RedOp.Kind.SUM);
+        assertThat(t.family()).isEqualTo(KernelFamily.RING);
+        assertThat(t.flags() & KernelArgs.FLAG_TREE).isEqualTo(KernelArgs.FLAG_TREE);
+        assertThat(t.blocks()).isEqualTo(2 * t.channels()).isEqualTo(2 * Math.min(D.ringChannels(), one.blockLimit() / 2));
+        assertThat(t.algorithmName()).isEqualTo("tree");
+        assertThat(plan(one, Collective.ALL_REDUCE, 64, 1, RedOp.Kind.SUM).blocks()).isEqualTo(2);
+        assertThat(plan(one, Collective.REDUCE_SCATTER, 64 << 20, 1, RedOp.Kind.SUM).flags() & KernelArgs.FLAG_TREE)
+                .isZero();
+        assertThat(one.select(Collective.ALL_REDUCE, 64 << 20, RedOp.Kind.SUM, false).nChannels())
+                .isEqualTo(t.channels());
+        // a grid of one resident block cannot hold the two blocks of a channel: the ring
+        assertThat(plan(new CollPlanner(D.withAlgorithm(AllReduceAlgorithm.TREE), 4, 1, false, false),
+                Collective.ALL_REDUCE, 1 << 20, 1, RedOp.Kind.SUM).algorithmName()).isEqualTo("ring");
+        // across hosts NCCL_ALGO=allreduce:tree: the model's tree with its channels; allGather keeps the ring
+        Tuner model = GpuNetTuning.create(4, 2, 2, 2, 90, 2, 24.0, PathType.PHB, 10_000,
+                TopoEnv.of(Map.of("NCCL_ALGO", "allreduce:tree")));
+        try (CollPlanner p = new CollPlanner(net, 4, 132, false, false, 2, "NET/Socket", model)) {
+            for (long bytes : new long[] {8, 1 << 20, 128 << 20}) {
+                Plan a = plan(p, Collective.ALL_REDUCE, bytes, 1, RedOp.Kind.SUM);
+                assertThat(a.algorithmName()).isEqualTo("tree");
+                assertThat(a.channels()).isBetween(1, 2);
+                assertThat(a.blocks()).isEqualTo(2 * a.channels());
+            }
+            assertThat(plan(p, Collective.ALL_GATHER, 1 << 20, 1, RedOp.Kind.SUM).algorithmName()).isEqualTo("ring");
+            assertThat(p.chooseAllReduce(1 << 20, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.TREE);
+            assertThat(p.allReduceRanges()).isEqualTo("tree at every size");
+            assertThat(p.netPricing()).contains("(Tree/Simple x");
+            Selection s = p.select(Collective.ALL_REDUCE, 1 << 20, RedOp.Kind.SUM, false);
+            assertThat(s.algorithm()).isEqualTo("tree");
+            assertThat(s.why()).contains("predicts Tree/Simple");
+        }
     }
 
     @Test
@@ -324,7 +362,7 @@ class CollPlannerTest {
                 assertThat(p.p2pBlocks(bytes)).isBetween(1, 2);
             }
             assertThat(p.select(Collective.ALL_REDUCE, 8, RedOp.Kind.SUM, false).why())
-                    .isEqualTo("ranks on 2 hosts: ring/p2p over NET/Socket");
+                    .isEqualTo("ranks on 2 hosts: ring/tree over NET/Socket");
             assertThat(p.select(Collective.ALL_TO_ALL, 8, RedOp.Kind.SUM, false).algorithm()).isEqualTo("p2p");
             assertThat(p.select(Collective.SEND_RECV, 8, RedOp.Kind.SUM, false).why())
                     .contains("ring/p2p over NET/Socket");
@@ -333,6 +371,10 @@ class CollPlannerTest {
             CollPlanner forced = new CollPlanner(net.withAlgorithm(a), 2, 132, false, false, 3, "NET/Socket");
             if (a == AllReduceAlgorithm.AUTO || a == AllReduceAlgorithm.RING) {
                 assertThat(forced.chooseAllReduce(1 << 20, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.RING);
+            } else if (a == AllReduceAlgorithm.TREE) {
+                assertThat(forced.chooseAllReduce(1 << 20, RedOp.Kind.SUM)).isEqualTo(AllReduceAlgorithm.TREE);
+                assertThat(plan(forced, Collective.ALL_REDUCE, 1 << 20, 4, RedOp.Kind.SUM).algorithmName())
+                        .isEqualTo("tree");
             } else {
                 assertThatThrownBy(() -> forced.chooseAllReduce(64, RedOp.Kind.SUM)).isInstanceOf(JcclException.class)
                         .hasMessageContaining("3 hosts").hasMessageContaining("NET/Socket")

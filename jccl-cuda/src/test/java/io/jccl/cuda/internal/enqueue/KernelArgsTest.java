@@ -45,7 +45,8 @@ class KernelArgsTest {
         assertThat(KernelArgs.REMOTE_MASK).isEqualTo(948);
         assertThat(KernelArgs.NET_CONN_OWN).isEqualTo(952);
         assertThat(KernelArgs.WIN).isEqualTo(960);
-        assertThat(KernelArgs.LAYOUT.byteSize()).isEqualTo(1024);
+        assertThat(KernelArgs.TREE).isEqualTo(1024);
+        assertThat(KernelArgs.LAYOUT.byteSize()).isEqualTo(1032);
     }
 
     @Test
@@ -64,6 +65,11 @@ class KernelArgsTest {
             assertThat(k.getInt(KernelArgs.CONN_CHANNELS)).isEqualTo(32);
             assertThat(k.getLong(KernelArgs.COUNT)).isEqualTo(77);
             assertThat(k.getInt(KernelArgs.FLAGS)).isEqualTo(5);
+            k.setTrees(new int[][] {{-1, 0, 3, 2}, {2, -1, -1, -1}});
+            assertThat(k.getInt(KernelArgs.TREE)).isEqualTo(0x020300FF);
+            assertThat(k.getInt(KernelArgs.TREE + 4)).isEqualTo(0xFFFFFF02);
+            assertThatThrownBy(() -> k.setTrees(new int[][] {{1, -1, -1, -1}, {-1, -1, -1, -1}}))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("this rank");
             k.setNet(0b1010, 0x7000);
             assertThat(k.getInt(KernelArgs.REMOTE_MASK)).isEqualTo(0b1010);
             assertThat(k.getLong(KernelArgs.NET_CONN_OWN)).isEqualTo(0x7000);
