@@ -85,6 +85,13 @@ class GpuSharedDeviceGpuTest {
                     forced.add(new Case(Collective.ALL_REDUCE, DataType.INT32, RedOp.Kind.MAX, count, true, 0));
                 }
             }
+            if (a == AllReduceAlgorithm.TREE && ds.getFirst().multiprocessorCount() / n < 2) {
+                // n ranks on one GPU leave each one block resident: the tree's up and down blocks cannot both run
+                assertThat(runShared(ds, o, List.of(), comms -> assertThatThrownBy(() -> comms.getFirst()
+                        .algorithmFor(Collective.ALL_REDUCE, 1, DataType.FLOAT32, RedOp.SUM))
+                        .hasMessageContaining("only 1 block resident"))).isEmpty();
+                continue;
+            }
             assertThat(runShared(ds, o, forced, comms -> assertThat(comms.getFirst()
                     .algorithmFor(Collective.ALL_REDUCE, 1, DataType.FLOAT32, RedOp.SUM)).startsWith(a.shortName())))
                     .as("%s", a).isEmpty();

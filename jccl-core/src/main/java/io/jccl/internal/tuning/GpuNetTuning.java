@@ -14,8 +14,9 @@ import java.util.Locale;
  * NCCL's GPU cost model for a GPU communicator whose ranks span hosts: the ring and tree graphs cross the network
  * (path type NET at the link's bandwidth) and stay on the host's GPU links inside, so the model prices every step
  * across hosts with NCCL's net latencies and bandwidths. The kernels across hosts run the ring with the Simple or
- * the LL protocol, and allReduce also on NCCL's tree with Simple; the model disables the rest with that reason, so the tuner's choice is what runs (protocol and
- * channel count), and {@code explain} shows every candidate's predicted time.
+ * the LL protocol, and allReduce also on NCCL's tree with Simple; the model disables the rest with that reason, so
+ * the tuner's choice is what runs (algorithm, protocol and channel count), and {@code explain} shows every
+ * candidate's predicted time.
  *
  * <p>Owned by: the communicator's init thread builds it; the enqueuing thread uses it (as {@link Tuner}). Mirrors
  * ncclTopoTuneModel for a communicator over the net transport.

@@ -426,9 +426,19 @@ public final class CollPlanner implements CallSelector, AutoCloseable {
         return (int) Math.max(1, Math.min(most, ceilDiv(bytes, P2P_MIN_BYTES_PER_CHANNEL)));
     }
 
+    /** Refuses a forced tree that could not keep its up and down blocks resident together. */
+    private void checkTree(AllReduceAlgorithm a) {
+        if (a == AllReduceAlgorithm.TREE && blockLimit < 2) {
+            throw new JcclException(Result.INVALID_USAGE, "the tree allReduce runs two blocks a channel (one up, one"
+                    + " down), but this rank may keep only " + blockLimit + " block resident (the GPU's"
+                    + " multiprocessors shared by its ranks, or jccl.cuda.maxBlocks); use AUTO or RING");
+        }
+    }
+
     /** Refuses a forced allReduce that reads or writes the peers' memory, when the ranks span hosts. */
     private void checkAcrossHosts() {
         AllReduceAlgorithm forced = options.algorithm();
+        checkTree(forced);
         if (forced != AllReduceAlgorithm.AUTO && forced != AllReduceAlgorithm.RING
                 && forced != AllReduceAlgorithm.TREE) {
             throw new JcclException(Result.INVALID_USAGE, "the " + forced.shortName() + " allReduce reads or"
@@ -438,6 +448,7 @@ public final class CollPlanner implements CallSelector, AutoCloseable {
     }
 
     private void checkForced(AllReduceAlgorithm a, long bytes, RedOp.Kind op, boolean pullOk) {
+        checkTree(a);
         if (a == AllReduceAlgorithm.LL && bytes > options.llMaxBytes()) {
             throw new JcclException(Result.INVALID_ARGUMENT, "the LL allReduce handles at most llMaxBytes = "
                     + options.llMaxBytes() + " bytes, got " + bytes + "; raise jccl.cuda.llMaxBytes or use AUTO");

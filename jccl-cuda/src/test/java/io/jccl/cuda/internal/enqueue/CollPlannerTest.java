@@ -313,9 +313,10 @@ class CollPlannerTest {
                 .isZero();
         assertThat(one.select(Collective.ALL_REDUCE, 64 << 20, RedOp.Kind.SUM, false).nChannels())
                 .isEqualTo(t.channels());
-        // a grid of one resident block cannot hold the two blocks of a channel: the ring
-        assertThat(plan(new CollPlanner(D.withAlgorithm(AllReduceAlgorithm.TREE), 4, 1, false, false),
-                Collective.ALL_REDUCE, 1 << 20, 1, RedOp.Kind.SUM).algorithmName()).isEqualTo("ring");
+        // a grid of one resident block cannot hold the two blocks of a channel: forcing the tree is refused
+        assertThatThrownBy(() -> plan(new CollPlanner(D.withAlgorithm(AllReduceAlgorithm.TREE), 4, 1, false, false),
+                Collective.ALL_REDUCE, 1 << 20, 1, RedOp.Kind.SUM))
+                .isInstanceOf(JcclException.class).hasMessageContaining("only 1 block resident");
         // across hosts NCCL_ALGO=allreduce:tree: the model's tree with its channels; allGather keeps the ring
         Tuner model = GpuNetTuning.create(4, 2, 2, 2, 90, 2, 24.0, PathType.PHB, 10_000,
                 TopoEnv.of(Map.of("NCCL_ALGO", "allreduce:tree")));

@@ -45,7 +45,7 @@ class PtxResourcesTest {
             }
         }
         assertThat(checked).isEqualTo(DataType.values().length * 2 * KernelFamily.values().length);
-        assertThat(KernelArgs.LAYOUT.byteSize()).isEqualTo(1024);
+        assertThat(KernelArgs.LAYOUT.byteSize()).isEqualTo(1032);   // well under the 4 KiB kernel parameter limit
     }
 
     @Test
