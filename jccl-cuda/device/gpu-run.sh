@@ -15,6 +15,9 @@
 #             them, else distinct NCCL_HOSTID over loopback): every collective verified across hosts, all_reduce
 #             and all_gather --backend both (NCCL's socket transport, same hosts), and the host communicators' own
 #             busbw on the same link                                                      ($OUT/perf-hosts.txt)
+#     tree    allReduce on NCCL's tree across 2 and 4 NCCL_HOSTID hosts (one rank each, all on GPU 0), both
+#             libraries forced by NCCL_ALGO=allreduce:tree, then each library's own choice; --backend both
+#                                                                                         ($OUT/perf-tree.txt)
 #     mixed   4 ranks on 2 NCCL_HOSTID hosts (ranks 0, 1 and 2, 3), all on GPU 0: CUDA IPC inside a host and the
 #             net proxy between them in the same kernels; every collective verified        ($OUT/perf-mixed.txt)
 # Ends with a summary (JUnit totals, the side-by-side tables). Extra JVM flags: $JOPTS. Per-phase limit: $T s.
@@ -97,6 +100,20 @@ for phase in "$@"; do
       perf perf-hosts all_reduce -np 2 "${launch[@]}" -b 8 -e 128M -f 16 -n 10 -w 2 -c 1 --backend host
       "$root/scripts/netns-hosts.sh" down --prefix jgh >/dev/null 2>&1
       rm -f "$hf" ;;
+    tree)
+      hf=$(mktemp)
+      saved=${JCCL_JAVA_OPTS}
+      export JCCL_JAVA_OPTS="$saved -Djccl.cuda.shareDevices=true -XX:ErrorFile=$out/hs_err_%p.log"
+      export JCCL_PERF_JIT_WARMUP_MS=${JCCL_PERF_JIT_WARMUP_MS:-300}
+      for n in 2 4; do
+        for h in $(seq 0 $((n - 1))); do echo "SIMHOST=t$h slots=1"; done > "$hf"
+        hl=(-np "$n" --hostfile "$hf" --rsh env --master-addr 127.0.0.1 -b 8 -e 64M -f 16 -n 5 -w 1 -c 1)
+        NCCL_ALGO=allreduce:tree NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING \
+          perf perf-tree all_reduce "${hl[@]}" --backend both
+        perf perf-tree all_reduce "${hl[@]}" --backend both
+      done
+      export JCCL_JAVA_OPTS="$saved"
+      rm -f "$hf" ;;
     mixed)
       hf=$(mktemp)
       printf 'SIMHOST=h0 slots=2\nSIMHOST=h1 slots=2\n' > "$hf"
@@ -118,7 +135,7 @@ for phase in "$@"; do
       done
       perf perf-small all_reduce -g 2 -b 8 -e 64M -f 64 -c 1 -d all -o sum --backend jccl
       perf perf-small all_reduce -g 2 -b 8 -e 64M -f 64 -c 1 -d bfloat16 -o all --backend jccl ;;
-    *) echo "gpu-run.sh: unknown phase $phase (info topo tests ar graph others np small hosts mixed)" >&2 ;;
+    *) echo "gpu-run.sh: unknown phase $phase (info topo tests ar graph others np small hosts tree mixed)" >&2 ;;
   esac
 done
 echo "=== summary $(date +%T)"
