@@ -8,6 +8,8 @@
 #             $TESTS (class names, space-separated) runs those only
 #     ar      ./jccl perf all_reduce -g 2 -b 8 -e 2G -f 4 -c 1 --backend both          ($OUT/perf-allreduce.txt)
 #     graph   the same, 8 B .. 2 MiB, CUDA graphs of the iterations launched 20 times (-G 20)
+#     sym     perf -R 2 (symmetric windows), -G 20, 8 B .. 64 MiB: JCCL on 2 ranks sharing GPU 0, then JCCL and
+#             NCCL on 1 GPU                                                               ($OUT/perf-sym.txt)
 #     others  all_gather, reduce_scatter, broadcast, sendrecv at 128 MiB .. 2 GiB, --backend both
 #     np      one process per GPU (-np 2, IPC handles), all_reduce and all_gather, --backend both
 #     small   alltoall, reduce, gather, scatter, small sizes (correctness of every collective in the perf tool)
@@ -62,6 +64,10 @@ for phase in "$@"; do
         || echo "gpu-run.sh: NO TEST RAN ($(wc -l < "$here/test/gpu-tests.txt") classes listed; see $out/junit.txt)" ;;
     ar) perf perf-allreduce all_reduce -g 2 -b 8 -e 2G -f 4 -c 1 --backend both ;;
     graph) perf perf-graph all_reduce -g 2 -b 8 -e 2M -f 4 -c 1 -G 20 --backend both ;;
+    sym)
+      JCCL_JAVA_OPTS="-Djccl.cuda.shareDevices=true" \
+        perf perf-sym all_reduce -g 2 -R 2 -G 20 -b 8 -e 64M -f 8 -c 1 --backend jccl
+      perf perf-sym all_reduce -g 1 -R 2 -G 20 -b 8 -e 64M -f 8 -c 1 --backend both ;;
     others)
       for c in all_gather reduce_scatter broadcast sendrecv; do
         perf perf-others "$c" -g 2 -b 128M -e 2G -f 4 -c 1 --backend both

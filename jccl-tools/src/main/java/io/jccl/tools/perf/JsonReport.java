@@ -50,6 +50,7 @@ public final class JsonReport {
         config.put("aggregated_iterations", h.aggIters());
         config.put("validation", h.validation());
         config.put("graph", h.graph());
+        config.put("register", h.register());
         config.put("blocking_collectives", o.blocking() != 0);
         root.put("config", config);
         root.put("devices", rankLines.stream().map(JsonReport::device).toList());

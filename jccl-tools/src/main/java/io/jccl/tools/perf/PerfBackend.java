@@ -106,6 +106,13 @@ public interface PerfBackend extends AutoCloseable {
         return (System.nanoTime() - t0) / 1e9 / ((double) iters * agg);
     }
 
+    /**
+     * The sweep ended on this rank: on the rank's thread, every rank at once, releases what must be released
+     * collectively (registered windows). Nothing by default.
+     */
+    default void finish() {
+    }
+
     /** Stops the communicator from any thread (a timeout); blocked calls fail. */
     void abort();
 

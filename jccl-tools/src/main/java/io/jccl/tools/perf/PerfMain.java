@@ -106,9 +106,11 @@ public final class PerfMain implements Callable<Integer> {
     @Option(names = {"-G", "--cudagraph"}, defaultValue = "0",
             description = "capture the -n iterations into a CUDA graph and time N launches of it")
     int cudaGraph;
-    @Option(names = {"-R", "--local_register"}, defaultValue = "0",
-            description = "1: buffers from Communicator.allocate (registered, shared memory on one host)")
-    int register;
+    @Option(names = {"-R", "--local_register"}, defaultValue = "0", paramLabel = "0|1|2",
+            description = "buffer registration: 0 none; 1 user buffers (NCCL: ncclCommRegister; host: "
+                    + "Communicator.allocate, shared memory on one host); 2 symmetric windows (NCCL 2.27+: "
+                    + "ncclCommWindowRegister; JCCL: GpuCommunicator windows, so the sym-* kernels run)")
+    String register;
     @Option(names = "--backend",
             description = "host (host memory), jccl (GPUs), nccl (libnccl.so.2 on the same GPU buffers) or both; "
                     + "default host, or jccl with -g > 1 or -G")
@@ -148,8 +150,8 @@ public final class PerfMain implements Callable<Integer> {
                 new SizeSweep(SizeParser.parse(minBytes), SizeParser.parse(maxBytes), SizeParser.parse(stepBytes),
                         stepFactor),
                 iters, warmup, agg, check, cycles, blocking, PerfBackend.StatMode.fromCode(average), rootRank,
-                types, OpChoice.parse(op), timeoutSec, processes, threads, gpus, cudaGraph, target, json, csv, plot,
-                rawArgs);
+                types, OpChoice.parse(op), timeoutSec, processes, threads, gpus, cudaGraph,
+                Registration.parse(register), target, json, csv, plot, rawArgs);
     }
 
     private static DataType parseType(String name) {
@@ -184,13 +186,14 @@ public final class PerfMain implements Callable<Integer> {
         }
         if (fromEnv) {
             Communicator comm = Communicator.fromEnvironment(Config.defaults().withName("perf"));
-            PerfBackend backend = new HostBackend(comm, EnvironmentRanks.localIndex(env), register != 0);
+            PerfBackend backend = new HostBackend(comm, EnvironmentRanks.localIndex(env),
+                    o.registration() != Registration.NONE);
             return new RankThreads(o, List.of(backend), out, err, minBw).run();
         }
         List<Communicator> comms = Communicator.initAll(o.threads(), Config.defaults().withName("perf"));
         List<PerfBackend> backends = new ArrayList<>();
         for (int i = 0; i < comms.size(); i++) {
-            backends.add(new HostBackend(comms.get(i), i, register != 0));
+            backends.add(new HostBackend(comms.get(i), i, o.registration() != Registration.NONE));
         }
         return new RankThreads(o, backends, out, err, minBw).run();
     }

@@ -26,6 +26,7 @@ import java.util.List;
  * @param threads     {@code -t}: ranks as threads of this process
  * @param gpus        {@code -g}: GPUs driven by this process (1 on the host backend; with {@code -np}, per process)
  * @param graphLaunches {@code -G}: 0, or capture the {@code -n} iterations into a CUDA graph launched this many times
+ * @param registration {@code -R}: how the buffers are registered with the library measured
  * @param target      {@code --backend}: what is measured
  * @param jsonFile    where to write the JSON report, or null
  * @param csvFile     where to write the CSV report, or null
@@ -35,8 +36,8 @@ import java.util.List;
 public record PerfOptions(PerfCollective collective, SizeSweep sweep, int iters, int warmupIters, int aggIters,
                           int check, int cycles, int blocking, PerfBackend.StatMode statMode, int root,
                           List<DataType> types, List<OpChoice> ops, double timeoutSec, int processes, int threads,
-                          int gpus, int graphLaunches, PerfTarget target, Path jsonFile, Path csvFile,
-                          Path plotFile, List<String> args) {
+                          int gpus, int graphLaunches, Registration registration, PerfTarget target,
+                          Path jsonFile, Path csvFile, Path plotFile, List<String> args) {
 
     public PerfOptions {
         require(iters >= 1, "-n (iterations) must be at least 1, got " + iters);
@@ -52,6 +53,7 @@ public record PerfOptions(PerfCollective collective, SizeSweep sweep, int iters,
         require(threads >= 1, "-t (threads) must be at least 1, got " + threads);
         require(gpus >= 1, "-g must be at least 1, got " + gpus);
         require(graphLaunches >= 0, "-G must not be negative, got " + graphLaunches);
+        java.util.Objects.requireNonNull(registration, "registration");
         require(target.gpu() || (gpus == 1 && graphLaunches == 0), "-g " + gpus + " and -G " + graphLaunches
                 + " need a GPU backend: --backend jccl, nccl or both");
         require(!target.gpu() || threads == 1, "-t: GPU runs use one thread per GPU already; drop -t");

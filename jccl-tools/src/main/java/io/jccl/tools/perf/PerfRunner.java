@@ -66,7 +66,7 @@ public final class PerfRunner {
             int gpusPerThread = o.target().gpu() ? 1 : o.gpus();
             report.begin(new ResultTable.RunHeader(o.collective().programName(), nThreads, gpusPerThread, s.minBytes(),
                     s.maxBytes(), s.step(), s.multiplicative(), o.warmupIters(), o.iters(), o.aggIters(), o.check(),
-                    o.graphLaunches()), nRanks, lines);
+                    o.graphLaunches(), o.registration().code()), nRanks, lines);
         }
         send = backend.allocate(o.sweep().maxBytes());
         recv = backend.allocate(o.sweep().maxBytes());
@@ -77,6 +77,7 @@ public final class PerfRunner {
                 }
             }
         }
+        backend.finish();
         double avg = bwCount == 0 ? 0 : bwSum / bwCount;
         boolean bwFailed = minBusBw >= 0 && avg < minBusBw * 0.9;
         if (report != null) {

@@ -13,10 +13,10 @@ public final class ResultTable {
     private ResultTable() {
     }
 
-    /** The run parameters the header line shows. */
+    /** The run parameters the header line shows ({@code register} is {@code -R}: 0, 1 or 2). */
     public record RunHeader(String programName, int nThreads, int nGpus, long minBytes, long maxBytes, long step,
                             boolean stepIsFactor, int warmupIters, int iters, int aggIters, int validation,
-                            int graph) {
+                            int graph, int register) {
     }
 
     /** The lines before the per-rank lines. */
@@ -24,10 +24,10 @@ public final class ResultTable {
         return List.of(
                 "# Collective test starting: " + h.programName(),
                 String.format(Locale.ROOT, "# nThread %d nGpus %d minBytes %d maxBytes %d step: %d(%s) warmup iters: %d"
-                                + " iters: %d agg iters: %d validation: %d graph: %d",
+                                + " iters: %d agg iters: %d validation: %d graph: %d register: %d",
                         h.nThreads(), h.nGpus(), h.minBytes(), h.maxBytes(), h.step(),
                         h.stepIsFactor() ? "factor" : "bytes", h.warmupIters(), h.iters(), h.aggIters(),
-                        h.validation(), h.graph()),
+                        h.validation(), h.graph(), h.register()),
                 "#",
                 "# Using devices");
     }

@@ -119,6 +119,22 @@ class PerfOptionsTest {
     }
 
     @Test
+    void registrationIsNcclTestsDashR() {
+        assertThat(parse("all_reduce").registration()).isEqualTo(Registration.NONE);
+        assertThat(parse("all_reduce", "-R", "0").registration()).isEqualTo(Registration.NONE);
+        assertThat(parse("all_reduce", "-R", "1").registration()).isEqualTo(Registration.BUFFERS);
+        assertThat(parse("all_reduce", "-g", "2", "-R", "2").registration()).isEqualTo(Registration.WINDOWS);
+        assertThat(parse("all_reduce", "--local_register", "2", "--backend", "both").registration())
+                .isEqualTo(Registration.WINDOWS);
+        assertThat(Registration.WINDOWS.code()).isEqualTo(2);
+        for (String bad : new String[]{"3", "-1", "yes", " "}) {
+            assertThatThrownBy(() -> parse("all_reduce", "-R", bad)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("-R").hasMessageContaining("0 (none)").hasMessageContaining("2 (symmetric")
+                    .hasMessageContaining("'" + bad + "'");
+        }
+    }
+
+    @Test
     void childArgsDropNp() {
         assertThat(PerfMain.childArgs(List.of("all_reduce", "-np", "4", "-b", "8", "--np=2", "-e", "1M")))
                 .containsExactly("all_reduce", "-b", "8", "-e", "1M");

@@ -132,7 +132,7 @@ class PerfRunnerTest {
         Run r = run(3, -1, "broadcast", "-b", "8", "-e", "8", "-n", "1", "-w", "0", "-r", "2");
         List<String> lines = r.stdout().lines().toList();
         assertThat(lines.get(1)).isEqualTo("# nThread 3 nGpus 1 minBytes 8 maxBytes 8 step: 1048576(bytes) "
-                + "warmup iters: 0 iters: 1 agg iters: 1 validation: 1 graph: 0");
+                + "warmup iters: 0 iters: 1 agg iters: 1 validation: 1 graph: 0 register: 0");
         assertThat(lines).filteredOn(l -> l.startsWith("#  Rank")).hasSize(3)
                 .allMatch(l -> l.endsWith("[fake] fake device"));
         assertThat(r.rows()).singleElement().satisfies(row ->

@@ -10,17 +10,17 @@ class ResultTableTest {
     @Test
     void preambleMatchesNcclTests() {
         ResultTable.RunHeader h = new ResultTable.RunHeader("all_reduce_perf", 1, 1, 8, 134217728, 2, true, 5,
-                20, 1, 1, 0);
+                20, 1, 1, 0, 0);
         assertThat(ResultTable.preamble(h)).containsExactly(
                 "# Collective test starting: all_reduce_perf",
                 "# nThread 1 nGpus 1 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20 "
-                        + "agg iters: 1 validation: 1 graph: 0",
+                        + "agg iters: 1 validation: 1 graph: 0 register: 0",
                 "#",
                 "# Using devices");
         ResultTable.RunHeader bytes = new ResultTable.RunHeader("sendrecv_perf", 4, 1, 1024, 4096, 1024, false, 1,
-                10, 2, 0, 0);
+                10, 2, 0, 0, 2);
         assertThat(ResultTable.preamble(bytes).get(1)).isEqualTo("# nThread 4 nGpus 1 minBytes 1024 maxBytes 4096 "
-                + "step: 1024(bytes) warmup iters: 1 iters: 10 agg iters: 2 validation: 0 graph: 0");
+                + "step: 1024(bytes) warmup iters: 1 iters: 10 agg iters: 2 validation: 0 graph: 0 register: 2");
     }
 
     @Test

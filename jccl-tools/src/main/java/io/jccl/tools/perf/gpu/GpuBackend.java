@@ -59,6 +59,7 @@ final class GpuBackend implements PerfBackend {
     private int buffers;
     private PreparedCall jitWarmed;
     private final LoopTrace trace;
+    private final KernelRanges windowKernels;
 
     /** A prepared call that knows its size (for the JIT warm-up). */
     private record SizedCall(PreparedCall call, long bytes) implements PreparedCall {
@@ -80,6 +81,8 @@ final class GpuBackend implements PerfBackend {
         this.start = CudaEvent.create(device, true);
         this.end = CudaEvent.create(device, true);
         this.trace = new LoopTrace(device, stream, "rank " + comm.rank() + " (" + lib + ")");
+        this.windowKernels = lib == Library.JCCL && comm.rank() == 0
+                && session.registration() != io.jccl.tools.perf.Registration.NONE ? new KernelRanges() : null;
     }
 
     /** Loads (JIT-compiles) JCCL's kernels for these types and reductions before anything is timed or captured. */
@@ -121,7 +124,20 @@ final class GpuBackend implements PerfBackend {
 
     @Override
     public PerfBuffer allocate(long sizeBytes) {
-        return session.buffer(local, buffers++, sizeBytes);
+        return session.buffer(lib, local, buffers++, sizeBytes);
+    }
+
+    /** The kernels this rank's JCCL calls on windows ran, by size (rank 0 with -R 1/2; else null). */
+    KernelRanges windowKernels() {
+        return windowKernels;
+    }
+
+    /** With -R 1/2 the registered buffers go now, every rank at once (JCCL's windows are closed collectively). */
+    @Override
+    public void finish() {
+        stream.synchronize();
+        throwAsyncError();
+        session.finish(lib, local);
     }
 
     @Override
@@ -130,6 +146,10 @@ final class GpuBackend implements PerfBackend {
         GpuBuffer rb = (GpuBuffer) c.recv();
         DeviceBuffer s = sb.slice(c.sendOffsetBytes(), c.sendBytes());
         DeviceBuffer r = rb.slice(c.recvOffsetBytes(), c.recvBytes());
+        if (windowKernels != null && KernelRanges.SYMMETRIC.contains(c.coll().collective())) {
+            windowKernels.add(Math.max(c.sendBytes(), c.recvBytes()), comm.algorithmFor(c.coll().collective(),
+                    c.count(), c.type(), c.op(), s, r));
+        }
         PreparedCall call = lib == Library.JCCL ? JcclCalls.prepare(comm, stream, c, s, r)
                 : NcclCalls.prepare(session.nccl(), session.ncclComm(local), comm, stream, c, s, r);
         return new SizedCall(call, Math.max(c.sendBytes(), c.recvBytes()));

@@ -11,6 +11,7 @@ import io.jccl.tools.perf.PerfCollective;
 import io.jccl.tools.perf.PerfOptions;
 import io.jccl.tools.perf.PerfTarget;
 import io.jccl.tools.perf.RankThreads;
+import io.jccl.tools.perf.Registration;
 import io.jccl.tools.perf.SizeSweep;
 import io.jccl.tools.perf.ResultRecord;
 
@@ -39,7 +40,7 @@ public final class GpuPerf {
         boolean withNccl = o.target() == PerfTarget.NCCL || o.target() == PerfTarget.BOTH;
         GpuSession session;
         try {
-            session = GpuSession.open(o.gpus(), localIndex, withNccl);
+            session = GpuSession.open(o.gpus(), localIndex, withNccl, o.registration());
         } catch (RuntimeException e) {
             err.println("jccl perf: cannot open the GPUs: " + Cli.describe(e));
             return 1;
@@ -54,19 +55,25 @@ public final class GpuPerf {
         boolean rank0 = session.comm(0).rank() == 0;
         List<List<ResultRecord>> results = new ArrayList<>();
         int rc = 0;
+        if (rank0 && o.registration() == Registration.BUFFERS && libs.contains(GpuBackend.Library.JCCL)) {
+            out.println("# -R 1: JCCL has no separate user-buffer registration; its buffers are windows, as with -R 2");
+        }
         for (GpuBackend.Library lib : libs) {
             List<PerfBackend> backends = new ArrayList<>();
+            GpuBackend first = null;
             for (int i = 0; i < n; i++) {
                 GpuBackend b = new GpuBackend(session, i, lib, o.graphLaunches());
                 b.preload(o.types(), ops(o));
                 backends.add(b);
+                first = first == null ? b : first;
             }
             if (rank0) {
                 out.println("# Backend: " + (lib == GpuBackend.Library.JCCL ? "JCCL " + io.jccl.Jccl.version()
                         + " GpuCommunicator" : "NCCL " + session.nccl().versionString() + " (" + session.nccl().path()
                         + ")") + (o.graphLaunches() > 0 ? ", CUDA graph of the -n iterations launched "
-                        + o.graphLaunches() + " times" : ""));
-                if (lib == GpuBackend.Library.JCCL && o.collective() == PerfCollective.ALL_REDUCE) {
+                        + o.graphLaunches() + " times" : "") + registered(o.registration(), lib));
+                if (lib == GpuBackend.Library.JCCL && o.collective() == PerfCollective.ALL_REDUCE
+                        && o.registration() == Registration.NONE) {
                     out.println("# JCCL allReduce kernels (float sum): " + kernels(session.comm(0), o.sweep()));
                 }
                 out.flush();
@@ -74,6 +81,12 @@ public final class GpuPerf {
             RankThreads threads = new RankThreads(o, backends, out, err, minBusBw, GpuElementAccess.INSTANCE);
             rc = Math.max(rc, threads.run());
             results.add(threads.results());
+            KernelRanges onWindows = first.windowKernels();
+            if (onWindows != null && !onWindows.isEmpty()) {
+                out.println("# JCCL kernels on the windows (" + o.collective().testName() + ", by size): "
+                        + onWindows);
+                out.flush();
+            }
         }
         if (libs.size() == 2 && rank0) {
             Comparison.print(out, session.nccl().versionString(), results.get(0), results.get(1));
@@ -83,29 +96,23 @@ public final class GpuPerf {
 
     /** The allReduce kernel per size of the sweep, as ranges: "ll128 8..4194304, twoshot 8388608". */
     static String kernels(GpuCommunicator g, SizeSweep sweep) {
-        StringBuilder sb = new StringBuilder();
-        String current = null;
-        long first = 0;
-        long last = 0;
+        KernelRanges ranges = new KernelRanges();
         for (long bytes : sweep.sizes()) {
-            String k = g.algorithmFor(Collective.ALL_REDUCE, Math.max(1, bytes / 4), DataType.FLOAT32, RedOp.SUM)
-                    .split(" ")[0];
-            if (!k.equals(current)) {
-                appendRange(sb, current, first, last);
-                current = k;
-                first = bytes;
-            }
-            last = bytes;
+            ranges.add(bytes, g.algorithmFor(Collective.ALL_REDUCE, Math.max(1, bytes / 4), DataType.FLOAT32,
+                    RedOp.SUM));
         }
-        appendRange(sb, current, first, last);
-        return sb.toString();
+        return ranges.toString();
     }
 
-    private static void appendRange(StringBuilder sb, String kernel, long first, long last) {
-        if (kernel != null) {
-            sb.append(sb.isEmpty() ? "" : ", ").append(kernel).append(' ').append(first)
-                    .append(first == last ? "" : ".." + last);
-        }
+    /** The backend line's words for -R: how the buffers are registered with {@code lib}. */
+    static String registered(Registration r, GpuBackend.Library lib) {
+        return switch (r) {
+            case NONE -> "";
+            case BUFFERS -> lib == GpuBackend.Library.NCCL ? ", buffers from ncclMemAlloc registered with "
+                    + "ncclCommRegister (-R 1)" : ", buffers in JCCL windows (-R 1 as -R 2)";
+            case WINDOWS -> lib == GpuBackend.Library.NCCL ? ", buffers from ncclMemAlloc registered with "
+                    + "ncclCommWindowRegister, NCCL_WIN_COLL_SYMMETRIC (-R 2)" : ", buffers in JCCL windows (-R 2)";
+        };
     }
 
     private static List<RedOp> ops(PerfOptions o) {

@@ -9,6 +9,7 @@ import io.jccl.Result;
 import io.jccl.cuda.CudaDevice;
 import io.jccl.cuda.CudaStream;
 import io.jccl.cuda.GpuCommunicator;
+import io.jccl.tools.perf.Registration;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -22,8 +23,9 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
  * buffers and streams: the GpuCommunicators of this process's ranks (all GPUs of the process with -g G, or the
  * GPU(s) of the local rank under a launcher: -g G GPUs each, from GPU localRank*G), one stream per rank, NCCL
  * communicators over the same GPUs when NCCL is
- * measured, and the device buffers (with pinned host mirrors) in allocation order. Reference-counted: released
- * when the last backend closes.
+ * measured, and the device buffers (with pinned host mirrors) in allocation order. With {@code -R 1/2} each library
+ * gets its own registered buffers instead ({@link RegisteredBuffers}), released by each rank's thread when that
+ * library's run ends. Reference-counted: released when the last backend closes.
  *
  * <p>Thread: created on the main thread; {@link #buffer} from each rank's thread (each its own index space);
  * {@link #release} synchronised. Mirrors what nccl-tests' main sets up (comms, streams, buffers).
@@ -34,14 +36,21 @@ final class GpuSession {
     private final NcclLibrary nccl;
     private final MemorySegment[] ncclComms;
     private final List<List<GpuBuffer>> buffers = new ArrayList<>();
+    private final Registration registration;
+    private final NcclRegistration ncclRegistration;
+    /** [library ordinal][local rank]: the registered buffers of -R 1/2, null until first used or once released. */
+    private final RegisteredBuffers[][] registered;
     private int refs;
 
     private GpuSession(List<GpuCommunicator> comms, List<CudaStream> streams, NcclLibrary nccl,
-                       MemorySegment[] ncclComms) {
+                       MemorySegment[] ncclComms, Registration registration) {
         this.comms = comms;
         this.streams = streams;
         this.nccl = nccl;
         this.ncclComms = ncclComms;
+        this.registration = registration;
+        this.ncclRegistration = nccl != null && registration != Registration.NONE ? nccl.registration() : null;
+        this.registered = new RegisteredBuffers[GpuBackend.Library.values().length][comms.size()];
         for (int i = 0; i < comms.size(); i++) {
             buffers.add(new ArrayList<>());
         }
@@ -49,9 +58,10 @@ final class GpuSession {
 
     /**
      * Opens the GPUs: {@code gpus} GPUs of this process ({@code localIndex < 0}), or the GPU of local rank
-     * {@code localIndex} as one rank of a launched job; NCCL communicators too when {@code withNccl}.
+     * {@code localIndex} as one rank of a launched job; NCCL communicators too when {@code withNccl} (after checking
+     * that the library has {@code registration}'s calls).
      */
-    static GpuSession open(int gpus, int localIndex, boolean withNccl) {
+    static GpuSession open(int gpus, int localIndex, boolean withNccl, Registration registration) {
         List<GpuCommunicator> comms;
         if (localIndex < 0) {
             comms = GpuCommunicator.initAll(devices(0, gpus, ""));
@@ -70,9 +80,10 @@ final class GpuSession {
         if (withNccl) {
             requireNoNvls();
             nccl = NcclLibrary.load();
+            nccl.registration().require(registration);
             ncclComms = localIndex < 0 ? nccl.commInitAll(ordinals(comms)) : initRanks(nccl, comms);
         }
-        return new GpuSession(comms, streams, nccl, ncclComms);
+        return new GpuSession(comms, streams, nccl, ncclComms, registration);
     }
 
     /** GPUs {@code first} to {@code first + gpus - 1}, after checking this process sees them. */
@@ -159,8 +170,19 @@ final class GpuSession {
         return ncclComms[local];
     }
 
-    /** Buffer number {@code index} of local rank {@code local}, allocated at first use, reused by later backends. */
-    GpuBuffer buffer(int local, int index, long bytes) {
+    Registration registration() {
+        return registration;
+    }
+
+    /**
+     * Buffer number {@code index} of local rank {@code local} for {@code lib}: without registration allocated at
+     * first use and reused by later backends; with {@code -R 1/2} registered with {@code lib} (collective for
+     * windows: every rank's thread asks for the same buffers in the same order).
+     */
+    GpuBuffer buffer(GpuBackend.Library lib, int local, int index, long bytes) {
+        if (registration != Registration.NONE) {
+            return registered(lib, local).buffer(index, bytes);
+        }
         List<GpuBuffer> list = buffers.get(local);
         synchronized (list) {
             while (list.size() <= index) {
@@ -175,6 +197,33 @@ final class GpuSession {
                 list.set(index, b);
             }
             return b;
+        }
+    }
+
+    private RegisteredBuffers registered(GpuBackend.Library lib, int local) {
+        synchronized (registered) {
+            RegisteredBuffers r = registered[lib.ordinal()][local];
+            if (r == null) {
+                r = lib == GpuBackend.Library.JCCL ? RegisteredBuffers.jccl(comms.get(local), registration)
+                        : RegisteredBuffers.nccl(comms.get(local), registration, ncclRegistration, ncclComms[local]);
+                registered[lib.ordinal()][local] = r;
+            }
+            return r;
+        }
+    }
+
+    /**
+     * The end of {@code lib}'s run on local rank {@code local}, on its thread after its stream has drained: closes
+     * the registered buffers (JCCL's windows collectively, NCCL's registrations then memory). Nothing without -R.
+     */
+    void finish(GpuBackend.Library lib, int local) {
+        RegisteredBuffers r;
+        synchronized (registered) {
+            r = registered[lib.ordinal()][local];
+            registered[lib.ordinal()][local] = null;
+        }
+        if (r != null) {
+            r.close();
         }
     }
 
@@ -199,6 +248,15 @@ final class GpuSession {
             for (GpuBuffer b : list) {
                 if (b != null) {
                     b.close();
+                }
+            }
+        }
+        synchronized (registered) {   // left by a failed run: the communicators' close releases the rest
+            for (RegisteredBuffers[] perLib : registered) {
+                for (RegisteredBuffers r : perLib) {
+                    if (r != null) {
+                        r.closeMirrors();
+                    }
                 }
             }
         }

@@ -129,6 +129,11 @@ final class NcclLibrary {
         }
     }
 
+    /** The registration calls of {@code -R 1/2}, bound at their first use (an older NCCL may lack them). */
+    NcclRegistration registration() {
+        return new NcclRegistration(this, lib);
+    }
+
     /** True when the library was loaded. */
     public boolean isLoaded() {
         return lib.isLoaded();
@@ -307,7 +312,8 @@ final class NcclLibrary {
         return op.kind().ncclId();
     }
 
-    private void check(int rc, String call) {
+    /** Throws a JcclException with NCCL's result and description when {@code rc} is not ncclSuccess. */
+    void check(int rc, String call) {
         if (rc != 0) {
             Result r = Result.INTERNAL_ERROR;
             for (Result x : Result.values()) {

@@ -1,0 +1,69 @@
+package io.jccl.tools.perf;
+
+import io.jccl.cuda.CudaDevice;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * {@code jccl perf -R 2 --backend jccl} on 2 GPUs of one process: the perf buffers are JCCL windows, so allReduce
+ * and allGather run on windows (the kernel line after the table names what the planner picked there; the CPU
+ * emulator's topology does not make it pick {@code sym-*}, a GPU machine's NVLink does), every size is
+ * checked ({@code -c 1}) with no wrong element, the header shows {@code register: 2}, and the windows are closed at
+ * the end (the run exits 0). {@code -R 1} says once that it behaves as {@code -R 2}. Needs 2 GPUs (or the CPU
+ * emulator). Skipped without.
+ */
+@Tag("gpu")
+class GpuPerfWindowsGpuTest {
+    @Test
+    void allReduceOnWindowsRunsTheSymmetricKernels() {
+        assumeGpus();
+        String out = perf("all_reduce", "-g", "2", "-R", "2", "--backend", "jccl", "-b", "8", "-e", "4K", "-f", "16",
+                "-c", "1", "-n", "2", "-w", "1");
+        assertThat(out).contains("register: 2", "buffers in JCCL windows (-R 2)", "# Out of bounds values : 0 OK",
+                "# JCCL kernels on the windows (all_reduce, by size): ");
+    }
+
+    @Test
+    void allGatherOnWindowsRunsTheSymmetricKernels() {
+        assumeGpus();
+        String out = perf("all_gather", "-g", "2", "-R", "1", "--backend", "jccl", "-b", "8", "-e", "4K", "-f", "16",
+                "-c", "1", "-n", "2", "-w", "1");
+        assertThat(out).contains("register: 1", "JCCL has no separate user-buffer registration",
+                "# Out of bounds values : 0 OK", "# JCCL kernels on the windows (all_gather, by size): ");
+    }
+
+    private static void assumeGpus() {
+        assumeTrue(CudaDevice.isAvailable() && CudaDevice.count() >= 2, "needs 2 GPUs (or the CPU emulator)");
+    }
+
+    /** Runs {@code jccl perf args} without the JIT warm-up; checks it exited 0 and returns what it printed. */
+    private static String perf(String... args) {
+        String before = System.setProperty("JCCL_PERF_JIT_WARMUP", "0");
+        try {
+            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+            PrintStream ps = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+            PerfMain m = new PerfMain().with(Map.of(), ps, ps, args);
+            CommandLine cl = new CommandLine(m);
+            cl.setErr(new java.io.PrintWriter(bytes, true));
+            int rc = cl.execute(args);
+            String out = bytes.toString(StandardCharsets.UTF_8);
+            assertThat(rc).as(out).isZero();
+            return out;
+        } finally {
+            if (before == null) {
+                System.clearProperty("JCCL_PERF_JIT_WARMUP");
+            } else {
+                System.setProperty("JCCL_PERF_JIT_WARMUP", before);
+            }
+        }
+    }
+}
