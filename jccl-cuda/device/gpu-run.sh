@@ -17,7 +17,7 @@
 #             them, else distinct NCCL_HOSTID over loopback): every collective verified across hosts, all_reduce
 #             and all_gather --backend both (NCCL's socket transport, same hosts), and the host communicators' own
 #             busbw on the same link                                                      ($OUT/perf-hosts.txt)
-#     tree    allReduce on NCCL's tree across 2 and 4 NCCL_HOSTID hosts (one rank each, all on GPU 0), both
+#     tree    allReduce on NCCL's tree across 2 and 4 ($TREE_RANKS) NCCL_HOSTID hosts (one rank each, all on GPU 0), both
 #             libraries forced by NCCL_ALGO=allreduce:tree, then each library's own choice; --backend both
 #                                                                                         ($OUT/perf-tree.txt)
 #     mixed   4 ranks on 2 NCCL_HOSTID hosts (ranks 0, 1 and 2, 3), all on GPU 0: CUDA IPC inside a host and the
@@ -111,9 +111,9 @@ for phase in "$@"; do
       saved=${JCCL_JAVA_OPTS}
       export JCCL_JAVA_OPTS="$saved -Djccl.cuda.shareDevices=true -XX:ErrorFile=$out/hs_err_%p.log"
       export JCCL_PERF_JIT_WARMUP_MS=${JCCL_PERF_JIT_WARMUP_MS:-300}
-      for n in 2 4; do
+      for n in ${TREE_RANKS:-2 4}; do
         for h in $(seq 0 $((n - 1))); do echo "SIMHOST=t$h slots=1"; done > "$hf"
-        hl=(-np "$n" --hostfile "$hf" --rsh env --master-addr 127.0.0.1 -b 8 -e 64M -f 16 -n 5 -w 1 -c 1)
+        hl=(-np "$n" --hostfile "$hf" --rsh env --master-addr 127.0.0.1 -b 8 -e 128M -f 16 -n 5 -w 1 -c 1)
         NCCL_ALGO=allreduce:tree NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING \
           perf perf-tree all_reduce "${hl[@]}" --backend both
         perf perf-tree all_reduce "${hl[@]}" --backend both

@@ -86,16 +86,20 @@ final class GpuSession {
         return new GpuSession(comms, streams, nccl, ncclComms, registration);
     }
 
-    /** GPUs {@code first} to {@code first + gpus - 1}, after checking this process sees them. */
+    /**
+     * GPUs {@code first} to {@code first + gpus - 1}, after checking this process sees them; with
+     * {@code jccl.cuda.shareDevices} (tests on fewer GPUs) GPU g is the visible GPU g modulo their number.
+     */
     private static List<CudaDevice> devices(int first, int gpus, String where) {
-        if (CudaDevice.count() < first + gpus) {
+        boolean share = io.jccl.internal.param.InternalProperties.CUDA_SHARE_DEVICES.get();
+        if (CudaDevice.count() < first + gpus && !share) {
             throw new JcclException(Result.INVALID_ARGUMENT, "-g " + gpus + where + " needs GPUs " + first + " to "
                     + (first + gpus - 1) + " but this process sees " + CudaDevice.count()
                     + " GPU(s); check CUDA_VISIBLE_DEVICES");
         }
         List<CudaDevice> devs = new ArrayList<>();
         for (int g = first; g < first + gpus; g++) {
-            devs.add(CudaDevice.get(g));
+            devs.add(CudaDevice.get(share ? g % CudaDevice.count() : g));
         }
         return devs;
     }
