@@ -100,7 +100,8 @@ struct KernelArgs {
     int32_t nRings;          // 944: rings in ring[] (0 = ranks in order)
     uint32_t remoteMask;     // 948: bit r set: rank r runs on another host, reached through the net proxy; this
                              //      rank's side of that connection is in netConnOwn, and conn.p[r] is r's mirror
-    uint64_t netConnOwn;     // 952: this rank's connection area for the peers of remoteMask (pinned host memory)
+    uint64_t netConnOwn;     // 952: this rank's connection area for the peers of remoteMask (pinned host memory,
+                             //      or device memory with GPUDirect RDMA)
     PtrTable win;            // 960: with kFlagWindow: each rank's window holding the call's buffers, as mapped here
     uint32_t tree[2];        // 1024: this rank's links in tree 0 and tree 1 (kFlagTree): byte 0 the parent, bytes
                              //       1..3 the children, 0xFF for none

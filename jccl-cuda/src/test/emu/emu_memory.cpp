@@ -177,6 +177,7 @@ CUresult cuPointerGetAttribute(void* data, int attr, uint64_t ptr) {
         if (ptr >= base && ptr < base + a.size) {
             if (attr == 11) *(uint64_t*)data = base;
             else if (attr == 12) *(size_t*)data = a.size;
+            else if (attr == 4) *(uint64_t*)data = ptr;   // host pointer: the emulator's device memory is the CPU's
             else if (attr == 2) *(int*)data = 2;
             else if (attr == 9) *(int*)data = a.device;
             else if (attr == 10) *(int*)data = a.pooled ? 0 : 1;                              // legacy IPC capable
@@ -189,6 +190,7 @@ CUresult cuPointerGetAttribute(void* data, int attr, uint64_t ptr) {
         if (ptr >= base && ptr < base + size) {
             if (attr == 11) *(uint64_t*)data = base;
             else if (attr == 12) *(size_t*)data = size;
+            else if (attr == 4) *(uint64_t*)data = ptr;
             else if (attr == 2) *(int*)data = 1;
             else *(int*)data = 0;
             return OK;

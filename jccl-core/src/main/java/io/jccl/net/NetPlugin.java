@@ -20,7 +20,8 @@ import java.lang.foreign.MemorySegment;
  * in the order they were posted and must be matched by the peer's requests in the same order. Failures are
  * reported as {@link IOException}s, which the library turns into a communicator error naming the peer.
  *
- * <p>Mirrors: ncclNet_t (v6 and later: non-blocking connect/accept).
+ * <p>Mirrors: ncclNet_t (v6 and later: non-blocking connect/accept; regMr's pointer type and iflush for
+ * GPUDirect RDMA).
  */
 public interface NetPlugin {
     /**
@@ -86,6 +87,45 @@ public interface NetPlugin {
      * @throws IOException when the memory cannot be registered
      */
     MemHandle regMr(Comm comm, MemorySegment segment) throws IOException;
+
+    /**
+     * Registers memory of a given kind (NCCL's {@code regMr} with its {@code type}): {@link NetProperties#PTR_HOST}
+     * for host memory, {@link NetProperties#PTR_CUDA} for device memory the NIC reads and writes directly (GPUDirect
+     * RDMA; the segment then addresses the device memory as the plugin's CPU side may use it). The default registers
+     * host memory through {@link #regMr(Comm, MemorySegment)} and refuses any other kind, as a plugin that reports
+     * {@code PTR_HOST} only does.
+     *
+     * @param comm    a send or receive comm of this plugin
+     * @param segment the memory
+     * @param ptrType one of the {@code PTR_*} bits of {@link NetProperties}
+     * @return a handle to pass with every request on that memory
+     * @throws IOException when the memory cannot be registered, or is of a kind this plugin does not support
+     */
+    default MemHandle regMr(Comm comm, MemorySegment segment, int ptrType) throws IOException {
+        if (ptrType != NetProperties.PTR_HOST) {
+            throw new IOException(name() + " registers host memory only (ptrSupport HOST), not memory of type "
+                    + ptrType);
+        }
+        return regMr(comm, segment);
+    }
+
+    /**
+     * Makes the bytes a completed receive wrote into device memory ({@link NetProperties#PTR_CUDA}) visible to the
+     * GPU before the library tells the kernel they are there (NCCL's {@code iflush} after a GPUDirect RDMA receive:
+     * the NIC's PCIe writes may still be in flight when the receive completes). Called by the proxy thread after
+     * {@link #test} returned true for a receive into memory registered as {@code PTR_CUDA}, before it advances the
+     * tail the kernel polls. The default has nothing to flush (a plugin that receives into host memory only).
+     *
+     * @param comm      the receive comm
+     * @param mhandle   the registration the receive wrote into
+     * @param offset    first byte received, relative to the registered segment
+     * @param sizeBytes bytes received
+     * @return a request to {@link #test} until the flush is complete, or {@code null} when nothing needs flushing
+     * @throws IOException when the flush cannot be posted
+     */
+    default Request iflush(RecvComm comm, MemHandle mhandle, long offset, int sizeBytes) throws IOException {
+        return null;
+    }
 
     /**
      * Releases a registration.

@@ -31,6 +31,9 @@ public final class ExternalParams {
     public static final Param<String> NET_GDR_LEVEL = add(Param.ofString("NCCL_NET_GDR_LEVEL", "", GRAPH,
             "farthest GPU-to-NIC path type for GPU Direct RDMA (" + LEVELS + "); default PXB")
             .checkedBy(ExternalParams::level, LEVELS));
+    public static final Param<Integer> NET_GDR_READ = add(Param.ofInt("NCCL_NET_GDR_READ", -2, GRAPH,
+            "1: GPU connectors send from device memory with GPU Direct RDMA (reads); 0: send from host memory; "
+            + "default (-2): on for GPUs of compute capability 8.0 and later").range(-2, 1));
     public static final Param<Integer> CROSS_NIC = add(Param.ofInt("NCCL_CROSS_NIC", 2, GRAPH,
             "0: a ring leaves through the NIC it entered by; 1: any NIC; 2: try the same NIC, then alternate rails")
             .range(0, 2));

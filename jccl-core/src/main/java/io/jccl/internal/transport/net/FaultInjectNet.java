@@ -190,6 +190,18 @@ public final class FaultInjectNet implements NetPlugin {
     }
 
     @Override
+    public MemHandle regMr(Comm comm, MemorySegment segment, int ptrType) throws IOException {
+        return new Mr(inner.regMr(unwrap(comm), segment, ptrType), segment);
+    }
+
+    @Override
+    public Request iflush(RecvComm comm, MemHandle mhandle, long offset, int sizeBytes) throws IOException {
+        Mr m = (Mr) mhandle;
+        Request r = inner.iflush(((Recv) comm).inner(), m.inner(), offset, sizeBytes);
+        return r == null ? null : new Req(r, comm, m, offset, System.nanoTime(), false);
+    }
+
+    @Override
     public void deregMr(Comm comm, MemHandle handle) throws IOException {
         inner.deregMr(unwrap(comm), ((Mr) handle).inner());
     }

@@ -14,6 +14,7 @@ import io.jccl.internal.transport.ConnFifo;
 import io.jccl.internal.transport.PeerExchange;
 import io.jccl.net.NetListen;
 import io.jccl.net.NetPlugin;
+import io.jccl.net.NetProperties;
 
 import java.lang.foreign.MemorySegment;
 import java.security.SecureRandom;
@@ -63,8 +64,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * closed or aborted): the proxy reads and writes it until then.
  *
  * <p>Owned by: the thread that sets up the GPU communicator's connections (one at a time); the connectors run on
- * the proxy thread. Mirrors: transport/net.cc with host-memory buffers (no GPUDirect RDMA) as the GPU-side FIFO,
- * plus the CRC32C check NCCL does not have.
+ * the proxy thread. Mirrors: transport/net.cc with host-memory buffers as the GPU-side FIFO, or device memory
+ * registered as NCCL_PTR_CUDA with GPUDirect RDMA ({@link Link#gdr}: the receive side flushes each slot with the
+ * plugin's iflush before the tail advances, and asks for no checksum), plus the CRC32C check NCCL does not have.
  */
 public final class GpuNetConnections {
     /** Bootstrap tag of the offers {@link #connect} exchanges: this plus the channel. */
@@ -119,8 +121,21 @@ public final class GpuNetConnections {
      * @param slotBytes bytes of one slot (the stride of both blocks' slots)
      * @param own       this rank's block for the peer on that channel
      * @param mirror    the local mirror of the peer's block for this rank on that channel
+     * @param gdr       the slots this link moves are device memory the CPU can address (GPUDirect RDMA): they are
+     *                  registered as {@link NetProperties#PTR_CUDA}, a receive link flushes each slot
+     *                  ({@link NetPlugin#iflush}) before its tail advances and asks its sender for no checksum
      */
-    public record Link(int peer, int channel, boolean isSend, int slotBytes, Block own, Block mirror) {
+    public record Link(int peer, int channel, boolean isSend, int slotBytes, Block own, Block mirror, boolean gdr) {
+        /** A link over host memory (no GPUDirect RDMA). */
+        public Link(int peer, int channel, boolean isSend, int slotBytes, Block own, Block mirror) {
+            this(peer, channel, isSend, slotBytes, own, mirror, false);
+        }
+
+        /** How the plugin registers the slots. */
+        int ptrType() {
+            return gdr ? NetProperties.PTR_CUDA : NetProperties.PTR_HOST;
+        }
+
         /** What the proxy reads from and writes into, by direction. */
         SplitWords words() {
             return isSend ? new SplitWords(mirror.tail(), own.head()) : new SplitWords(own.tail(), mirror.head());
@@ -186,6 +201,23 @@ public final class GpuNetConnections {
         }
     }
 
+    /**
+     * The network device's properties as the plugin reports them (its {@code ptrSupport} says whether GPUDirect RDMA
+     * is possible), or null when the plugin cannot say.
+     */
+    public NetProperties properties() {
+        try {
+            return plugin.properties(dev);
+        } catch (java.io.IOException e) {
+            return null;
+        }
+    }
+
+    /** The device index the links use. */
+    public int device() {
+        return dev;
+    }
+
     /** The transport's name for logs ({@code NET/Socket}). */
     public String name() {
         return name;
@@ -230,7 +262,7 @@ public final class GpuNetConnections {
     public PendingRecv listen(Link link) {
         check(link, false);
         NetListen l = setup.listen(link.peer(), link.channel());
-        NetOffer offer = new NetOffer(RANDOM.nextLong(), link.slotBytes(), checksum, l.handle());
+        NetOffer offer = new NetOffer(RANDOM.nextLong(), link.slotBytes(), checksum && !link.gdr(), l.handle());
         return new Listening(link, l, offer);
     }
 
@@ -247,7 +279,7 @@ public final class GpuNetConnections {
         NetPlugin.SendComm comm = setup.connect(offer, link.channel(), who);
         try {
             NetSlots slots = NetSlots.bare(link.slots(), link.slotBytes(), link.sizes());
-            NetPlugin.MemHandle mh = setup.register(comm, slots.data(), who);
+            NetPlugin.MemHandle mh = setup.register(comm, slots.data(), link.ptrType(), who);
             BareTrailers trailers = offer.checksum() ? trailers(comm, slots, rank, link.channel(), who) : null;
             add(new NetSendProxy(link.words(), slots, plugin, comm, mh, Waker.NONE, true, health, who, false,
                     trailers));
@@ -256,7 +288,7 @@ public final class GpuNetConnections {
             throw e;
         }
         Log.info(Subsys.INIT, rank, "GPU channel %02d : %d -> %d via %s (proxy)%s", link.channel(), rank,
-                link.peer(), name, offer.checksum() ? ", CRC32C per slot" : "");
+                link.peer(), via(link), offer.checksum() ? ", CRC32C per slot" : "");
     }
 
     private void add(ProxyConnection c) {
@@ -325,17 +357,17 @@ public final class GpuNetConnections {
             NetPlugin.RecvComm comm = setup.accept(listen, offer.nonce(), link.peer(), link.channel(), who);
             try {
                 NetSlots slots = NetSlots.bare(link.slots(), link.slotBytes(), null);
-                NetPlugin.MemHandle mh = setup.register(comm, slots.data(), who);
+                NetPlugin.MemHandle mh = setup.register(comm, slots.data(), link.ptrType(), who);
                 BareTrailers trailers = offer.checksum() ? trailers(comm, slots, link.peer(), link.channel(), who)
                         : null;
                 add(new NetRecvProxy(link.words(), slots, plugin, comm, mh, Waker.NONE, true, health, who,
-                        false, trailers));
+                        false, trailers).flushing(link.gdr()));
             } catch (JcclException e) {
                 setup.closeRecv(comm);
                 throw e;
             }
             Log.info(Subsys.INIT, rank, "GPU channel %02d : %d <- %d via %s (proxy)%s", link.channel(), rank,
-                    link.peer(), name, offer.checksum() ? ", CRC32C per slot" : "");
+                    link.peer(), via(link), offer.checksum() ? ", CRC32C per slot" : "");
         }
 
         /** Stops listening when the setup failed before the sender came. */
@@ -345,6 +377,11 @@ public final class GpuNetConnections {
                 setup.closeListen(listen);
             }
         }
+    }
+
+    /** How the init log names a link's transport: {@code NET/Socket}, or NCCL's {@code NET/IB/0/GDRDMA} with GDR. */
+    private String via(Link l) {
+        return l.gdr() ? name + "/" + dev + "/GDRDMA" : name;
     }
 
     /** How errors name a link: {@code rank 0 GPU channel 2 to rank 1}. */

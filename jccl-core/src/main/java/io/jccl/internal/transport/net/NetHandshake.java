@@ -7,6 +7,7 @@ import io.jccl.internal.base.CommHealth;
 import io.jccl.internal.debug.Log;
 import io.jccl.net.NetListen;
 import io.jccl.net.NetPlugin;
+import io.jccl.net.NetProperties;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -199,11 +200,17 @@ final class NetHandshake {
 
     /** Registers {@code seg} for transfers on {@code comm}. */
     NetPlugin.MemHandle register(NetPlugin.Comm comm, MemorySegment seg, String who) {
+        return register(comm, seg, NetProperties.PTR_HOST, who);
+    }
+
+    /** Registers {@code seg} as memory of {@code ptrType} (NetProperties' PTR_* bits). */
+    NetPlugin.MemHandle register(NetPlugin.Comm comm, MemorySegment seg, int ptrType, String who) {
         try {
-            return plugin.regMr(comm, seg);
+            return ptrType == NetProperties.PTR_HOST ? plugin.regMr(comm, seg) : plugin.regMr(comm, seg, ptrType);
         } catch (IOException e) {
             throw new JcclException(Result.SYSTEM_ERROR, who + ": " + name + " cannot register " + seg.byteSize()
-                    + " bytes: " + e.getMessage(), e);
+                    + " bytes" + (ptrType == NetProperties.PTR_CUDA ? " of device memory (GPUDirect RDMA)" : "")
+                    + ": " + e.getMessage(), e);
         }
     }
 

@@ -73,6 +73,14 @@ public final class NetPlugins {
         return plugin instanceof SocketNetPlugin s ? s.forDeviceMemory(rank) : plugin;
     }
 
+    /**
+     * The built-in Socket plugin without TLS, for a plugin that carries its bytes over it (tests' GPUDirect RDMA
+     * plugin on the CPU emulator).
+     */
+    public static NetPlugin builtinSocket(int rank, boolean allLocal) {
+        return socket(rank, allLocal, null);
+    }
+
     private static NetPlugin socket(int rank, boolean allLocal, Tls tls) {
         return new SocketNetPlugin(NetInterfaces.forPeers(allLocal), rank, tls);
     }

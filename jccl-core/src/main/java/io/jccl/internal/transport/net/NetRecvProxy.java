@@ -27,7 +27,10 @@ import java.nio.channels.SelectableChannel;
  * polled connector's worker is a kernel, which cannot wake the proxy when it frees a slot: the proxy never sleeps in
  * its selector while it has one.
  *
- * <p>Owned by: the proxy thread. Mirrors: net.cc recvProxyProgress (post / receive / done).
+ * <p>With GPUDirect RDMA ({@link #flushing}) the slots are device memory and each one received is flushed
+ * ({@link NetPlugin#iflush}) before its tail advances, as NCCL flushes a Simple receive before the kernel may read it.
+ *
+ * <p>Owned by: the proxy thread. Mirrors: net.cc recvProxyProgress (post / receive / flush / done).
  */
 final class NetRecvProxy implements ProxyConnection {
     private static final SelectableChannel[] NONE = new SelectableChannel[0];
@@ -53,6 +56,10 @@ final class NetRecvProxy implements ProxyConnection {
     private boolean trailerOwed;
     private volatile boolean closing;
     private final PeerLoss peerLoss = new PeerLoss();
+    /** GPUDirect RDMA: each bare slot received is flushed ({@link NetPlugin#iflush}) before its tail advances. */
+    private boolean flush;
+    /** The flush of step {@code received} still in flight, else null. */
+    private NetPlugin.Request flushing;
 
     /**
      * {@code words}: head read, tail written; {@code mh}: the registration of {@code slots.data()}; {@code polled}:
@@ -73,6 +80,12 @@ final class NetRecvProxy implements ProxyConnection {
         this.name = name;
         this.checksum = checksum;
         this.trailers = trailers;
+    }
+
+    /** Flushes each slot received before the worker may read it (the slots are device memory: GPUDirect RDMA). */
+    NetRecvProxy flushing(boolean on) {
+        this.flush = on;
+        return this;
     }
 
     @Override
@@ -107,6 +120,15 @@ final class NetRecvProxy implements ProxyConnection {
             }
             while (received < posted) {
                 int i = (int) (received & (ConnFifo.NSTEPS - 1));
+                if (flushing != null) {
+                    if (!plugin.test(flushing)) {
+                        break;
+                    }
+                    flushing = null;
+                    publish();
+                    moved = true;
+                    continue;
+                }
                 NetPlugin.Request r = reqs[i];
                 if (r != null) {
                     if (!plugin.test(r)) {
@@ -153,7 +175,10 @@ final class NetRecvProxy implements ProxyConnection {
                 return corrupt("corrupted stream: a message of " + wire + " bytes for step " + received
                         + " (slots hold 1 to " + slots.stepBytes() + ")");
             }
-            return trailers != null || publish();     // with a trailer, the slot waits for it
+            if (trailers != null) {
+                return true;     // the slot waits for its trailer
+            }
+            return flush ? flush(wire) : publish();
         }
         int size = wire - NetSlots.TRAILER_BYTES;
         if (size < 0 || size > slots.stepBytes()) {
@@ -202,6 +227,16 @@ final class NetRecvProxy implements ProxyConnection {
     private String crcMismatch(int got, int sent, int size) {
         return String.format("data corrupted in transit (CRC32C %08x computed, %08x sent) at step %d, %d bytes", got,
                 sent, received, size);
+    }
+
+    /** GPUDirect RDMA: flushes the slot just received, then publishes it (at once, or once the flush is done). */
+    private boolean flush(int wire) {
+        try {
+            flushing = plugin.iflush(comm, mh, slots.slotOffset(received), wire);
+        } catch (IOException e) {
+            return corrupt("the flush of step " + received + " (GPUDirect RDMA) failed: " + e.getMessage());
+        }
+        return flushing != null || publish();
     }
 
     /** Hands the step received to the worker. */

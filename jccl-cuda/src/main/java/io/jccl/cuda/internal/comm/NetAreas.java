@@ -2,7 +2,6 @@ package io.jccl.cuda.internal.comm;
 
 import io.jccl.JcclException;
 import io.jccl.cuda.CudaDevice;
-import io.jccl.cuda.PinnedBuffer;
 import io.jccl.internal.base.MemoryLedger;
 import io.jccl.internal.comm.GpuAccess;
 import io.jccl.internal.debug.Log;
@@ -23,7 +22,9 @@ import java.util.List;
  * of which only the entries of remote peers are used ({@code KernelArgs.netConnOwn}), and each remote peer's entry of
  * the kernels' connection table points at a <em>mirror</em> of that peer's area in pinned memory of this host, of
  * which only the peer's entry for this rank is used. For every remote peer and channel this rank makes a send and a
- * receive connector ({@link GpuNetConnections}):
+ * receive connector ({@link GpuNetConnections}). With GPUDirect RDMA ({@link NetGdr}) this rank's own area (the
+ * receive FIFOs) is device memory registered with the plugin as CUDA memory, flushed before each tail advances, and
+ * with GDR reads the mirrors (the send FIFOs) are device memory too:
  * <ul>
  *   <li>send: the kernel writes its steps into the mirror's FIFO and tail; the proxy sends them to the peer's own
  *   FIFO and writes the credits into this rank's own head once they left;</li>
@@ -34,12 +35,13 @@ import java.util.List;
  * then): {@link #close} must come after that.
  *
  * <p>Thread: the communicator's owner (setup, close); the proxy thread reads and writes the blocks. Mirrors NCCL's
- * net transport (netSendSetup/netRecvSetup with host-memory buffers when GPUDirect RDMA is off).
+ * net transport (netSendSetup/netRecvSetup: host-memory buffers, or device memory when GPUDirect RDMA is on).
  */
 final class NetAreas implements AutoCloseable {
-    private final PinnedBuffer own;
+    private final NetMemory own;
     /** Per rank: the mirror of its connection area (null for this rank and the ranks of this host). */
-    private final PinnedBuffer[] mirrors;
+    private final NetMemory[] mirrors;
+    private final NetGdr gdr;
     /** Bit r set: rank r runs on another host. */
     private final int remoteMask;
     private final String transport;
@@ -48,8 +50,9 @@ final class NetAreas implements AutoCloseable {
     /** The connectors over this memory once {@link #connect} ran (their proxy thread must end before a free). */
     private volatile GpuNetConnections connections;
 
-    private NetAreas(PinnedBuffer own, PinnedBuffer[] mirrors, int remoteMask, String transport,
+    private NetAreas(NetMemory own, NetMemory[] mirrors, int remoteMask, String transport, NetGdr gdr,
                      MemoryLedger ledger) {
+        this.gdr = gdr;
         this.ledger = ledger;
         this.own = own;
         this.mirrors = mirrors;
@@ -59,10 +62,14 @@ final class NetAreas implements AutoCloseable {
 
     /**
      * Allocates this rank's area and the mirrors of the ranks of {@code remoteMask} (bit r: rank r runs on another
-     * host), zero-filled as the ConnCtl lines must start, for {@code layout}; counted on {@code ledger}.
+     * host), zero-filled as the ConnCtl lines must start, for {@code layout}; counted on {@code ledger}. Device
+     * memory or pinned host memory as {@link NetGdr} decides for {@code net}'s plugin and this GPU.
      */
-    public static NetAreas allocate(CudaDevice device, AreaLayout layout, int me, int remoteMask, String transport,
-                                    MemoryLedger ledger) {
+    public static NetAreas allocate(CudaDevice device, AreaLayout layout, int me, int remoteMask,
+                                    GpuNetConnections net, MemoryLedger ledger) {
+        String transport = net.name();
+        NetGdr gdr = NetGdr.decide(transport, net.properties(), device.pciBusId(), device.computeCapability(),
+                () -> NetMemory.deviceMemoryHostAddressable(device));
         int n = layout.nRanks();
         if (layout.channels() > GpuNetConnections.MAX_CHANNELS || layout.slotBytes() > Integer.MAX_VALUE) {
             throw new JcclException(io.jccl.Result.INVALID_USAGE, "rank " + me + ": " + layout.channels() + " GPU"
@@ -70,15 +77,13 @@ final class NetAreas implements AutoCloseable {
                     + GpuNetConnections.MAX_CHANNELS + " channels, slots under 2 GiB)");
         }
         long bytes = layout.connCtlBytes() + layout.fifoBytes();
-        PinnedBuffer[] mirrors = new PinnedBuffer[n];
-        PinnedBuffer mine = PinnedBuffer.allocate(device, bytes);
-        ledger.add(MemoryLedger.Kind.PINNED, mine.sizeBytes());
-        NetAreas areas = new NetAreas(mine, mirrors, remoteMask, transport, ledger);
+        NetMemory[] mirrors = new NetMemory[n];
+        NetMemory mine = NetMemory.allocate(device, bytes, gdr.recv(), ledger);
+        NetAreas areas = new NetAreas(mine, mirrors, remoteMask, transport, gdr, ledger);
         try {
             for (int p = 0; p < n; p++) {
                 if (p != me && remote(remoteMask, p)) {
-                    mirrors[p] = PinnedBuffer.allocate(device, bytes);
-                    ledger.add(MemoryLedger.Kind.PINNED, mirrors[p].sizeBytes());
+                    mirrors[p] = NetMemory.allocate(device, bytes, gdr.send(), ledger);
                 }
             }
         } catch (RuntimeException e) {
@@ -105,18 +110,22 @@ final class NetAreas implements AutoCloseable {
             for (int c = 0; c < channels; c++) {
                 Block ownBlock = block(own.segment(), layout, peerIndex(me, p), c);
                 Block mirror = block(mirrors[p].segment(), layout, peerIndex(p, me), c);
-                links.add(new Link(p, c, false, slotBytes, ownBlock, mirror));
-                links.add(new Link(p, c, true, slotBytes, ownBlock, mirror));
+                links.add(new Link(p, c, false, slotBytes, ownBlock, mirror, gdr.recv()));
+                links.add(new Link(p, c, true, slotBytes, ownBlock, mirror, gdr.send()));
             }
         }
         connections = access.net();
+        if (Log.enabled(Log.Level.INFO, Subsys.INIT)) {
+            Log.info(Subsys.INIT, me, "%s", gdr.line(device.pciBusId(), transport, connections.device()));
+        }
         connections.connect(links);
         if (Log.enabled(Log.Level.INFO, Subsys.INIT)) {
-            Log.info(Subsys.INIT, me, "GPU Direct RDMA Disabled for GPU %s / %s (the plugin cannot register device"
-                    + " memory): %d GPU channels to each of %d peers on other hosts through pinned host memory and"
-                    + " the proxy, %d KiB slots (jccl.cuda.netSlotKiB), %d KiB pinned", device.pciBusId(), transport,
-                    channels, Integer.bitCount(remoteMask), slotBytes >> 10,
-                    (layout.connCtlBytes() + layout.fifoBytes()) * (1 + Integer.bitCount(remoteMask)) >> 10);
+            long each = layout.connCtlBytes() + layout.fifoBytes();
+            int peers = Integer.bitCount(remoteMask);
+            Log.info(Subsys.INIT, me, "%d GPU channels to each of %d peers on other hosts through the proxy, %d KiB "
+                    + "slots (jccl.cuda.netSlotKiB): receive FIFOs in %s, send FIFOs in %s, %d KiB", channels, peers,
+                    slotBytes >> 10, gdr.recv() ? "device memory" : "pinned host memory",
+                    gdr.send() ? "device memory" : "pinned host memory", each * (1 + peers) >> 10);
         }
     }
 
@@ -162,7 +171,7 @@ final class NetAreas implements AutoCloseable {
     }
 
     /**
-     * Frees the pinned memory once the host communicator is closed or aborted and its proxy thread has ended; while
+     * Frees the memory once the host communicator is closed or aborted and its proxy thread has ended; while
      * that thread still runs (it did not stop in time) the memory stays allocated, with a warning, since the proxy
      * would read and write it after its release.
      */
@@ -171,7 +180,7 @@ final class NetAreas implements AutoCloseable {
         GpuNetConnections c = connections;
         if (c != null && !c.proxyEnded()) {
             Log.warn(-1, "the proxy thread of the GPU connectors across hosts (%s) still runs: their %d KiB of "
-                    + "pinned host memory stay allocated", transport,
+                    + "memory stay allocated", transport,
                     own.sizeBytes() * (1 + Integer.bitCount(remoteMask)) >> 10);
             return;
         }
@@ -189,7 +198,7 @@ final class NetAreas implements AutoCloseable {
         }
     }
 
-    /** Suspend, second half, once every rank quiesced: closes the connections and frees the pinned memory. */
+    /** Suspend, second half, once every rank quiesced: closes the connections and frees the memory. */
     public synchronized void release() {
         GpuNetConnections c = connections;
         if (c != null) {
@@ -204,19 +213,17 @@ final class NetAreas implements AutoCloseable {
         }
         closed = true;
         RuntimeException first = null;
-        for (PinnedBuffer b : mirrors) {
+        for (NetMemory b : mirrors) {
             if (b != null) {
                 try {
-                    b.close();
-                    ledger.remove(MemoryLedger.Kind.PINNED, b.sizeBytes());
+                    b.free(ledger);
                 } catch (RuntimeException e) {
                     first = first == null ? e : first;
                 }
             }
         }
         try {
-            own.close();
-            ledger.remove(MemoryLedger.Kind.PINNED, own.sizeBytes());
+            own.free(ledger);
         } catch (RuntimeException e) {
             first = first == null ? e : first;
         }

@@ -195,7 +195,7 @@ public final class ProcessWiring implements RankMemory {
                     all.stream().map(RankInfo::areaBytes).mapToLong(Long::longValue).toArray(), mappings, ledger);
             if (acrossHosts) {
                 LedgerLink.start(me, n, control, access, GpuStops.nameOf(me, n, device));
-                net = NetAreas.allocate(device, layout, me, remoteMask, access.net().name(), ledger);
+                net = NetAreas.allocate(device, layout, me, remoteMask, access.net(), ledger);
                 net.connect(access, device, layout, me);
             }
             int[][] nvlinks = RankAgreement.agreeOnLinks(host, device, all);
@@ -296,7 +296,7 @@ public final class ProcessWiring implements RankMemory {
         try {
             if (remoteMask != 0) {
                 GpuAccess access = access(host);
-                n = NetAreas.allocate(device, layout, me, remoteMask, access.net().name(), ledger);
+                n = NetAreas.allocate(device, layout, me, remoteMask, access.net(), ledger);
                 n.connect(access, device, layout, me);
             }
             byte[] handle = Integer.bitCount(remoteMask) < host.size() - 1 ? a.ipcHandle() : new byte[64];

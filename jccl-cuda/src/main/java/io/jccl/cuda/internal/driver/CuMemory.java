@@ -31,6 +31,8 @@ public final class CuMemory {
     /** CUpointer_attribute values. */
     public static final int POINTER_MEMORY_TYPE = 2;
     public static final int POINTER_DEVICE_ORDINAL = 9;
+    /** The address the CPU reaches the memory at (pinned host memory; none for cuMemAlloc memory on a GPU). */
+    public static final int POINTER_HOST_POINTER = 4;
     /**
      * True for the driver's legacy allocations (cuMemAlloc), which peer access reaches; false for pools, cuMemCreate.
      */
@@ -198,6 +200,29 @@ public final class CuMemory {
             H.MEM_GET_INFO.call(free, total);
             return new long[] {free.get(JAVA_LONG, 0), total.get(JAVA_LONG, 0)};
         }
+    }
+
+    /**
+     * The CPU address of the memory at {@code ptr} (CU_POINTER_ATTRIBUTE_HOST_POINTER), or 0 when the CPU cannot
+     * address it: a GPU's cuMemAlloc memory has none (the driver fails the query); pinned host memory and the CPU
+     * emulator's device memory have one.
+     */
+    public static long hostPointer(long ptr) {
+        try {
+            return H.POINTER_ATTRIBUTE.call(POINTER_HOST_POINTER, ptr);
+        } catch (RuntimeException e) {
+            return 0;
+        }
+    }
+
+    /**
+     * The {@code bytes} at device pointer {@code ptr} as the CPU addresses them ({@link #hostPointer}), or null when
+     * it cannot.
+     */
+    @SuppressWarnings("restricted") // FFM: JCCL is run with --enable-native-access
+    public static MemorySegment hostView(long ptr, long bytes) {
+        long host = hostPointer(ptr);
+        return host == 0 ? null : MemorySegment.ofAddress(host).reinterpret(bytes);
     }
 
     /**

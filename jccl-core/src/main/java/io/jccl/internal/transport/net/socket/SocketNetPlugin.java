@@ -129,7 +129,7 @@ public final class SocketNetPlugin implements NetPlugin {
         NetInterfaces.IfAddress a = devices.get(dev);
         return new NetProperties(a.ifName(), NetInterfaces.pciPath(a.ifName()), dev,
                 NetInterfaces.speedMbps(a.ifName()),
-                0, 0, 65536, 1);
+                0, 0, 65536, 1, NetProperties.PTR_HOST);
     }
 
     @Override
