@@ -25,18 +25,38 @@ public record NetProperties(String name, String pciPath, long guid, int speedMbp
     /** Device memory registered through a DMA-BUF file descriptor (NCCL_PTR_DMABUF). */
     public static final int PTR_DMABUF = 0x4;
 
-    /** The properties of a device that registers host memory only ({@link #PTR_HOST}). */
+    /**
+     * The properties of a device that registers host memory only ({@link #PTR_HOST}).
+     *
+     * @param name      device name
+     * @param pciPath   sysfs path of the device's PCI function, or {@code null}
+     * @param guid      unique identifier of the device
+     * @param speedMbps link speed in megabits per second
+     * @param port      port number on the device
+     * @param latencyUs expected latency in microseconds, 0 when unknown
+     * @param maxComms  most comms the device can hold open at once
+     * @param maxRecvs  most receives one {@code irecv} may group
+     */
     public NetProperties(String name, String pciPath, long guid, int speedMbps, int port, double latencyUs,
                          int maxComms, int maxRecvs) {
         this(name, pciPath, guid, speedMbps, port, latencyUs, maxComms, maxRecvs, PTR_HOST);
     }
 
-    /** The same device with another {@code ptrSupport}. */
+    /**
+     * The same device with another {@code ptrSupport}.
+     *
+     * @param bits the new bit set of {@code PTR_*} values
+     * @return a copy of these properties with {@code ptrSupport} replaced
+     */
     public NetProperties withPtrSupport(int bits) {
         return new NetProperties(name, pciPath, guid, speedMbps, port, latencyUs, maxComms, maxRecvs, bits);
     }
 
-    /** True when the plugin registers CUDA device memory ({@link #PTR_CUDA}). */
+    /**
+     * Whether the plugin registers CUDA device memory.
+     *
+     * @return true when {@link #PTR_CUDA} is set
+     */
     public boolean supportsCuda() {
         return (ptrSupport & PTR_CUDA) != 0;
     }
