@@ -21,6 +21,7 @@ module io.jccl {
     exports io.jccl.internal.enqueue to io.jccl.cuda;
     exports io.jccl.internal.param to io.jccl.cuda, io.jccl.tools;
     exports io.jccl.internal.profile to io.jccl.cuda;
+    exports io.jccl.internal.proxy to io.jccl.cuda;
     exports io.jccl.internal.ras to io.jccl.cuda, io.jccl.tools;
     exports io.jccl.internal.topology to io.jccl.cuda, io.jccl.tools;
     exports io.jccl.internal.topology.channels to io.jccl.cuda;

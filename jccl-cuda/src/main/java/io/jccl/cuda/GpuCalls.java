@@ -208,23 +208,22 @@ final class GpuCalls {
     }
 
     /** {@link GpuCommunicator#allocateWindow}'s checks and allocation on {@code owner}'s ranks ({@code hosts}). */
-    GpuWindow allocateWindow(String w, GpuCommunicator owner, Communicator host, int hosts, long bytes) {
-        GpuWindow.requireOneHost(w, hosts);
+    GpuWindow allocateWindow(String w, GpuCommunicator owner, Communicator host, long bytes) {
         if (bytes < 1) {
             throw new JcclException(Result.INVALID_ARGUMENT, w + ": a window needs at least 1 byte, got " + bytes);
         }
-        return windows.add(GpuWindow.open(owner, host, DeviceBuffer.allocate(device, bytes), true, w));
+        return windows.add(GpuWindow.open(owner, host, DeviceBuffer.allocate(device, bytes), true,
+                windows.freeNetSlot(), w));
     }
 
     /** {@link GpuCommunicator#registerWindow}'s checks and registration. */
-    GpuWindow registerWindow(String w, GpuCommunicator owner, Communicator host, int hosts, DeviceBuffer buffer) {
-        GpuWindow.requireOneHost(w, hosts);
+    GpuWindow registerWindow(String w, GpuCommunicator owner, Communicator host, DeviceBuffer buffer) {
         ArgChecks.present(w, "window", buffer);
         if (buffer.device() != device) {
             throw new JcclException(Result.INVALID_ARGUMENT, w + ": the buffer is on GPU " + buffer.device().ordinal()
                     + ", this rank's GPU is " + device.ordinal());
         }
-        return windows.add(GpuWindow.open(owner, host, buffer, false, w));
+        return windows.add(GpuWindow.open(owner, host, buffer, false, windows.freeNetSlot(), w));
     }
 
     /** What {@code coll} runs and why ({@code window}: its buffers lie in a window): the planner's one decision. */
@@ -268,7 +267,7 @@ final class GpuCalls {
      */
     private GpuWindow windowOf(long a, long aBytes, long b, long bBytes) {
         GpuWindow w = windows.count() == 0 ? null : windows.holding(a, aBytes);
-        return w == null || w.offsetOf(b, bBytes) < 0 ? null : w;
+        return w == null || w.spansHosts() || w.offsetOf(b, bBytes) < 0 ? null : w;
     }
 
     /** Every rank's window as the kernels address them, or null for none. */
@@ -303,6 +302,7 @@ final class GpuCalls {
         if (options.ctaPolicy() != CtaPolicy.ZERO || nRanks == 1 || GpuGroups.inGroup() || stream.isCapturing()) {
             return null;
         }
-        return windows.holding(recv, bytes);
+        GpuWindow w = windows.holding(recv, bytes);
+        return w == null || w.spansHosts() ? null : w;
     }
 }

@@ -301,13 +301,16 @@ public final class GpuCommunicator implements AutoCloseable {
     /**
      * Allocates a {@link GpuWindow} of {@code bytes} on every rank, which every rank can write with
      * {@link #putSignal} (NCCL's {@code ncclMemAlloc} + {@code ncclCommWindowRegister}). Collective: every rank
-     * calls it with the same size (one thread per rank when they share a process); every rank must be on this host.
+     * calls it with the same size (one thread per rank when they share a process). When the ranks span hosts, the
+     * window takes putSignal / waitSignal to and from ranks on other hosts through the NET transport (at most
+     * {@value io.jccl.cuda.internal.comm.WindowNet#MAX_WINDOWS} such windows open at once); collectives on it then
+     * run the ordinary kernels (no symmetric or copy-engine path).
      *
      * @throws JcclException {@link Result#INVALID_ARGUMENT} for sizes below 1 or differing between ranks,
-     *                       {@link Result#INVALID_USAGE} when the ranks span hosts
+     *                       {@link Result#INVALID_USAGE} when too many windows across hosts are open
      */
     public GpuWindow allocateWindow(long bytes) {
-        return calls.allocateWindow(where("allocateWindow"), this, host, hosts(), bytes);
+        return calls.allocateWindow(where("allocateWindow"), this, host, bytes);
     }
 
     /**
@@ -318,14 +321,16 @@ public final class GpuCommunicator implements AutoCloseable {
      * window before freeing it.
      */
     public GpuWindow registerWindow(DeviceBuffer buffer) {
-        return calls.registerWindow(where("registerWindow"), this, host, hosts(), buffer);
+        return calls.registerWindow(where("registerWindow"), this, host, buffer);
     }
 
     /**
      * One-sided put (NCCL's {@code ncclPutSignal}): queues on {@code stream} the copy of {@code bytes} of
      * {@code src} into {@code peer}'s side of {@code window} at {@code offset}, on the copy engines, followed by
      * signal {@code signal} to {@code peer} (a one-warp kernel), which its {@link #waitSignal} sees only after the
-     * data. {@code peer} makes no matching call; it may be this rank. May be captured in a CUDA graph.
+     * data. {@code peer} makes no matching call; it may be this rank. To a rank on another host the stream hands
+     * the copy to the communicator's proxy thread, which sends it over the NET transport (the stream goes on once the
+     * source was read; the peer's signal follows the data there). May be captured in a CUDA graph.
      *
      * @throws JcclException {@link Result#INVALID_ARGUMENT} for a range outside the window or a signal outside
      *                       0..{@link GpuWindow#SIGNALS}-1; {@link Result#INVALID_USAGE} inside a group or on a

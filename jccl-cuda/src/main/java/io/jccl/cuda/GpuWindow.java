@@ -4,6 +4,7 @@ import io.jccl.Communicator;
 import io.jccl.DataType;
 import io.jccl.JcclException;
 import io.jccl.Result;
+import io.jccl.cuda.internal.comm.WindowNet;
 import io.jccl.cuda.internal.driver.CuMemory;
 import io.jccl.cuda.internal.enqueue.Enqueuer;
 
@@ -27,8 +28,10 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
  *
  * <p>Each rank's window is its data memory and a small signal area of 32-bit words zeroed at creation: word (s, r)
  * counts the putSignals of rank r with signal s into this rank, and a counter beside it how many of them this rank's
- * waits have claimed. Ranks of this process reach
- * each other's windows by address (peer access), ranks of other processes through CUDA IPC mappings made here.
+ * waits have claimed. Ranks of this process reach each other's windows by address (peer access), ranks of other
+ * processes of the host through CUDA IPC mappings made here, and ranks on other hosts through the NET transport
+ * ({@link WindowNet}: a putSignal to them is a request the communicator's proxy thread carries, the signal written
+ * after the data on the receiving side).
  * A putSignal copies on the copy engines ({@code cuMemcpyAsync} into the peer's mapped window) and then adds 1 to
  * the peer's word from a one-warp kernel queued behind the copy (a release add at system scope), so a peer never sees
  * the signal before the data; a waitSignal is a one-warp kernel that advances its counter by the count and polls the
@@ -71,10 +74,14 @@ public final class GpuWindow implements AutoCloseable {
     private final long[] waitWords;
     private final int[] waitCounts;
     private long copyEngineCalls;
+    /** The puts to ranks on other hosts, or null when every rank shares this host. */
+    private WindowNet net;
+    /** Which of the communicator's window NET channels this window holds (-1: none). */
+    private final int netSlot;
     private boolean closed;
 
     private GpuWindow(GpuCommunicator comm, DeviceBuffer data, boolean ownsData, DeviceBuffer signals,
-                      long[] peerData, long[] peerSignals, List<DeviceBuffer> mappings) {
+                      long[] peerData, long[] peerSignals, List<DeviceBuffer> mappings, int netSlot) {
         this.comm = comm;
         this.data = data;
         this.ownsData = ownsData;
@@ -82,6 +89,7 @@ public final class GpuWindow implements AutoCloseable {
         this.peerData = peerData;
         this.peerSignals = peerSignals;
         this.mappings = mappings;
+        this.netSlot = netSlot;
         int n = peerData.length;
         this.sent = new int[n][2];
         this.awaited = new int[n][2];
@@ -93,11 +101,14 @@ public final class GpuWindow implements AutoCloseable {
     /**
      * Makes the window of {@code data} on every rank; collective over {@code host} (the communicator's host
      * communicator: every rank calls it, one thread per rank). On failure every rank throws and nothing stays
-     * allocated or mapped; {@code data} is freed then only when {@code ownsData}.
+     * allocated or mapped; {@code data} is freed then only when {@code ownsData}. When the ranks span hosts,
+     * {@code netSlot} names the communicator's window NET channel this window takes (the same on every rank).
      */
-    static GpuWindow open(GpuCommunicator comm, Communicator host, DeviceBuffer data, boolean ownsData, String where) {
+    static GpuWindow open(GpuCommunicator comm, Communicator host, DeviceBuffer data, boolean ownsData, int netSlot,
+                          String where) {
         int me = host.rank();
         int n = host.size();
+        int[] remote = WindowNet.remoteRanks(host);
         CudaDevice device = comm.device();
         DeviceBuffer signals = null;
         List<DeviceBuffer> mappings = new ArrayList<>();
@@ -123,6 +134,9 @@ public final class GpuWindow implements AutoCloseable {
             try {
                 for (int r = 0; r < n; r++) {
                     MemorySegment info = MemorySegment.ofArray(all).asSlice((long) r * INFO_BYTES, INFO_BYTES);
+                    if (java.util.Arrays.binarySearch(remote, r) >= 0) {
+                        continue;   // on another host: reached through WindowNet, never mapped
+                    }
                     if (r == me || info.get(JAVA_LONG_UNALIGNED, 0) == pid) {
                         peerData[r] = info.get(JAVA_LONG_UNALIGNED, 8);
                         peerSignals[r] = info.get(JAVA_LONG_UNALIGNED, 32);
@@ -143,7 +157,13 @@ public final class GpuWindow implements AutoCloseable {
                 }
                 throw e;
             }
-            return new GpuWindow(comm, data, ownsData, signals, peerData, peerSignals, mappings);
+            GpuWindow w = new GpuWindow(comm, data, ownsData, signals, peerData, peerSignals, mappings,
+                    remote.length > 0 ? netSlot : -1);
+            if (remote.length > 0) {
+                w.net = WindowNet.open(host, device, remote, netSlot, data, signals.address(), MAX_RANKS, SIGNALS,
+                        where);
+            }
+            return w;
         } catch (RuntimeException e) {
             mappings.forEach(GpuWindow::closeQuietly);
             if (signals != null) {
@@ -225,12 +245,14 @@ public final class GpuWindow implements AutoCloseable {
         }
     }
 
-    /** Refuses windows when the ranks run on {@code hosts} hosts (more than one). */
-    static void requireOneHost(String where, int hosts) {
-        if (hosts > 1) {
-            throw new JcclException(Result.INVALID_USAGE, where + ": windows need every rank on one host (the ranks "
-                    + "run on " + hosts + " hosts; one-sided operations across hosts are not supported yet)");
-        }
+    /** True when some of the window's ranks run on other hosts: putSignal only, no symmetric or copy-engine call. */
+    boolean spansHosts() {
+        return netSlot >= 0;
+    }
+
+    /** The communicator's window NET channel this window holds, or -1 when its ranks share one host. */
+    int netSlot() {
+        return netSlot;
     }
 
     /** Refuses a one-sided call of {@code comm} on {@code window}: none given, another's, or inside a group. */
@@ -274,6 +296,13 @@ public final class GpuWindow implements AutoCloseable {
                     + " do not fit the window of " + sizeBytes() + " bytes");
         }
         comm.device().makeCurrent();
+        if (net != null && net.remote(peer)) {   // the proxy copies and sends once the stream reaches the request
+            int i = net.request(peer, src.address(), offset, bytes, signal, stream.isCapturing(), where);
+            q.signal(peer, net.requestWord(i), 1, stream);
+            q.waitSignal(peer, net.doneWord(i), net.claimWord(i), 1, stream);
+            used(stream);
+            return;
+        }
         if (bytes > 0) {
             CuMemory.copyAsync(peerData[peer] + offset, src.address(), bytes, stream.handle());
         }
@@ -472,6 +501,21 @@ public final class GpuWindow implements AutoCloseable {
         }
         agree(comm.host(), comm.rank(), comm.size(), !busy(), comm + ": closing a window (a putSignal, waitSignal or"
                 + " collective on it still runs there: synchronize its stream first)");
+        if (net != null) {   // every put has left and landed, and no proxy touches the links, before they close
+            try {
+                JcclException late = null;
+                try {
+                    net.quiesce(comm.host(), comm.host().config().timeout().toMillis());
+                } catch (JcclException e) {
+                    late = e;
+                }
+                agree(comm.host(), comm.rank(), comm.size(), late == null, comm + ": closing a window (its "
+                        + "putSignals across hosts did not all arrive in time)");
+            } finally {
+                release();
+            }
+            return;
+        }
         release();
     }
 
@@ -481,6 +525,9 @@ public final class GpuWindow implements AutoCloseable {
             return;
         }
         closed = true;
+        if (net != null) {
+            closeQuietly(net);
+        }
         uses.values().forEach(GpuWindow::closeQuietly);
         uses.clear();
         mappings.forEach(GpuWindow::closeQuietly);

@@ -36,6 +36,24 @@ final class OpenWindows {
         return null;
     }
 
+    /**
+     * The lowest window NET channel ({@link io.jccl.cuda.internal.comm.WindowNet#MAX_WINDOWS} of them) no open window
+     * holds, or -1 when all are taken. Windows open and close collectively, in the same order on every rank, so
+     * every rank finds the same one.
+     */
+    int freeNetSlot() {
+        for (int k = 0; k < io.jccl.cuda.internal.comm.WindowNet.MAX_WINDOWS; k++) {
+            boolean taken = false;
+            for (GpuWindow w : open) {
+                taken |= w.netSlot() == k;
+            }
+            if (!taken) {
+                return k;
+            }
+        }
+        return -1;
+    }
+
     /** Releases every window without asking the other ranks (the communicator is closing). */
     void releaseAll() {
         for (GpuWindow window : List.copyOf(open)) {

@@ -103,6 +103,34 @@ class GpuAcrossHostsGpuTest {
     }
 
     /**
+     * Windows across hosts ({@link GpuWindowRankMain}): putSignal to a rank on another host goes through the NET
+     * transport (the proxy copies the source out in slots, the receiving proxy copies them into the window and only
+     * then writes the signal). Blocks of 1.3 MiB take three slots each; the ring of puts with acknowledgements runs
+     * eagerly and as a replayed CUDA graph, on an allocated and on a registered window, every element checked each
+     * round. Two hosts of one rank each, three of one rank each, and two hosts of two ranks each (ranks 0, 1 and
+     * 2, 3 share a host, so the ring's puts alternate between CUDA IPC and the network in one window).
+     */
+    @ParameterizedTest(name = "{0} processes, NCCL_HOSTID {1}")
+    @org.junit.jupiter.params.provider.CsvSource({"2, jccl-test-host-{rank}", "3, jccl-test-host-{rank}",
+            "4, jccl-test-host-{rank/2}"})
+    void putSignalReachesWindowsOnOtherHosts(int n, String hostId) throws Exception {
+        assumeTrue(CudaDevice.isAvailable() && CudaDevice.count() >= n, "needs " + n + " GPUs (the CPU emulator has "
+                + "them)");
+        List<String> outs = GpuProcessesGpuTest.runRanks(n, io.jccl.cuda.testing.GpuWindowRankMain.class,
+                Map.of("NCCL_HOSTID", hostId, "JCCL_TIMEOUT_MS", "30000", "WINDOW_BLOCK_BYTES",
+                        Long.toString(1300L << 10), "NCCL_DEBUG", "INFO", "NCCL_DEBUG_SUBSYS", "INIT"), 300);
+        for (int r = 0; r < n; r++) {
+            int me = r;
+            int[] remote = java.util.stream.IntStream.range(0, n).filter(p -> n == 4 ? p / 2 != me / 2 : p != me)
+                    .toArray();
+            assertThat(outs.get(r)).contains("rank " + r + " windows ok", "putSignal to rank(s) "
+                            + java.util.Arrays.toString(remote) + " on other hosts through NET/Socket, channel 255",
+                    "GPU channel 255 : " + r + " -> " + remote[0] + " via NET/Socket (proxy), CRC32C per slot")
+                    .doesNotContain("WRONG", "still runs", "did not stop");
+        }
+    }
+
+    /**
      * The rest of the API across hosts ({@link GpuHostsSplitRankMain}): two processes, each a host of its own and each
      * driving two GPUs ({@code fromEnvironment} with a device list), then {@code split} by rank parity (one rank on
      * each host per new communicator) and {@code shrink} by the last rank; every result checked element by element.

@@ -276,7 +276,7 @@ class GpuProcessesGpuTest {
             env.put("JCCL_COMM_SECRET", HexFormat.of().formatHex(secret));
             for (Map.Entry<String, String> e : extraEnv.entrySet()) {
                 env.put(e.getKey(), e.getValue().replace("{rank}", Integer.toString(r))
-                        .replace("{rank%2}", Integer.toString(r % 2)));
+                        .replace("{rank%2}", Integer.toString(r % 2)).replace("{rank/2}", Integer.toString(r / 2)));
             }
             procs.add(pb.start());
             logs.add(log);

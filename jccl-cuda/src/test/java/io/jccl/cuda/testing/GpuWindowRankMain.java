@@ -8,7 +8,9 @@ import io.jccl.cuda.GpuWindow;
 /**
  * One rank of the windows test with one process per GPU: the peers' windows are CUDA IPC mappings. Runs the
  * {@link WindowRing} on an allocated window and on a registered one, closes both, with NCCL_CTA_POLICY=2 also the
- * copy-engine collectives ({@link io.jccl.cuda.CopyEngineRounds}), and exits 1 on any failure.
+ * copy-engine collectives ({@link io.jccl.cuda.CopyEngineRounds}), and exits 1 on any failure. Blocks of
+ * {@code WINDOW_BLOCK_BYTES} (256 KiB by default); with {@code NCCL_HOSTID} per rank the puts to other hosts go
+ * through the NET transport.
  */
 public final class GpuWindowRankMain {
     private GpuWindowRankMain() {
@@ -20,7 +22,7 @@ public final class GpuWindowRankMain {
                 : local % CudaDevice.count());
         String wrong;
         try (GpuCommunicator g = GpuCommunicator.fromEnvironment(device)) {
-            long block = 256 << 10;
+            long block = Long.parseLong(System.getenv().getOrDefault("WINDOW_BLOCK_BYTES", "262144"));
             try (GpuWindow w = g.allocateWindow(g.size() * block)) {
                 wrong = WindowRing.run(g, w, block, 4);
                 String graphs = WindowRing.runGraph(g, w, block, 3);

@@ -258,6 +258,68 @@ public final class GpuNetConnections {
         }
     }
 
+    /**
+     * Makes {@code links} as {@link #connect} does, as a set that can be taken down without the communicator's other
+     * links (a window's links to other hosts). Collective with the peers named. The caller then hands the set the
+     * connector that plays the kernel's part on its blocks ({@link Apart#addPump}).
+     */
+    public synchronized Apart connectApart(List<Link> links) {
+        int before = live.size();
+        connect(links);
+        List<Long> keys = new ArrayList<>(links.size());
+        for (Link l : links) {
+            keys.add(key(l));
+        }
+        return new Apart(new ArrayList<>(live.subList(before, live.size())), keys);
+    }
+
+    /**
+     * Links made by {@link #connectApart}, with the connector that reads and writes their blocks on this side.
+     * Taken down in two steps, as a suspend takes down all links: {@link #detach} on every rank, then (once every
+     * rank detached, so no proxy sees a peer's connection close and takes it for a failure) {@link #close}.
+     *
+     * <p>Owned by: the thread that made it.
+     */
+    public final class Apart {
+        private final List<ProxyConnection> conns;
+        private final List<Long> keys;
+        private boolean closed;
+
+        private Apart(List<ProxyConnection> conns, List<Long> keys) {
+            this.conns = conns;
+            this.keys = keys;
+        }
+
+        /** Hands the proxy thread {@code pump}, progressed beside the links until {@link #detach}. */
+        public void addPump(ProxyConnection pump) {
+            conns.add(pump);
+            add(pump);
+        }
+
+        /**
+         * Takes the links and the pump off the proxy thread without closing them; true once it let go (or ended),
+         * false when it did not within {@code timeoutNs}.
+         */
+        public boolean detach(long timeoutNs) {
+            return proxy.detach(conns, timeoutNs);
+        }
+
+        /** Closes the links' connections and the pump; the same links may then be made again. */
+        public void close() {
+            synchronized (GpuNetConnections.this) {
+                if (closed) {
+                    return;
+                }
+                closed = true;
+                for (ProxyConnection c : conns) {
+                    c.close();
+                }
+                live.removeAll(conns);
+                made.removeAll(keys);
+            }
+        }
+    }
+
     /** Phase 1 of a receive link: listens; the offer goes to the peer, then {@link PendingRecv#accept}. */
     public PendingRecv listen(Link link) {
         check(link, false);
@@ -417,11 +479,15 @@ public final class GpuNetConnections {
             word(who, "mirror sizes", l.mirror().sizes());
         }
         word(who, send ? "own head" : "mirror head", send ? l.own().head() : l.mirror().head());
-        long key = (((long) l.peer() * MAX_CHANNELS + l.channel()) << 1) | (send ? 1 : 0);
-        if (!made.add(key)) {
+        if (!made.add(key(l))) {
             throw new JcclException(Result.INVALID_USAGE, who + ": this link was already made (one connector per "
                     + "peer, channel and direction)");
         }
+    }
+
+    /** A link's key in {@link #made}: peer, channel and direction. */
+    private static long key(Link l) {
+        return (((long) l.peer() * MAX_CHANNELS + l.channel()) << 1) | (l.isSend() ? 1 : 0);
     }
 
     private static void word(String who, String what, MemorySegment w) {
