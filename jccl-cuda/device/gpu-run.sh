@@ -5,7 +5,7 @@
 #     info    nvidia-smi, topology, NCCL path
 #     topo    ./jccl topo: the system JCCL discovers through sysfs, CUDA and NVML      ($OUT/topo.txt)
 #     tests   the @Tag("gpu") tests of jccl-cuda (every collective, type, reduction; graphs; abort; 2 processes);
-#             $TESTS (class names, space-separated) runs those only
+#             $TESTS (class names, space-separated; Class#method(types) for one method) runs those only
 #     ar      ./jccl perf all_reduce -g 2 -b 8 -e 2G -f 4 -c 1 --backend both          ($OUT/perf-allreduce.txt)
 #     graph   the same, 8 B .. 2 MiB, CUDA graphs of the iterations launched 20 times (-G 20)
 #     sym     perf -R 2 (symmetric windows), -G 20, 8 B .. 64 MiB: JCCL on 2 ranks sharing GPU 0, then JCCL and
@@ -18,6 +18,7 @@
 #             and all_gather --backend both (NCCL's socket transport, same hosts), and the host communicators' own
 #             busbw on the same link                                                      ($OUT/perf-hosts.txt)
 #     tree    allReduce on NCCL's tree across 2 and 4 ($TREE_RANKS) NCCL_HOSTID hosts (one rank each, all on GPU 0), both
+#             to $TREE_MAX bytes (128M),
 #             libraries forced by NCCL_ALGO=allreduce:tree, then each library's own choice; --backend both
 #                                                                                         ($OUT/perf-tree.txt)
 #     mixed   4 ranks on 2 NCCL_HOSTID hosts (ranks 0, 1 and 2, 3), all on GPU 0: CUDA IPC inside a host and the
@@ -57,7 +58,7 @@ for phase in "$@"; do
       cp="$(ls "$here"/test/*.jar | tr '\n' ':')$here/lib/*"
       timeout "${T:-240}" "$java" -Djccl.cuda.cubinDir="$cubin" ${JOPTS:-} -cp "$cp" org.junit.platform.console.ConsoleLauncher \
         execute $(if [ -n "${TESTS:-}" ]; then printf '%s\n' $TESTS; else cat "$here/test/gpu-tests.txt"; fi \
-          | sed 's/^/--select-class /') \
+          | sed -E '/#/s/^/--select-method /; /^--select-method /!s/^/--select-class /') \
         --include-tag gpu --details=tree --disable-banner --disable-ansi-colors > "$out/junit.txt" 2>&1
       echo "rc=$?"; grep -E "tests (successful|failed|aborted)|✘" "$out/junit.txt" | head -20
       grep -qE "\[ +[1-9][0-9]* tests (successful|failed)" "$out/junit.txt" \
@@ -113,7 +114,7 @@ for phase in "$@"; do
       export JCCL_PERF_JIT_WARMUP_MS=${JCCL_PERF_JIT_WARMUP_MS:-300}
       for n in ${TREE_RANKS:-2 4}; do
         for h in $(seq 0 $((n - 1))); do echo "SIMHOST=t$h slots=1"; done > "$hf"
-        hl=(-np "$n" --hostfile "$hf" --rsh env --master-addr 127.0.0.1 -b 8 -e 128M -f 16 -n 5 -w 1 -c 1)
+        hl=(-np "$n" --hostfile "$hf" --rsh env --master-addr 127.0.0.1 -b 8 -e "${TREE_MAX:-128M}" -f 16 -n 5 -w 1 -c 1)
         NCCL_ALGO=allreduce:tree NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING \
           perf perf-tree all_reduce "${hl[@]}" --backend both
         perf perf-tree all_reduce "${hl[@]}" --backend both
