@@ -160,7 +160,7 @@ class GpuAcrossHostsGpuTest {
      * processes share no memory (no abort area, no call ledger): what stops the other rank travels over the network.
      */
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"crash", "abort", "mismatch-shared"})
+    @ValueSource(strings = {"crash", "abort", "mismatch-shared", "window-crash"})
     void aFailureOnOneHostStopsTheOther(String scenario) throws Exception {
         List<String> outs = GpuProcessesGpuTest.runRanks(2, GpuFaultRankMain.class, Map.of("GPU_TEST_FAULT", scenario,
                 "NCCL_HOSTID", "jccl-test-host-{rank}", "JCCL_TIMEOUT_MS", "60000"), 120);
@@ -168,6 +168,11 @@ class GpuAcrossHostsGpuTest {
             case "crash" -> {
                 assertThat(outs.get(1)).contains("rank 1 halts");
                 assertThat(outs.get(0)).contains("rank 0/2", "rank 1", "rank 0 shrunk to 1 rank(s), sum 7.0");
+                assertThat(stoppedAfterMs(outs.get(0))).as("stopped by the lost peer").isLessThan(45_000);
+            }
+            case "window-crash" -> {   // a wait for a putSignal from a dead host ends, naming it; close returns
+                assertThat(outs.get(1)).contains("rank 1 halts");
+                assertThat(outs.get(0)).contains("rank 0/2", "rank 1", "rank 0 window close");
                 assertThat(stoppedAfterMs(outs.get(0))).as("stopped by the lost peer").isLessThan(45_000);
             }
             case "abort" -> {

@@ -25,6 +25,10 @@ import io.jccl.cuda.GpuCommunicator;
  *   <li>{@code crash}: the same, but rank 1's process halts a second later without closing anything: rank 0's host
  *       communicator finds rank 1 gone, which stops rank 0's kernel: it prints {@code rank 0 <result> <message>}; then
  *       it shrinks the communicator to itself and runs an allReduce there ({@code rank 0 shrunk to 1 rank(s), sum s});</li>
+ *   <li>{@code window-crash} (ranks on two hosts): both open a window; rank 0 puts 1 MiB into rank 1's and waits
+ *       for a signal of rank 1, whose process halts a second in: rank 0's wait is stopped, it prints
+ *       {@code rank 0 <result> <message>} and how long it took, then closes the window (refused or not, it must
+ *       return);</li>
  *   <li>{@code split} (no fault): the ranks split with keys reversed and run an allReduce on the new communicator
  *       (through CUDA IPC between the processes), printing {@code rank r split rank q sum s}, then on the parent.</li>
  * </ul>
@@ -109,6 +113,33 @@ public final class GpuFaultRankMain {
                     g.abort();
                     ok = true;
                     System.out.println("rank 1 aborted");
+                }
+            } else if (fault.equals("window-crash")) {   // ranks on two hosts: a putSignal's peer dies
+                io.jccl.cuda.GpuWindow w = g.allocateWindow(1 << 20);
+                if (g.rank() == 0) {
+                    long t0 = System.nanoTime();
+                    try (DeviceBuffer src = DeviceBuffer.allocate(g.device(), 1 << 20)) {
+                        g.putSignal(w, 0, src, 1 << 20, 1, 0, s);   // lands while rank 1 lives
+                        g.waitSignal(w, 1, 0, 1, s);                // never comes: rank 1 halts
+                        s.synchronize();
+                    }
+                    JcclException e = g.asyncError();
+                    long ms = (System.nanoTime() - t0) / 1_000_000;
+                    ok = e != null;
+                    System.out.println("rank 0 " + (e == null ? "no error" : e.result() + " " + e.getMessage()));
+                    System.out.println("rank 0 stopped after " + ms + " ms");
+                    try {
+                        w.close();
+                        System.out.println("rank 0 window closed");
+                    } catch (JcclException c) {
+                        System.out.println("rank 0 window close " + c.result());
+                    }
+                } else {
+                    Thread.sleep(1000);
+                    System.out.println("rank 1 halts");
+                    System.out.flush();
+                    Runtime.getRuntime().halt(0);
+                    ok = false;
                 }
             } else if (fault.equals("hostgroup")) {   // JCCL_CHECK_CALLS=1: a GPU call inside a host group
                 try (io.jccl.Group hostGroup = io.jccl.Jccl.group()) {

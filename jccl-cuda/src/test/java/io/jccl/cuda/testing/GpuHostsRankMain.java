@@ -26,17 +26,21 @@ public final class GpuHostsRankMain {
     private GpuHostsRankMain() {
     }
 
-    public static void main(String[] args) {
+    /** The communicator of this process's rank on GPU LOCAL_RANK (modulo the GPUs), or exit 1 when init failed. */
+    static GpuCommunicator openOrExit() {
         int local = Integer.parseInt(System.getenv().getOrDefault("LOCAL_RANK", "0"));
-        int failures = 0;
-        GpuCommunicator comm;
         try {
-            comm = GpuCommunicator.fromEnvironment(CudaDevice.get(local % CudaDevice.count()));
+            return GpuCommunicator.fromEnvironment(CudaDevice.get(local % CudaDevice.count()));
         } catch (RuntimeException e) {
             e.printStackTrace(System.out);
             System.exit(1);
-            return;
+            throw e;
         }
+    }
+
+    public static void main(String[] args) {
+        int failures = 0;
+        GpuCommunicator comm = openOrExit();
         int r = comm.rank();
         for (Collective coll : new Collective[] {Collective.ALL_REDUCE, Collective.ALL_GATHER,
             Collective.REDUCE_SCATTER, Collective.BROADCAST, Collective.REDUCE, Collective.ALL_TO_ALL}) {

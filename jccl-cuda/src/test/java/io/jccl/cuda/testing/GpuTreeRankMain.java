@@ -3,7 +3,6 @@ package io.jccl.cuda.testing;
 import io.jccl.Collective;
 import io.jccl.DataType;
 import io.jccl.RedOp;
-import io.jccl.cuda.CudaDevice;
 import io.jccl.cuda.GpuCommunicator;
 import io.jccl.cuda.testing.GpuChecker.Case;
 
@@ -22,16 +21,8 @@ public final class GpuTreeRankMain {
     }
 
     public static void main(String[] args) {
-        int local = Integer.parseInt(System.getenv().getOrDefault("LOCAL_RANK", "0"));
         int failures = 0;
-        GpuCommunicator comm;
-        try {
-            comm = GpuCommunicator.fromEnvironment(CudaDevice.get(local % CudaDevice.count()));
-        } catch (RuntimeException e) {
-            e.printStackTrace(System.out);
-            System.exit(1);
-            return;
-        }
+        GpuCommunicator comm = GpuHostsRankMain.openOrExit();
         int r = comm.rank();
         for (long count : new long[] {5, 140001}) {
             System.out.println("rank " + r + " plans AllReduce " + count + ": "
