@@ -32,7 +32,7 @@ public final class RankMain {
                 return;
             }
         }
-        try (Communicator comm = Communicator.fromEnvironment(ThreadRanks.testConfig())) {
+        try (Communicator comm = Communicator.fromEnvironment(config())) {
             if (comm.rank() == failRank) {
                 throw new IllegalStateException("rank " + failRank + " fails on purpose");
             }
@@ -79,6 +79,13 @@ public final class RankMain {
             comm.barrier();
             System.out.println("OK rank " + comm.rank());
         }
+    }
+
+    /** The tests' configuration, with the timeout of JCCL_TIMEOUT_MS where the test sets it (else 30 s). */
+    private static io.jccl.Config config() {
+        String ms = System.getenv("JCCL_TIMEOUT_MS");
+        return ms == null ? ThreadRanks.testConfig()
+                : ThreadRanks.testConfig().withTimeout(java.time.Duration.ofMillis(Long.parseLong(ms)));
     }
 
     /** {@code k} ranks of this process, driven from this thread; prints {@code OK ranks a-b of n}. */
