@@ -104,7 +104,7 @@ public final class GpuCommunicator implements AutoCloseable {
                 stops, check.defersInGroups(), () -> suspension.stats().describe());
         this.args = GpuInit.kernelArgs(arena, rank, nRanks, abortPointer, layout, rings, peers, wiring);
         this.rings = rings;
-        int hosts = hosts();
+        int hosts = wiring != null ? wiring.hosts() : 1;
         this.enqueuer = new Enqueuer(device, host.id(), rank, nRanks, args, GpuInit.planner(options, nRanks,
                 residentBlocks, peerPointers, wholeLineLinks, wiring), check.defersInGroups());
         this.calls = new GpuCalls(rank, nRanks, device, options, clique, enqueuer, check, windows);
@@ -301,10 +301,9 @@ public final class GpuCommunicator implements AutoCloseable {
     /**
      * Allocates a {@link GpuWindow} of {@code bytes} on every rank, which every rank can write with
      * {@link #putSignal} (NCCL's {@code ncclMemAlloc} + {@code ncclCommWindowRegister}). Collective: every rank
-     * calls it with the same size (one thread per rank when they share a process). When the ranks span hosts, the
-     * window takes putSignal / waitSignal to and from ranks on other hosts through the NET transport (at most
-     * {@value io.jccl.cuda.internal.comm.WindowNet#MAX_WINDOWS} such windows open at once); collectives on it then
-     * run the ordinary kernels (no symmetric or copy-engine path).
+     * calls it with the same size (one thread per rank when they share a process). Across hosts putSignal reaches
+     * the other hosts' ranks through the NET transport (at most 16 such windows open), and collectives on the window
+     * run the ordinary kernels.
      *
      * @throws JcclException {@link Result#INVALID_ARGUMENT} for sizes below 1 or differing between ranks,
      *                       {@link Result#INVALID_USAGE} when too many windows across hosts are open
@@ -349,10 +348,6 @@ public final class GpuCommunicator implements AutoCloseable {
      */
     public void waitSignal(GpuWindow window, int peer, int signal, int count, CudaStream stream) {
         calls.waitSignal(where("waitSignal"), this, window, peer, signal, count, stream);
-    }
-
-    private int hosts() {
-        return wiring != null ? wiring.hosts() : 1;
     }
 
     /** A window released itself. */

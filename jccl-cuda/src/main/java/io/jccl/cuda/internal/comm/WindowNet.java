@@ -65,8 +65,16 @@ public final class WindowNet implements AutoCloseable {
     /** The header before each slot's bytes: offset, bytes (longs), signal, last (ints), then padding. */
     static final int HEADER_BYTES = 32;
     private static final int NSTEPS = ConnFifo.NSTEPS;
-    /** Per peer: own tail, own head, mirror tail, mirror head, then the mirror's sizes. */
-    private static final long CTL_BYTES = 4 * 8 + 8L * NSTEPS;
+    /**
+     * Per peer, 64-bit words: the own block's tail (slots received) and head (send credits), the mirror's tail (slots
+     * published to send) and head (received slots consumed), then the mirror's sizes.
+     */
+    private static final int RECV_TAIL = 0;
+    private static final int SEND_CREDITS = 1;
+    private static final int SEND_TAIL = 2;
+    private static final int RECV_CONSUMED = 3;
+    private static final int SIZES = 4;
+    private static final long CTL_BYTES = SIZES * 8 + 8L * NSTEPS;
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
 
@@ -84,6 +92,9 @@ public final class WindowNet implements AutoCloseable {
     private final int signals;
     private final PinnedBuffer slots;
     private final PinnedBuffer ctl;
+    /** The two segments above, addressed by offset on the pump's path (no slice per step). */
+    private final MemorySegment slotMemory;
+    private final MemorySegment ctlMemory;
     /** Request words [0, MAX_REQUESTS) then done words, 32-bit, mapped into the GPU. */
     private final PinnedBuffer words;
     /** The wait kernels' counters, one 32-bit word per request. */
@@ -136,6 +147,8 @@ public final class WindowNet implements AutoCloseable {
             claims.zero();
             sendStream = keep(made, CudaStream.create(device));
             recvStream = keep(made, CudaStream.create(device));
+            slotMemory = slots.segment();
+            ctlMemory = ctl.segment();
             sendEvents = new CudaEvent[peers.length];
             recvEvents = new CudaEvent[peers.length];
             for (int k = 0; k < peers.length; k++) {
@@ -162,10 +175,8 @@ public final class WindowNet implements AutoCloseable {
         if (!(host instanceof HostCommunicator h) || h.gpuAccess() == null) {
             return new int[0];
         }
-        GpuAccess a = h.gpuAccess();
-        int me = host.rank();
-        return java.util.stream.IntStream.range(0, host.size()).filter(r -> a.hostHash(r) != a.hostHash(me))
-                .toArray();
+        int mask = RankAgreement.remoteMask(RankAgreement.hostHashes(h.gpuAccess(), host.size()), host.rank());
+        return java.util.stream.IntStream.range(0, host.size()).filter(r -> (mask >>> r & 1) != 0).toArray();
     }
 
     /**
@@ -189,8 +200,9 @@ public final class WindowNet implements AutoCloseable {
         try {
             List<Link> links = new ArrayList<>(2 * peers.length);
             for (int k = 0; k < peers.length; k++) {
-                Block own = new Block(w.recvSlots(k), w.ctlWord(k, 0), null, w.ctlWord(k, 1));
-                Block mirror = new Block(w.sendSlots(k), w.ctlWord(k, 2), w.sizes(k), w.ctlWord(k, 3));
+                Block own = new Block(w.recvSlots(k), w.ctlWord(k, RECV_TAIL), null, w.ctlWord(k, SEND_CREDITS));
+                Block mirror = new Block(w.sendSlots(k), w.ctlWord(k, SEND_TAIL), w.sizes(k),
+                        w.ctlWord(k, RECV_CONSUMED));
                 links.add(new Link(peers[k], channel, false, SLOT_BYTES, own, mirror));
                 links.add(new Link(peers[k], channel, true, SLOT_BYTES, own, mirror));
             }
@@ -280,10 +292,10 @@ public final class WindowNet implements AutoCloseable {
         int n = host.size();
         long[] sent = new long[n];
         for (int k = 0; k < peers.length; k++) {
-            sent[peers[k]] = (long) LONG.getAcquire(ctlWord(k, 2), 0L);
+            sent[peers[k]] = ctlGet(k, SEND_TAIL);
         }
         long[] all = allGather(host, sent);
-        waitUntil(deadline, k -> (long) LONG.getAcquire(ctlWord(k, 3), 0L) >= all[peers[k] * n + me],
+        waitUntil(deadline, k -> ctlGet(k, RECV_CONSUMED) >= all[peers[k] * n + me],
                 "the putSignals of rank %d had not all landed in its window");
         detached = links.detach(TimeUnit.MILLISECONDS.toNanos(Math.max(1, timeoutMs)));
     }
@@ -297,7 +309,7 @@ public final class WindowNet implements AutoCloseable {
                 return false;
             }
         }
-        return (long) LONG.getAcquire(ctlWord(k, 2), 0L) == (long) LONG.getAcquire(ctlWord(k, 1), 0L);
+        return ctlGet(k, SEND_TAIL) == ctlGet(k, SEND_CREDITS);
     }
 
     private void waitUntil(long deadlineNs, java.util.function.IntPredicate done, String what) {
@@ -382,25 +394,34 @@ public final class WindowNet implements AutoCloseable {
     }
 
     private MemorySegment recvSlots(int k) {
-        return slots.segment().asSlice((2L * k) * NSTEPS * SLOT_BYTES, (long) NSTEPS * SLOT_BYTES);
+        return slotMemory.asSlice(slotOffset(k, 0, false), (long) NSTEPS * SLOT_BYTES);
     }
 
     private MemorySegment sendSlots(int k) {
-        return slots.segment().asSlice((2L * k + 1) * NSTEPS * SLOT_BYTES, (long) NSTEPS * SLOT_BYTES);
+        return slotMemory.asSlice(slotOffset(k, 0, true), (long) NSTEPS * SLOT_BYTES);
     }
 
-    /** The GPU address of byte 0 of peer index k's slot of {@code step}, receiving or sending. */
-    private long slotPointer(int k, long step, boolean send) {
-        return slots.devicePointer() + ((2L * k + (send ? 1 : 0)) * NSTEPS + (step & (NSTEPS - 1))) * SLOT_BYTES;
+    /** Offset of byte 0 of peer index k's slot of {@code step}, receiving or sending, in the slot memory. */
+    private static long slotOffset(int k, long step, boolean send) {
+        return ((2L * k + (send ? 1 : 0)) * NSTEPS + (step & (NSTEPS - 1))) * SLOT_BYTES;
     }
 
-    /** Word {@code w} of peer index k's control: 0 own tail, 1 own head, 2 mirror tail, 3 mirror head. */
+    /** Word {@code w} of peer index k's control ({@link #RECV_TAIL} .. {@link #RECV_CONSUMED}), for the links. */
     private MemorySegment ctlWord(int k, int w) {
-        return ctl.segment().asSlice(k * CTL_BYTES + 8L * w, 8);
+        return ctlMemory.asSlice(ctlOffset(k, w), 8);
+    }
+
+    private static long ctlOffset(int k, int w) {
+        return k * CTL_BYTES + 8L * w;
+    }
+
+    /** Word {@code w} of peer index k's control, with acquire. */
+    private long ctlGet(int k, int w) {
+        return (long) LONG.getAcquire(ctlMemory, ctlOffset(k, w));
     }
 
     private MemorySegment sizes(int k) {
-        return ctl.segment().asSlice(k * CTL_BYTES + 32, 8L * NSTEPS);
+        return ctlMemory.asSlice(ctlOffset(k, SIZES), 8L * NSTEPS);
     }
 
     /**
@@ -440,8 +461,7 @@ public final class WindowNet implements AutoCloseable {
         }
 
         private boolean send(int k) {
-            MemorySegment sendTail = ctlWord(k, 2);
-            long step = (long) LONG.get(sendTail, 0L);
+            long step = (long) LONG.get(ctlMemory, ctlOffset(k, SEND_TAIL));
             if (sending[k]) {
                 if (!sendEvents[k].isDone()) {
                     return false;
@@ -457,21 +477,21 @@ public final class WindowNet implements AutoCloseable {
                 }
                 jobDone[k] = 0;
             }
-            if (step - (long) LONG.getAcquire(ctlWord(k, 1), 0L) >= NSTEPS) {
+            if (step - ctlGet(k, SEND_CREDITS) >= NSTEPS) {
                 return false;   // every slot still on its way
             }
             int i = job[k];
             long left = reqBytes[i] - jobDone[k];
             long n = Math.min(left, SLOT_BYTES - HEADER_BYTES);
-            MemorySegment slot = sendSlots(k).asSlice((step & (NSTEPS - 1)) * SLOT_BYTES, HEADER_BYTES);
-            slot.set(ValueLayout.JAVA_LONG, 0, reqOffset[i] + jobDone[k]);
-            slot.set(ValueLayout.JAVA_LONG, 8, n);
-            slot.set(ValueLayout.JAVA_INT, 16, reqSignal[i]);
-            slot.set(ValueLayout.JAVA_INT, 20, n == left ? 1 : 0);
+            long at = slotOffset(k, step, true);
+            slotMemory.set(ValueLayout.JAVA_LONG, at, reqOffset[i] + jobDone[k]);
+            slotMemory.set(ValueLayout.JAVA_LONG, at + 8, n);
+            slotMemory.set(ValueLayout.JAVA_INT, at + 16, reqSignal[i]);
+            slotMemory.set(ValueLayout.JAVA_INT, at + 20, n == left ? 1 : 0);
             chunk[k] = n;
             if (n > 0) {
                 device.makeCurrent();
-                CuMemory.copyAsync(slotPointer(k, step, true) + HEADER_BYTES, reqSrc[i] + jobDone[k], n,
+                CuMemory.copyAsync(slots.devicePointer() + at + HEADER_BYTES, reqSrc[i] + jobDone[k], n,
                         sendStream.handle());
                 sendEvents[k].record(sendStream);
                 sending[k] = true;
@@ -483,8 +503,9 @@ public final class WindowNet implements AutoCloseable {
 
         /** The slot of {@code step} holds its bytes: the proxy's sender may take it; a finished put is done. */
         private void publish(int k, long step) {
-            sizes(k).set(ValueLayout.JAVA_LONG, 8L * (step & (NSTEPS - 1)), HEADER_BYTES + chunk[k]);
-            LONG.setRelease(ctlWord(k, 2), 0L, step + 1);
+            ctlMemory.set(ValueLayout.JAVA_LONG, ctlOffset(k, SIZES) + 8L * (step & (NSTEPS - 1)),
+                    HEADER_BYTES + chunk[k]);
+            LONG.setRelease(ctlMemory, ctlOffset(k, SEND_TAIL), step + 1);
             int i = job[k];
             jobDone[k] += chunk[k];
             if (jobDone[k] == reqBytes[i]) {
@@ -506,24 +527,23 @@ public final class WindowNet implements AutoCloseable {
         }
 
         private boolean land(int k) {
-            MemorySegment consumed = ctlWord(k, 3);
-            long step = (long) LONG.get(consumed, 0L);
+            long step = (long) LONG.get(ctlMemory, ctlOffset(k, RECV_CONSUMED));
             if (landing[k]) {
                 if (!recvEvents[k].isDone()) {
                     return false;
                 }
                 landing[k] = false;
-                LONG.setRelease(consumed, 0L, step + 1);   // the slot goes back to the receiving proxy
+                LONG.setRelease(ctlMemory, ctlOffset(k, RECV_CONSUMED), step + 1);   // back to the receiving proxy
                 return true;
             }
-            if ((long) LONG.getAcquire(ctlWord(k, 0), 0L) <= step) {
+            if (ctlGet(k, RECV_TAIL) <= step) {
                 return false;
             }
-            MemorySegment slot = recvSlots(k).asSlice((step & (NSTEPS - 1)) * SLOT_BYTES, HEADER_BYTES);
-            long offset = slot.get(ValueLayout.JAVA_LONG, 0);
-            long n = slot.get(ValueLayout.JAVA_LONG, 8);
-            int signal = slot.get(ValueLayout.JAVA_INT, 16);
-            boolean last = slot.get(ValueLayout.JAVA_INT, 20) != 0;
+            long at = slotOffset(k, step, false);
+            long offset = slotMemory.get(ValueLayout.JAVA_LONG, at);
+            long n = slotMemory.get(ValueLayout.JAVA_LONG, at + 8);
+            int signal = slotMemory.get(ValueLayout.JAVA_INT, at + 16);
+            boolean last = slotMemory.get(ValueLayout.JAVA_INT, at + 20) != 0;
             int from = peers[k];
             if (n < 0 || n > SLOT_BYTES - HEADER_BYTES || offset < 0 || offset > dataBytes - n || signal < 0
                     || signal >= signals) {
@@ -533,7 +553,7 @@ public final class WindowNet implements AutoCloseable {
             }
             device.makeCurrent();
             if (n > 0) {
-                CuMemory.copyAsync(dataAddress + offset, slotPointer(k, step, false) + HEADER_BYTES, n,
+                CuMemory.copyAsync(dataAddress + offset, slots.devicePointer() + at + HEADER_BYTES, n,
                         recvStream.handle());
             }
             if (last) {
