@@ -3,9 +3,12 @@
 # the GPU at hand when io.jccl.cuda loads a module). The PTX files are committed, so machines without nvcc build
 # the module unchanged; run this after editing src/main/cuda/* and commit the result.
 #   jccl-cuda/build-ptx.sh [output-dir]      (default: src/main/resources/io/jccl/cuda/kernels)
+#   ONLY="copy reduce_f32_sum" jccl-cuda/build-ptx.sh DIR   builds only the modules named
 # Modules: reduce_<type>_<sum|any>.ptx (kernels_reduce.cu once per element type and operation class) and copy.ptx
 # (kernels_copy.cu). Needs nvcc (CUDA 12.x or 13.x), no GPU. Unless PTXAS_CHECK=0, also assembles each PTX with
 # ptxas for sm_90 to catch errors that would otherwise only show up at JIT time on the GPU machine.
+# Each module starts with a "// jccl-sources sha256 <digest>" line: the digest of every file of src/main/cuda (in
+# byte order of their names), so PtxRegenerationTest tells stale PTX without compiling every module.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 src="$here/src/main/cuda"
@@ -17,11 +20,14 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 jobs=${JOBS:-$(nproc)}
 
+digest=$(cd "$src" && LC_ALL=C ls | while IFS= read -r f; do cat "$f"; done | sha256sum | cut -d' ' -f1)
+
 # <module> <source> [-D...]: one PTX module, checked with ptxas.
 build() {
   local name=$1 cu=$2
   shift 2
-  "$nvcc" -ptx -arch=compute_90 -std=c++17 -O3 -I"$src" "$@" -o "$out/$name.ptx" "$src/$cu"
+  "$nvcc" -ptx -arch=compute_90 -std=c++17 -O3 -I"$src" "$@" -o "$tmp/$name.ptx" "$src/$cu"
+  { echo "// jccl-sources sha256 $digest"; cat "$tmp/$name.ptx"; } > "$out/$name.ptx"
   if [ "${PTXAS_CHECK:-1}" != 0 ]; then
     ptxas -arch=sm_90 -O3 ${PTXAS_VERBOSE:+-v} -o "$tmp/$name.cubin" "$out/$name.ptx"
   fi
@@ -35,12 +41,13 @@ for t in $types; do
     specs+=("reduce_${t##*:}_${oc%:*} kernels_reduce.cu -DJCCL_TYPE=${t%:*} -DJCCL_TYPE_NAME=${t##*:} -DJCCL_SUMONLY=${oc#*:}")
   done
 done
-rm -f "$out"/*.ptx
+[ -n "${ONLY:-}" ] || rm -f "$out"/*.ptx
 pids=()
 for s in "${specs[@]}"; do
+  if [ -n "${ONLY:-}" ] && [[ " $ONLY " != *" ${s%% *} "* ]]; then continue; fi
   # shellcheck disable=SC2086
   build $s & pids+=($!)
   if [ ${#pids[@]} -ge "$jobs" ]; then wait "${pids[0]}"; pids=("${pids[@]:1}"); fi
 done
 for p in "${pids[@]}"; do wait "$p"; done
-echo "build-ptx.sh: $(ls "$out"/*.ptx | wc -l) PTX files in $out"
+echo "build-ptx.sh: $(ls "$out"/*.ptx | wc -l) PTX files in $out (sources sha256 $digest)"
