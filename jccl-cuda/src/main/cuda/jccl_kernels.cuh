@@ -1,7 +1,8 @@
 // The extern "C" kernel entry points, as macros shared by the PTX builds (kernels_reduce.cu, kernels_copy.cu) and
 // the CPU emulator. Names: jccl_<algorithm>_<type>_<sum|any> for the reduction kernels (sum: compiled for sum, avg
 // and preMulSum only; any: prod, min and max chosen at run time), jccl_<algorithm>_copy and jccl_p2p for the
-// kernels that only move bytes. io.jccl.cuda.internal.kernels.KernelModules builds the same names.
+// kernels that only move bytes, and jccl_compute_probe (perf's stand-in for compute beside the collectives).
+// io.jccl.cuda.internal.kernels.KernelModules builds the same names.
 #pragma once
 
 #include "coll_allreduce.cuh"
@@ -9,6 +10,7 @@
 #include "coll_ll128.cuh"
 #include "coll_p2p.cuh"
 #include "coll_ring.cuh"
+#include "compute_probe.cuh"
 
 // A kernel entry point: the programmatic-launch wait (kernelEntry), then the collective.
 #define JCCL_ENTRY(name, call) \
@@ -29,7 +31,8 @@
 #define JCCL_COPY_KERNELS()                                                                     \
     JCCL_ENTRY(jccl_ll_copy, (jccl::llColl<uint8_t, true, true>(a)))                            \
     JCCL_ENTRY(jccl_ring_copy, (jccl::ringColl<uint8_t, true, true>(a)))                        \
-    JCCL_ENTRY(jccl_p2p, (jccl::p2pBatch(a)))
+    JCCL_ENTRY(jccl_p2p, (jccl::p2pBatch(a)))                                                  \
+    JCCL_KERNEL(jccl_compute_probe) { jccl::computeProbe(a); }
 
 // Every element type: X(C type, kernel suffix).
 #define JCCL_FOR_EACH_TYPE(X)            \

@@ -282,6 +282,18 @@ final class GpuCalls {
         }
     }
 
+    /**
+     * Whether an eager call of {@code coll} receiving {@code count} elements of {@code type} per rank into
+     * {@code recv} runs on the copy engines ({@link #copyEngineWindow}), for algorithmFor.
+     */
+    boolean onCopyEngines(Collective coll, long count, DataType type, DeviceBuffer recv) {
+        long bytes = count * type.sizeBytes() * (coll == Collective.BROADCAST ? 1 : nRanks);
+        return count > 0 && recv != null && (coll == Collective.ALL_GATHER || coll == Collective.BROADCAST
+                || coll == Collective.ALL_TO_ALL) && options.ctaPolicy() == CtaPolicy.ZERO && nRanks > 1
+                && windows.holding(recv.address(), bytes) != null && !windows.holding(recv.address(), bytes)
+                .spansHosts();
+    }
+
     /** Whether a call of {@code coll} on these buffers lies in one window ({@link #windowOf}), for algorithmFor. */
     boolean inWindow(Collective coll, long count, DataType type, DeviceBuffer send, DeviceBuffer recv) {
         long b = Math.multiplyExact(count, (long) type.sizeBytes());

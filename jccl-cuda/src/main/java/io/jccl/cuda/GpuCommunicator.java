@@ -386,10 +386,14 @@ public final class GpuCommunicator implements AutoCloseable {
      * As {@link #algorithmFor(Collective, long, DataType, RedOp)} for a call on these buffers of this rank ({@code
      * send} is the root's input for broadcast): when both lie in one of its windows (and every rank's lie in theirs),
      * allReduce, reduceScatter, allGather and broadcast may run a symmetric kernel that reads the peers' windows in
-     * place, e.g. "sym-twoshot x16" or "sym-pull x8".
+     * place, e.g. "sym-twoshot x16" or "sym-pull x8"; under {@link CtaPolicy#ZERO}, allGather, broadcast and
+     * allToAll into a window say "ce" (copy engines; outside groups and graph capture, where the kernels run).
      */
     public String algorithmFor(Collective coll, long count, DataType type, RedOp op, DeviceBuffer send,
                                DeviceBuffer recv) {
+        if (calls.onCopyEngines(coll, count, type, recv)) {
+            return "ce";
+        }
         return calls.describe(calls.selectionFor(coll, count, type, op, calls.inWindow(coll, count, type, send,
                 recv)), rings);
     }
@@ -398,7 +402,6 @@ public final class GpuCommunicator implements AutoCloseable {
     Selection selectionFor(Collective coll, long count, DataType type, RedOp op) {
         return calls.selectionFor(coll, count, type, op, false);
     }
-
 
     /** Loads (JIT-compiles) every kernel calls on {@code type} with {@code op} can use (do it before capturing). */
     public void preload(DataType type, RedOp op) {

@@ -111,6 +111,10 @@ public final class PerfMain implements Callable<Integer> {
                     + "Communicator.allocate, shared memory on one host); 2 symmetric windows (NCCL 2.27+: "
                     + "ncclCommWindowRegister; JCCL: GpuCommunicator windows, so the sym-* kernels run)")
     String register;
+    @Option(names = "--compute-beside",
+            description = "GPU runs: after each timed loop, run it again beside a compute kernel that fills every SM "
+                    + "and print how much of each the other hid (NCCL_CTA_POLICY=2 with -R 2: copy engines)")
+    boolean computeBeside;
     @Option(names = "--backend",
             description = "host (host memory), jccl (GPUs), nccl (libnccl.so.2 on the same GPU buffers) or both; "
                     + "default host, or jccl with -g > 1 or -G")
@@ -150,7 +154,7 @@ public final class PerfMain implements Callable<Integer> {
                 new SizeSweep(SizeParser.parse(minBytes), SizeParser.parse(maxBytes), SizeParser.parse(stepBytes),
                         stepFactor),
                 iters, warmup, agg, check, cycles, blocking, PerfBackend.StatMode.fromCode(average), rootRank,
-                types, OpChoice.parse(op), timeoutSec, processes, threads, gpus, cudaGraph,
+                types, OpChoice.parse(op), timeoutSec, processes, threads, gpus, cudaGraph, computeBeside,
                 Registration.parse(register), target, json, csv, plot, rawArgs);
     }
 

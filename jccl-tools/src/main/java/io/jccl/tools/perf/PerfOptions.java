@@ -26,6 +26,7 @@ import java.util.List;
  * @param threads     {@code -t}: ranks as threads of this process
  * @param gpus        {@code -g}: GPUs driven by this process (1 on the host backend; with {@code -np}, per process)
  * @param graphLaunches {@code -G}: 0, or capture the {@code -n} iterations into a CUDA graph launched this many times
+ * @param computeBeside {@code --compute-beside}: each timed loop again beside a compute kernel (GPU runs)
  * @param registration {@code -R}: how the buffers are registered with the library measured
  * @param target      {@code --backend}: what is measured
  * @param jsonFile    where to write the JSON report, or null
@@ -36,7 +37,7 @@ import java.util.List;
 public record PerfOptions(PerfCollective collective, SizeSweep sweep, int iters, int warmupIters, int aggIters,
                           int check, int cycles, int blocking, PerfBackend.StatMode statMode, int root,
                           List<DataType> types, List<OpChoice> ops, double timeoutSec, int processes, int threads,
-                          int gpus, int graphLaunches, Registration registration, PerfTarget target,
+                          int gpus, int graphLaunches, boolean computeBeside, Registration registration, PerfTarget target,
                           Path jsonFile, Path csvFile, Path plotFile, List<String> args) {
 
     public PerfOptions {
@@ -56,6 +57,8 @@ public record PerfOptions(PerfCollective collective, SizeSweep sweep, int iters,
         java.util.Objects.requireNonNull(registration, "registration");
         require(target.gpu() || (gpus == 1 && graphLaunches == 0), "-g " + gpus + " and -G " + graphLaunches
                 + " need a GPU backend: --backend jccl, nccl or both");
+        require(!computeBeside || (target.gpu() && graphLaunches == 0 && blocking == 0),
+                "--compute-beside needs a GPU backend (--backend jccl, nccl or both) without -G and -z");
         require(!target.gpu() || threads == 1, "-t: GPU runs use one thread per GPU already; drop -t");
         require(processes == 0 || threads == 1,
                 "-np and -t cannot be combined: choose processes (-np) or threads (-t)");

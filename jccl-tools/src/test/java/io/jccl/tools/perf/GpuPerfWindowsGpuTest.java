@@ -42,6 +42,45 @@ class GpuPerfWindowsGpuTest {
                 "# Out of bounds values : 0 OK", "# JCCL kernels on the windows (all_gather, by size): ");
     }
 
+    @Test
+    void computeBesideTimesTheCallsBesideAComputeKernelOnTheCopyEngines() {
+        assumeGpus();
+        String before = System.setProperty("jccl.cuda.ctaPolicy", "zero");
+        try {
+            String out = perf("all_gather", "-g", "2", "-R", "2", "--backend", "jccl", "-b", "64K", "-e", "64K",
+                    "-c", "1", "-n", "1", "-w", "1", "--compute-beside");
+            assertThat(out).contains("# Out of bounds values : 0 OK",
+                    "# Compute beside JCCL all_gather: jccl_compute_probe on GPU 0 (",
+                    "# JCCL kernels on the windows (all_gather, by size): ce ");
+            // a row per placement: bytes, then five positive times in ms and the share hidden
+            var rows = java.util.regex.Pattern.compile("(?m)^ +65536( +[0-9]+\\.[0-9]{3}){5} +[0-9]+%$")
+                    .matcher(out).results().count();
+            assertThat(rows).as(out).isEqualTo(2);
+            assertThat(out).doesNotContainPattern("(?m)^ +[0-9]+( +[0-9.]+)* +0\\.000 ");
+        } finally {
+            if (before == null) {
+                System.clearProperty("jccl.cuda.ctaPolicy");
+            } else {
+                System.setProperty("jccl.cuda.ctaPolicy", before);
+            }
+        }
+    }
+
+    @Test
+    void computeBesideNeedsAGpuBackend() {
+        assertThat(perfFails("all_reduce", "--backend", "host", "--compute-beside"))
+                .contains("--compute-beside needs a GPU backend");
+    }
+
+    private static String perfFails(String... args) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        PrintStream ps = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+        CommandLine cl = new CommandLine(new PerfMain().with(Map.of(), ps, ps, args));
+        cl.setErr(new java.io.PrintWriter(bytes, true));
+        assertThat(cl.execute(args)).isNotZero();
+        return bytes.toString(StandardCharsets.UTF_8);
+    }
+
     private static void assumeGpus() {
         assumeTrue(CudaDevice.isAvailable() && CudaDevice.count() >= 2, "needs 2 GPUs (or the CPU emulator)");
     }

@@ -60,6 +60,7 @@ final class GpuBackend implements PerfBackend {
     private PreparedCall jitWarmed;
     private final LoopTrace trace;
     private final KernelRanges windowKernels;
+    private final ComputeBeside beside;
 
     /** A prepared call that knows its size (for the JIT warm-up). */
     private record SizedCall(PreparedCall call, long bytes) implements PreparedCall {
@@ -69,7 +70,7 @@ final class GpuBackend implements PerfBackend {
         }
     }
 
-    GpuBackend(GpuSession session, int local, Library lib, int graphLaunches) {
+    GpuBackend(GpuSession session, int local, Library lib, int graphLaunches, boolean computeBeside) {
         this.session = session;
         this.local = local;
         this.lib = lib;
@@ -83,6 +84,7 @@ final class GpuBackend implements PerfBackend {
         this.trace = new LoopTrace(device, stream, "rank " + comm.rank() + " (" + lib + ")");
         this.windowKernels = lib == Library.JCCL && comm.rank() == 0
                 && session.registration() != io.jccl.tools.perf.Registration.NONE ? new KernelRanges() : null;
+        this.beside = computeBeside ? new ComputeBeside(comm, stream, stats) : null;
     }
 
     /** Loads (JIT-compiles) JCCL's kernels for these types and reductions before anything is timed or captured. */
@@ -130,6 +132,11 @@ final class GpuBackend implements PerfBackend {
     /** The kernels this rank's JCCL calls on windows ran, by size (rank 0 with -R 1/2; else null). */
     KernelRanges windowKernels() {
         return windowKernels;
+    }
+
+    /** The loops beside a compute kernel ({@code --compute-beside}), or null. */
+    ComputeBeside computeBeside() {
+        return beside;
     }
 
     /** With -R 1/2 the registered buffers go now, every rank at once (JCCL's windows are closed collectively). */
@@ -237,6 +244,14 @@ final class GpuBackend implements PerfBackend {
             noteHostStall(what, enqueued - t0, elapsedMs, iters * agg);
             trace.host(what, entered, warmedNs, t0, enqueued, elapsedMs);
         }
+        if (beside != null) {
+            beside.measure(call instanceof SizedCall sc ? sc.bytes() : 0, elapsedMs, () -> {
+                for (int i = 0; i < iters; i++) {
+                    issue(call, agg);
+                }
+            });
+            throwAsyncError();
+        }
         return elapsedMs / 1e3 / ((double) iters * agg);
     }
 
@@ -325,6 +340,9 @@ final class GpuBackend implements PerfBackend {
         try {
             start.close();
             end.close();
+            if (beside != null) {
+                beside.close();
+            }
             trace.close();
             arena.close();
         } finally {

@@ -62,7 +62,7 @@ public final class GpuPerf {
             List<PerfBackend> backends = new ArrayList<>();
             GpuBackend first = null;
             for (int i = 0; i < n; i++) {
-                GpuBackend b = new GpuBackend(session, i, lib, o.graphLaunches());
+                GpuBackend b = new GpuBackend(session, i, lib, o.graphLaunches(), o.computeBeside());
                 b.preload(o.types(), ops(o));
                 backends.add(b);
                 first = first == null ? b : first;
@@ -81,6 +81,9 @@ public final class GpuPerf {
             RankThreads threads = new RankThreads(o, backends, out, err, minBusBw, GpuElementAccess.INSTANCE);
             rc = Math.max(rc, threads.run());
             results.add(threads.results());
+            if (first.computeBeside() != null) {
+                first.computeBeside().print(out, lib + " " + o.collective().testName());
+            }
             KernelRanges onWindows = first.windowKernels();
             if (onWindows != null && !onWindows.isEmpty()) {
                 out.println("# JCCL kernels on the windows (" + o.collective().testName() + ", by size): "
