@@ -171,6 +171,18 @@ CUresult cuMemsetD32Async(uint64_t d, unsigned v, size_t n, void* s) {
     });
     return OK;
 }
+// Stream memory operations: the wait spins (yielding) on the word as the GPU's front end would, wrap-safe GEQ only.
+CUresult cuStreamWriteValue32_v2(void* s, uint64_t addr, uint32_t v, unsigned) {
+    submit(streamOf(s), [=] { __atomic_store_n((uint32_t*)addr, v, __ATOMIC_RELEASE); });
+    return OK;
+}
+CUresult cuStreamWaitValue32_v2(void* s, uint64_t addr, uint32_t v, unsigned flags) {
+    if (flags != 0) return ERR_INVALID_VALUE;   // CU_STREAM_WAIT_VALUE_GEQ
+    submit(streamOf(s), [=] {
+        while ((int32_t)(__atomic_load_n((uint32_t*)addr, __ATOMIC_ACQUIRE) - v) < 0) sched_yield();
+    });
+    return OK;
+}
 CUresult cuPointerGetAttribute(void* data, int attr, uint64_t ptr) {
     std::lock_guard<std::mutex> g(gLock);
     for (auto& [base, a] : allocations()) {

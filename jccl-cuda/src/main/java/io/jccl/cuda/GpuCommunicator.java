@@ -355,6 +355,11 @@ public final class GpuCommunicator implements AutoCloseable {
         windows.remove(window);
     }
 
+    /** What stopped this communicator, and its limit (for the waits a window keeps from the host). */
+    GpuStops stops() {
+        return stops;
+    }
+
     // ---- groups --------------------------------------------------------------------------------------------
 
     /** Opens a GPU group on this thread (ncclGroupStart); pair with {@link #groupEnd()}. */

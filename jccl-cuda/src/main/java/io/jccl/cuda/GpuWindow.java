@@ -4,8 +4,10 @@ import io.jccl.Communicator;
 import io.jccl.DataType;
 import io.jccl.JcclException;
 import io.jccl.Result;
+import io.jccl.cuda.internal.comm.StreamWaits;
 import io.jccl.cuda.internal.comm.WindowNet;
 import io.jccl.cuda.internal.driver.CuMemory;
+import io.jccl.cuda.internal.driver.CuStreams;
 import io.jccl.cuda.internal.enqueue.Enqueuer;
 
 import java.lang.foreign.Arena;
@@ -54,6 +56,9 @@ public final class GpuWindow implements AutoCloseable {
     private static final long SIGNAL_BYTES = (long) (2 * SIGNALS + 2) * MAX_RANKS * 4;
     /** What each rank publishes: pid, data address, data bytes, exportable, signal address, two IPC handles. */
     private static final int INFO_BYTES = 8 + 8 + 8 + 8 + 8 + 64 + 64;
+    /** The copy-engine collectives wait with stream memory operations (no SM), unless told to use kernels. */
+    private static final boolean STREAM_WAITS = "stream".equals(
+            io.jccl.internal.param.InternalProperties.CUDA_COPY_ENGINE_WAITS.get());
 
     private final GpuCommunicator comm;
     private final DeviceBuffer data;
@@ -73,6 +78,8 @@ public final class GpuWindow implements AutoCloseable {
     private final int[] waitPeers;
     private final long[] waitWords;
     private final int[] waitCounts;
+    /** The copy-engine collectives' waits as stream memory operations, made at the first one; or null. */
+    private StreamWaits streamWaits;
     private long copyEngineCalls;
     /** The puts to ranks on other hosts, or null when every rank shares this host. */
     private WindowNet net;
@@ -365,19 +372,19 @@ public final class GpuWindow implements AutoCloseable {
      * every peer's block. No kernel moves data; the waits are one-warp blocks.
      */
     void copyEngineAllGather(long off, long send, long bytes, CudaStream s, Enqueuer q) {
-        barrier(s, q);
+        barrier(s, q, "allGather (every rank ready)");
         spread(off + comm.rank() * bytes, send, 0, bytes, s);
-        awaitRow(DATA, -1, s, q);
+        awaitRow(DATA, -1, s, q, "allGather (every rank's block)");
         copyEngineCalls++;
     }
 
     /** Copy-engine broadcast of {@code root}'s {@code bytes} at {@code send} into every window at {@code off}. */
     void copyEngineBroadcast(long off, long send, long bytes, int root, CudaStream s, Enqueuer q) {
-        barrier(s, q);
+        barrier(s, q, "broadcast (every rank ready)");
         if (comm.rank() == root) {
             spread(off, send, 0, bytes, s);
         } else {
-            awaitRow(DATA, root, s, q);
+            awaitRow(DATA, root, s, q, "broadcast (the root's data)");
         }
         copyEngineCalls++;
     }
@@ -387,9 +394,9 @@ public final class GpuWindow implements AutoCloseable {
      * window at {@code off}. {@code send} must not overlap the receive blocks (the peers write them meanwhile).
      */
     void copyEngineAllToAll(long off, long send, long bytes, CudaStream s, Enqueuer q) {
-        barrier(s, q);
+        barrier(s, q, "allToAll (every rank ready)");
         spread(off + comm.rank() * bytes, send, bytes, bytes, s);
-        awaitRow(DATA, -1, s, q);
+        awaitRow(DATA, -1, s, q, "allToAll (every rank's block)");
         copyEngineCalls++;
     }
 
@@ -413,22 +420,32 @@ public final class GpuWindow implements AutoCloseable {
     }
 
     /** Every rank tells every peer its stream reached the call, and waits until every peer's did. */
-    private void barrier(CudaStream s, Enqueuer q) {
+    private void barrier(CudaStream s, Enqueuer q, String what) {
         int me = comm.rank();
         for (int p = 0; p < peerData.length; p++) {
             if (p != me) {
                 signal(p, READY, s);
             }
         }
-        awaitRow(READY, -1, s, q);
+        awaitRow(READY, -1, s, q, what);
     }
 
+    /** Writes the next count of {@code row} into peer {@code p}'s word once the stream's work before is done. */
     private void signal(int p, int row, CudaStream s) {
-        CuMemory.memsetD32Async(peerSignals[p] + word(row, comm.rank()), ++sent[p][row - READY], 1, s.handle());
+        long word = peerSignals[p] + word(row, comm.rank());
+        int count = ++sent[p][row - READY];
+        if (STREAM_WAITS) {
+            CuStreams.writeValue32(s.handle(), word, count);
+        } else {
+            CuMemory.memsetD32Async(word, count, 1, s.handle());
+        }
     }
 
-    /** One kernel waiting for the next signal of {@code row} from {@code from} (-1: from every peer). */
-    private void awaitRow(int row, int from, CudaStream s, Enqueuer q) {
+    /**
+     * The wait for the next signal of {@code row} from {@code from} (-1: from every peer): stream memory operations
+     * ({@link StreamWaits}), or one kernel of one warp per peer with {@code -Djccl.cuda.copyEngineWaits=kernel}.
+     */
+    private void awaitRow(int row, int from, CudaStream s, Enqueuer q, String what) {
         int me = comm.rank();
         int k = 0;
         for (int p = 0; p < peerData.length; p++) {
@@ -439,7 +456,12 @@ public final class GpuWindow implements AutoCloseable {
                 k++;
             }
         }
-        if (k > 0) {
+        if (k > 0 && STREAM_WAITS) {
+            if (streamWaits == null) {
+                streamWaits = new StreamWaits(comm.device(), comm.stops(), comm.toString());
+            }
+            streamWaits.await(k, waitPeers, waitWords, waitCounts, s, what);
+        } else if (k > 0) {
             q.waitSignals(k, waitPeers, waitWords, waitCounts, s);
         }
         used(s);
@@ -527,6 +549,9 @@ public final class GpuWindow implements AutoCloseable {
         closed = true;
         if (net != null) {
             closeQuietly(net);
+        }
+        if (streamWaits != null) {
+            closeQuietly(streamWaits);
         }
         uses.values().forEach(GpuWindow::closeQuietly);
         uses.clear();

@@ -1,6 +1,7 @@
 package io.jccl.cuda;
 
 import io.jccl.Config;
+import io.jccl.DataType;
 import io.jccl.JcclException;
 import io.jccl.Result;
 import io.jccl.cuda.testing.GpuChecker;
@@ -76,6 +77,50 @@ class GpuWindowGpuTest {
             closeAll(pool, wins);
         } finally {
             comms.forEach(GpuCommunicator::close);
+        }
+    }
+
+    /**
+     * The copy-engine collectives wait with stream memory operations, which have no limit of their own: the host
+     * keeps it. Rank 0 calls a copy-engine allGather that rank 1 never makes; the stream drains after the limit and
+     * asyncError names the call and the peer. Then an abort on rank 1 releases a second such wait at once.
+     */
+    @Test
+    @Timeout(120)
+    void aCopyEngineWaitEndsAtTheLimitOrAtAnAbort() throws Exception {
+        for (boolean abort : new boolean[] {false, true}) {
+            List<GpuCommunicator> comms = GpuCommunicator.initAll(GpuCollectivesGpuTest.twoGpus(),
+                    Config.defaults().withTimeout(Duration.ofSeconds(abort ? 60 : 2)),
+                    GpuOptions.fromSystemProperties().withCtaPolicy(CtaPolicy.ZERO));
+            try (ExecutorService pool = Executors.newFixedThreadPool(2)) {
+                List<GpuWindow> wins = onEachRank(pool, r -> comms.get(r).allocateWindow(2 * 4096));
+                try (CudaStream s = CudaStream.create(comms.get(0).device());
+                     DeviceBuffer send = DeviceBuffer.allocate(comms.get(0).device(), 4096)) {
+                    long t0 = System.nanoTime();
+                    comms.get(0).allGather(send, wins.get(0).buffer(), 1024, DataType.INT32, s);
+                    assertThat(wins.get(0).copyEngineCalls()).isEqualTo(1);
+                    Thread.sleep(300);
+                    assertThat(s.isIdle()).as("rank 0 waits for rank 1").isFalse();
+                    if (abort) {
+                        comms.get(1).abort();
+                    }
+                    s.synchronize();
+                    long ms = (System.nanoTime() - t0) / 1_000_000;
+                    JcclException e = comms.get(0).asyncError();
+                    assertThat(e).isNotNull();
+                    if (abort) {
+                        assertThat(e.result()).isEqualTo(Result.ABORTED);
+                        assertThat(ms).isLessThan(10_000);
+                    } else {
+                        assertThat(e.result()).isEqualTo(Result.TIMEOUT);
+                        assertThat(e.getMessage()).contains("copy-engine allGather (every rank ready)",
+                                "signal of rank(s) 1", "limit 2000 ms");
+                        assertThat(ms).isBetween(2_000L, 30_000L);
+                    }
+                }
+            } finally {
+                comms.forEach(GpuCommunicator::close);
+            }
         }
     }
 

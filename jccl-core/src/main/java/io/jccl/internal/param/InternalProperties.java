@@ -39,6 +39,10 @@ public final class InternalProperties {
     public static final Param<String> CUDA_LAUNCH = add(Param.ofChoice("jccl.cuda.launch", "module", List.of("module",
             "library"), CUDA,
             "load kernels per context (module) or context-independently (library, cuLibraryLoadData)"));
+    public static final Param<String> CUDA_COPY_ENGINE_WAITS = add(Param.ofChoice("jccl.cuda.copyEngineWaits",
+            "stream", List.of("stream", "kernel"), CUDA,
+            "how the copy-engine collectives (NCCL_CTA_POLICY=2) wait for peers: stream memory operations, which take"
+                    + " no SM (stream), or one-warp kernels (kernel)"));
     public static final Param<Boolean> CUDA_CRITICAL = add(Param.ofBoolean("jccl.cuda.critical", false, CUDA,
             "mark driver downcalls critical (no thread state transition; for measurements)"));
     public static final Param<String> CUDA_ALGORITHM = add(Param.ofString("jccl.cuda.algorithm", "auto", CUDA,

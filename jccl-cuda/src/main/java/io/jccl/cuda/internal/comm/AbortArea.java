@@ -74,6 +74,11 @@ final class AbortArea implements AutoCloseable {
         this.timeoutMs = timeoutMs;
     }
 
+    /** The limit of one wait, in ms (0: none). */
+    public long timeoutMs() {
+        return timeoutMs;
+    }
+
     /**
      * Allocates a zeroed area pinned and mapped for {@code device} (and, with unified addressing, every GPU of the
      * process), with {@code timeoutMs} as the limit of one wait (capped at 2^31-1 ms; 0: none).

@@ -71,6 +71,19 @@ public final class GpuStops {
         return control.abortArea().stopped();
     }
 
+    /** The limit of one GPU wait, in ms (Config.timeout, JCCL_TIMEOUT_MS; 0: none). */
+    public long timeoutMs() {
+        return control.abortArea().timeoutMs();
+    }
+
+    /**
+     * A wait this rank keeps the limit of from the host ({@link StreamWaits}) passed it: every rank's kernels stop,
+     * and every rank reports {@code cause}.
+     */
+    public void hostWaitTimedOut(JcclException cause) {
+        control.fail(cause);
+    }
+
     /** This rank's {@code abort()}: every rank's kernels stop, and every rank reports it. */
     public void aborted() {
         control.fail(new JcclException(Result.ABORTED, name + " called abort(); every rank's kernels have stopped"

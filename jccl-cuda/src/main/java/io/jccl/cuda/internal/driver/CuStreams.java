@@ -3,6 +3,7 @@ package io.jccl.cuda.internal.driver;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
+import static io.jccl.cuda.internal.driver.DriverCall.Arg.DPTR;
 import static io.jccl.cuda.internal.driver.DriverCall.Arg.INT;
 import static io.jccl.cuda.internal.driver.DriverCall.Arg.PTR;
 import static io.jccl.cuda.internal.driver.DriverCall.Arg.fixed;
@@ -35,6 +36,8 @@ public final class CuStreams {
         static final DriverCall STREAM_QUERY = DriverCall.hot("cuStreamQuery", PTR).accepting(CuCheck.NOT_READY);
         static final DriverCall STREAM_GET_CTX = DriverCall.of("cuStreamGetCtx", PTR, out("&ctx", ADDRESS));
         static final DriverCall STREAM_WAIT_EVENT = DriverCall.hot("cuStreamWaitEvent", PTR, PTR, fixed(0));
+        static final DriverCall WAIT_VALUE32 = DriverCall.hot("cuStreamWaitValue32_v2", PTR, DPTR, INT, fixed(0));
+        static final DriverCall WRITE_VALUE32 = DriverCall.hot("cuStreamWriteValue32_v2", PTR, DPTR, INT, fixed(0));
         static final DriverCall EVENT_CREATE = DriverCall.of("cuEventCreate", out("&event", ADDRESS), INT);
         static final DriverCall EVENT_DESTROY = DriverCall.of("cuEventDestroy_v2", PTR);
         static final DriverCall EVENT_RECORD = DriverCall.hot("cuEventRecord", PTR, PTR);
@@ -42,6 +45,25 @@ public final class CuStreams {
         static final DriverCall EVENT_QUERY = DriverCall.hot("cuEventQuery", PTR).accepting(CuCheck.NOT_READY);
         static final DriverCall EVENT_ELAPSED = DriverCall.of("cuEventElapsedTime_v2", out("&ms", JAVA_FLOAT), PTR,
                 PTR);
+    }
+
+    /**
+     * Makes {@code stream} wait until the 32-bit word at {@code address} (device memory) is at least {@code value},
+     * compared as NCCL's and the driver's wrap-safe counters are ({@code (int32_t)(*addr - value) >= 0}): a stream
+     * memory operation, carried out by the GPU's front end, which occupies no multiprocessor
+     * (cuStreamWaitValue32 with CU_STREAM_WAIT_VALUE_GEQ). It has no limit of its own: its caller keeps one.
+     */
+    public static void waitValue32(MemorySegment stream, long address, int value) {
+        H.WAIT_VALUE32.call(stream, address, value);
+    }
+
+    /**
+     * Writes {@code value} into the 32-bit word at {@code address} (this GPU's or a peer's mapped memory) once the work
+     * before it in {@code stream} is done and its writes are visible (cuStreamWriteValue32 with the default memory
+     * barrier); no multiprocessor takes part.
+     */
+    public static void writeValue32(MemorySegment stream, long address, int value) {
+        H.WRITE_VALUE32.call(stream, address, value);
     }
 
     /** Creates a stream in the current context. */
