@@ -10,6 +10,10 @@
 #     graph   the same, 8 B .. 2 MiB, CUDA graphs of the iterations launched 20 times (-G 20)
 #     sym     perf -R 2 (symmetric windows), -G 20, 8 B .. 64 MiB: JCCL on 2 ranks sharing GPU 0, then JCCL and
 #             NCCL on 1 GPU                                                               ($OUT/perf-sym.txt)
+#     ce      allGather and allToAll on 2 ranks sharing GPU 0 at 64 MiB .. 1 GiB, each beside a compute kernel
+#             (--compute-beside): the kernels (-R 0, -R 2), then the copy engines (NCCL_CTA_POLICY=2, -R 2) with
+#             one-warp wait kernels and with stream memory operations; then sendrecv by putSignal/waitSignal
+#             (--put-signal) against the kernels' sendrecv and the copy-engine broadcast   ($OUT/perf-ce.txt)
 #     others  all_gather, reduce_scatter, broadcast, sendrecv at 128 MiB .. 2 GiB, --backend both
 #     np      one process per GPU (-np 2, IPC handles), all_reduce and all_gather, --backend both
 #     small   alltoall, reduce, gather, scatter, small sizes (correctness of every collective in the perf tool)
@@ -69,6 +73,22 @@ for phase in "$@"; do
       JCCL_JAVA_OPTS="-Djccl.cuda.shareDevices=true" \
         perf perf-sym all_reduce -g 2 -R 2 -G 20 -b 8 -e 64M -f 8 -c 1 --backend jccl
       perf perf-sym all_reduce -g 1 -R 2 -G 20 -b 8 -e 64M -f 8 -c 1 --backend both ;;
+    ce)
+      for c in all_gather alltoall; do
+        for v in "0 0 stream" "2 0 stream" "2 2 kernel" "2 2 stream"; do
+          read -r reg policy waits <<< "$v"
+          echo "== $c -R $reg NCCL_CTA_POLICY=$policy copyEngineWaits=$waits" >> "$out/perf-ce.txt"
+          NCCL_CTA_POLICY=$policy \
+            JCCL_JAVA_OPTS="$JCCL_JAVA_OPTS -Djccl.cuda.shareDevices=true -Djccl.cuda.copyEngineWaits=$waits" \
+            perf perf-ce "$c" -g 2 -R "$reg" -b 64M -e 1G -f 4 -n 20 -w 5 -c 1 --backend jccl --compute-beside
+        done
+      done
+      JCCL_JAVA_OPTS="$JCCL_JAVA_OPTS -Djccl.cuda.shareDevices=true" \
+        perf perf-ce sendrecv -g 2 -R 2 -b 8 -e 1G -f 8 -n 50 -w 5 -c 1 --backend jccl --put-signal
+      JCCL_JAVA_OPTS="$JCCL_JAVA_OPTS -Djccl.cuda.shareDevices=true" \
+        perf perf-ce sendrecv -g 2 -R 2 -b 8 -e 1G -f 8 -n 50 -w 5 -c 1 --backend jccl
+      NCCL_CTA_POLICY=2 JCCL_JAVA_OPTS="$JCCL_JAVA_OPTS -Djccl.cuda.shareDevices=true" \
+        perf perf-ce broadcast -g 2 -R 2 -b 8 -e 1G -f 8 -n 50 -w 5 -c 1 --backend jccl ;;
     others)
       for c in all_gather reduce_scatter broadcast sendrecv; do
         perf perf-others "$c" -g 2 -b 128M -e 2G -f 4 -c 1 --backend both

@@ -115,6 +115,10 @@ public final class PerfMain implements Callable<Integer> {
             description = "GPU runs: after each timed loop, run it again beside a compute kernel that fills every SM "
                     + "and print how much of each the other hid (NCCL_CTA_POLICY=2 with -R 2: copy engines)")
     boolean computeBeside;
+    @Option(names = "--put-signal",
+            description = "sendrecv with -R 1/2 on JCCL: the send is a putSignal into the next rank's window and the"
+                    + " receive a waitSignal for the previous rank's (one-sided, as NCCL 2.29's ncclPutSignal)")
+    boolean putSignal;
     @Option(names = "--backend",
             description = "host (host memory), jccl (GPUs), nccl (libnccl.so.2 on the same GPU buffers) or both; "
                     + "default host, or jccl with -g > 1 or -G")
@@ -154,7 +158,7 @@ public final class PerfMain implements Callable<Integer> {
                 new SizeSweep(SizeParser.parse(minBytes), SizeParser.parse(maxBytes), SizeParser.parse(stepBytes),
                         stepFactor),
                 iters, warmup, agg, check, cycles, blocking, PerfBackend.StatMode.fromCode(average), rootRank,
-                types, OpChoice.parse(op), timeoutSec, processes, threads, gpus, cudaGraph, computeBeside,
+                types, OpChoice.parse(op), timeoutSec, processes, threads, gpus, cudaGraph, computeBeside, putSignal,
                 Registration.parse(register), target, json, csv, plot, rawArgs);
     }
 

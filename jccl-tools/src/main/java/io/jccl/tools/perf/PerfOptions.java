@@ -27,6 +27,7 @@ import java.util.List;
  * @param gpus        {@code -g}: GPUs driven by this process (1 on the host backend; with {@code -np}, per process)
  * @param graphLaunches {@code -G}: 0, or capture the {@code -n} iterations into a CUDA graph launched this many times
  * @param computeBeside {@code --compute-beside}: each timed loop again beside a compute kernel (GPU runs)
+ * @param putSignal   {@code --put-signal}: sendrecv as JCCL's putSignal into the next rank's window and waitSignal
  * @param registration {@code -R}: how the buffers are registered with the library measured
  * @param target      {@code --backend}: what is measured
  * @param jsonFile    where to write the JSON report, or null
@@ -37,7 +38,8 @@ import java.util.List;
 public record PerfOptions(PerfCollective collective, SizeSweep sweep, int iters, int warmupIters, int aggIters,
                           int check, int cycles, int blocking, PerfBackend.StatMode statMode, int root,
                           List<DataType> types, List<OpChoice> ops, double timeoutSec, int processes, int threads,
-                          int gpus, int graphLaunches, boolean computeBeside, Registration registration, PerfTarget target,
+                          int gpus, int graphLaunches, boolean computeBeside, boolean putSignal,
+                          Registration registration, PerfTarget target,
                           Path jsonFile, Path csvFile, Path plotFile, List<String> args) {
 
     public PerfOptions {
@@ -59,6 +61,9 @@ public record PerfOptions(PerfCollective collective, SizeSweep sweep, int iters,
                 + " need a GPU backend: --backend jccl, nccl or both");
         require(!computeBeside || (target.gpu() && graphLaunches == 0 && blocking == 0),
                 "--compute-beside needs a GPU backend (--backend jccl, nccl or both) without -G and -z");
+        require(!putSignal || (collective == PerfCollective.SEND_RECV && target == PerfTarget.JCCL
+                        && registration != Registration.NONE),
+                "--put-signal measures sendrecv with -R 1 or 2 and --backend jccl (its buffers are windows)");
         require(!target.gpu() || threads == 1, "-t: GPU runs use one thread per GPU already; drop -t");
         require(processes == 0 || threads == 1,
                 "-np and -t cannot be combined: choose processes (-np) or threads (-t)");

@@ -66,6 +66,24 @@ class GpuPerfWindowsGpuTest {
         }
     }
 
+    /** sendrecv as a putSignal into the next rank's window and a waitSignal: every element checked. */
+    @Test
+    void sendRecvByPutSignalDeliversEveryElement() {
+        assumeGpus();
+        String out = perf("sendrecv", "-g", "2", "-R", "2", "--backend", "jccl", "-b", "8", "-e", "64K", "-f", "64",
+                "-c", "2", "-n", "2", "-w", "1", "--put-signal");
+        assertThat(out).contains("# Out of bounds values : 0 OK", "register: 2");
+        assertThat(out).containsPattern("(?m)^ +32768 +8192 +float +sum +-1 .* 0 +[0-9.]+ ");
+    }
+
+    @Test
+    void putSignalNeedsWindowsAndSendRecv() {
+        assertThat(perfFails("all_reduce", "-g", "2", "-R", "2", "--backend", "jccl", "--put-signal"))
+                .contains("--put-signal measures sendrecv with -R 1 or 2");
+        assertThat(perfFails("sendrecv", "-g", "2", "--backend", "jccl", "--put-signal"))
+                .contains("--put-signal measures sendrecv with -R 1 or 2");
+    }
+
     @Test
     void computeBesideNeedsAGpuBackend() {
         assertThat(perfFails("all_reduce", "--backend", "host", "--compute-beside"))

@@ -61,6 +61,7 @@ final class GpuBackend implements PerfBackend {
     private final LoopTrace trace;
     private final KernelRanges windowKernels;
     private final ComputeBeside beside;
+    private final boolean putSignal;
 
     /** A prepared call that knows its size (for the JIT warm-up). */
     private record SizedCall(PreparedCall call, long bytes) implements PreparedCall {
@@ -70,7 +71,8 @@ final class GpuBackend implements PerfBackend {
         }
     }
 
-    GpuBackend(GpuSession session, int local, Library lib, int graphLaunches, boolean computeBeside) {
+    GpuBackend(GpuSession session, int local, Library lib, int graphLaunches, boolean computeBeside,
+               boolean putSignal) {
         this.session = session;
         this.local = local;
         this.lib = lib;
@@ -85,6 +87,7 @@ final class GpuBackend implements PerfBackend {
         this.windowKernels = lib == Library.JCCL && comm.rank() == 0
                 && session.registration() != io.jccl.tools.perf.Registration.NONE ? new KernelRanges() : null;
         this.beside = computeBeside ? new ComputeBeside(comm, stream, stats) : null;
+        this.putSignal = putSignal;
     }
 
     /** Loads (JIT-compiles) JCCL's kernels for these types and reductions before anything is timed or captured. */
@@ -157,7 +160,8 @@ final class GpuBackend implements PerfBackend {
             windowKernels.add(Math.max(c.sendBytes(), c.recvBytes()), comm.algorithmFor(c.coll().collective(),
                     c.count(), c.type(), c.op(), s, r));
         }
-        PreparedCall call = lib == Library.JCCL ? JcclCalls.prepare(comm, stream, c, s, r)
+        PreparedCall call = lib == Library.JCCL ? JcclCalls.prepare(comm, stream, c, s, r,
+                putSignal ? session.window(local) : null)
                 : NcclCalls.prepare(session.nccl(), session.ncclComm(local), comm, stream, c, s, r);
         return new SizedCall(call, Math.max(c.sendBytes(), c.recvBytes()));
     }

@@ -62,7 +62,8 @@ public final class GpuPerf {
             List<PerfBackend> backends = new ArrayList<>();
             GpuBackend first = null;
             for (int i = 0; i < n; i++) {
-                GpuBackend b = new GpuBackend(session, i, lib, o.graphLaunches(), o.computeBeside());
+                GpuBackend b = new GpuBackend(session, i, lib, o.graphLaunches(), o.computeBeside(),
+                        o.putSignal());
                 b.preload(o.types(), ops(o));
                 backends.add(b);
                 first = first == null ? b : first;

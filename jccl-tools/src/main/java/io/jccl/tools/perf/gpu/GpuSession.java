@@ -204,6 +204,11 @@ final class GpuSession {
         }
     }
 
+    /** The JCCL window of local rank {@code local}'s -R 1/2 buffers, or null (no registration, or none yet). */
+    io.jccl.cuda.GpuWindow window(int local) {
+        return registration == Registration.NONE ? null : registered(GpuBackend.Library.JCCL, local).window();
+    }
+
     private RegisteredBuffers registered(GpuBackend.Library lib, int local) {
         synchronized (registered) {
             RegisteredBuffers r = registered[lib.ordinal()][local];
