@@ -110,6 +110,9 @@ public final class GpuCommunicator implements AutoCloseable {
         this.calls = new GpuCalls(rank, nRanks, device, options, clique, enqueuer, check, windows);
         CaptureGuard guard = new CaptureGuard(name, suspension::epoch);
         enqueuer.onLaunch(s -> s.launched(guard));
+        if (clique != null ? clique.sharesGpus() : wiring.sharesGpus()) {
+            enqueuer.noProgrammaticLaunch();
+        }
         GpuInit.logComplete(rank, name, host.id(), hosts > 1 ? "ranks on " + hosts + " hosts: " + wiring.connections()
                 : peerPointers ? "every buffer addressable" : "peers through CUDA IPC", wholeLineLinks, enqueuer);
         GpuInit.stopOnHostFailure(host, stops, () -> closed);

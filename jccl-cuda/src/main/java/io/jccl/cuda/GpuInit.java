@@ -121,8 +121,9 @@ final class GpuInit {
         }
         if (Log.enabled(Log.Level.INFO, Subsys.INIT)) {
             String net = enqueuer.planner().netPricing();
-            Log.info(Subsys.INIT, rank, "%s: init COMPLETE (communicator %s; %s%s); allReduce: %s%s", name, commId,
-                    peers, nvlink ? ", NVLink" : "", enqueuer.planner().allReduceRanges(),
+            Log.info(Subsys.INIT, rank, "%s: init COMPLETE (communicator %s; %s%s%s); allReduce: %s%s", name,
+                    commId, peers, nvlink ? ", NVLink" : "", enqueuer.programmaticLaunch() ? ""
+                            : ", programmatic launch off: ranks share a GPU", enqueuer.planner().allReduceRanges(),
                     net != null ? "; " + net : "");
         }
     }

@@ -163,6 +163,35 @@ class GpuSharedDeviceGpuTest {
         }
     }
 
+    /**
+     * Ranks sharing a GPU launch without programmatic dependent launch (with it, two ranks' kernels and their
+     * already-resident successors filled an H100 at 64 MiB allGather and waited for each other until the limit), and
+     * the INIT line says so; ranks on GPUs of their own keep it.
+     */
+    @Test
+    void ranksSharingAGpuLaunchWithoutProgrammaticDependentLaunch() {
+        assumeTrue(CudaDevice.isAvailable() && CudaDevice.count() >= 2, "needs 2 GPUs (or the CPU emulator)");
+        List<String> infos = new java.util.concurrent.CopyOnWriteArrayList<>();
+        io.jccl.internal.debug.LogSink previous = io.jccl.internal.debug.Log.useSink((level, subsys, rank, message) -> {
+            if (subsys == io.jccl.internal.debug.Subsys.INIT && message.contains("init COMPLETE")) {
+                infos.add(message);
+            }
+        });
+        io.jccl.internal.debug.Log.set(io.jccl.internal.debug.Log.Level.INFO, "INIT");
+        try {
+            CudaDevice d = CudaDevice.get(0);
+            withSharing(() -> GpuCommunicator.initAll(List.of(d, d))).forEach(GpuCommunicator::close);
+            assertThat(infos).hasSize(2).allSatisfy(m -> assertThat(m)
+                    .contains("programmatic launch off: ranks share a GPU"));
+            infos.clear();
+            GpuCommunicator.initAll(List.of(d, CudaDevice.get(1))).forEach(GpuCommunicator::close);
+            assertThat(infos).hasSize(2).noneSatisfy(m -> assertThat(m).contains("programmatic launch off"));
+        } finally {
+            io.jccl.internal.debug.Log.useSink(previous);
+            io.jccl.internal.debug.Log.reconfigure();
+        }
+    }
+
     private static <T> T withSharing(Supplier<T> body) {
         String before = System.setProperty(SHARE, "true");
         try {

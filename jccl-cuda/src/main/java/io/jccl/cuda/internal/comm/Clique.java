@@ -251,6 +251,11 @@ public final class Clique {
         return m;
     }
 
+    /** Whether some GPU runs more than one rank (tests with {@code jccl.cuda.shareDevices}). */
+    public boolean sharesGpus() {
+        return devices.stream().distinct().count() < devices.size();
+    }
+
     /** One rank closed; the last one waits for every GPU, frees all memory and closes the host communicators. */
     @SuppressWarnings("try") // the resource is held for the scope, not used
     public synchronized void release() {

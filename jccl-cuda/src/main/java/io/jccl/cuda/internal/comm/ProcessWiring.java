@@ -79,6 +79,7 @@ public final class ProcessWiring implements RankMemory {
     private volatile PeerAreas peers;
     private final SharedControl control;
     private final int residentBlocks;
+    private final boolean sharesGpus;
     private final boolean wholeLineLinks;
     private final int[][] rings;
     /** This rank's links in the tree allReduce's two trees ({@link #treeLinks}). */
@@ -97,7 +98,8 @@ public final class ProcessWiring implements RankMemory {
 
     private ProcessWiring(Communicator host, CudaDevice device, AreaLayout layout, MemoryLedger ledger,
                           boolean[] inThisProcess, int remoteMask, RankArea area, PeerAreas peers,
-                          SharedControl control, int residentBlocks, boolean wholeLineLinks, int[][] rings,
+                          SharedControl control, int residentBlocks, boolean sharesGpus, boolean wholeLineLinks,
+                          int[][] rings,
                           int[][] trees, LocalRanks local, boolean allHere, NetAreas net, int hosts, String connections,
                           NetShape netShape, long timeoutMs) {
         this.netShape = netShape;
@@ -112,6 +114,7 @@ public final class ProcessWiring implements RankMemory {
         this.peers = peers;
         this.control = control;
         this.residentBlocks = residentBlocks;
+        this.sharesGpus = sharesGpus;
         this.wholeLineLinks = wholeLineLinks;
         this.rings = rings;
         this.trees = trees;
@@ -180,11 +183,13 @@ public final class ProcessWiring implements RankMemory {
             control = SharedControl.forProcesses(host, device, timeoutMs, acrossHosts ? "the ranks run on " + hosts
                     + " hosts" : null);
             int resident = Integer.MAX_VALUE;
+            boolean shared = false;
             boolean[] inThisProcess = new boolean[n];
             for (int r = 0; r < n; r++) {
                 RankInfo info = all.get(r);
                 long sharing = all.stream().filter(info::sameGpu).count();
                 resident = (int) Math.min(resident, Math.max(1, info.sms() / sharing));
+                shared |= sharing > 1;
                 inThisProcess[r] = info.sameProcess(mine);
                 if (r != me && inThisProcess[r] && (remoteMask >>> r & 1) == 0) {
                     reach(device, info.busId(), r);   // a rank of this process (a split of initAll's ranks)
@@ -216,7 +221,7 @@ public final class ProcessWiring implements RankMemory {
             NetShape shape = acrossHosts ? RankAgreement.agreeOnNet(host, all, device.computeCapabilityMajor() * 10
                     + device.computeCapabilityMinor(), net.speedMbps()) : null;
             return new ProcessWiring(host, device, layout, ledger, inThisProcess, remoteMask, area,
-                    new PeerAreas(bases, net != null ? net.kernelView() : null, mappings, ledger), control, resident,
+                    new PeerAreas(bases, net != null ? net.kernelView() : null, mappings, ledger), control, resident, shared,
                     !acrossHosts && Clique.allLinked(linked), rings, trees, here > 1 ? LocalRanks.of(host, here) : null,
                     n > 1 && here == n, net, hosts, connections, shape, timeoutMs);
         } catch (RuntimeException e) {
@@ -457,6 +462,11 @@ public final class ProcessWiring implements RankMemory {
     /** The smallest multiprocessor count of the communicator's GPUs. */
     public int residentBlocks() {
         return residentBlocks;
+    }
+
+    /** Whether some GPU runs more than one rank (tests with {@code jccl.cuda.shareDevices}). */
+    public boolean sharesGpus() {
+        return sharesGpus;
     }
 
     /** The abort area, call ledger and stop note the processes share (or this process's own, when they could not). */

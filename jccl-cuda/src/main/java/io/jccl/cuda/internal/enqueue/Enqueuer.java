@@ -66,6 +66,7 @@ public final class Enqueuer implements GpuGroups.Pending {
      * other ranks'), not at once.
      */
     private java.util.function.Consumer<CudaStream> launchHook = s -> { };
+    private boolean programmatic = PDL;
 
     public Enqueuer(CudaDevice device, String commId, int rank, int nRanks, KernelArgs args, CollPlanner planner,
                     boolean deferInGroups) {
@@ -85,6 +86,20 @@ public final class Enqueuer implements GpuGroups.Pending {
      */
     public void onLaunch(java.util.function.Consumer<CudaStream> hook) {
         this.launchHook = hook;
+    }
+
+    /**
+     * Launches without programmatic dependent launch, for ranks that share a GPU: a kernel's successor would hold
+     * block slots from its start, and two ranks' kernels, each with its successor resident, can fill the GPU so that
+     * the peer kernel they both wait for never starts.
+     */
+    public void noProgrammaticLaunch() {
+        this.programmatic = false;
+    }
+
+    /** Whether kernels launch with programmatic dependent launch. */
+    public boolean programmaticLaunch() {
+        return programmatic;
     }
 
     public CollPlanner planner() {
@@ -337,8 +352,8 @@ public final class Enqueuer implements GpuGroups.Pending {
         launchHook.accept(stream);
         device.makeCurrent();
         order(stream);
-        boolean programmatic = PDL && (PDL_IN_CAPTURE || !stream.isCapturing());
-        CuModules.launch(fn, launchConfig.set(blocks, threads, 0, stream.handle(), programmatic), args.params());
+        boolean pdl = programmatic && (PDL_IN_CAPTURE || !stream.isCapturing());
+        CuModules.launch(fn, launchConfig.set(blocks, threads, 0, stream.handle(), pdl), args.params());
     }
 
     /** Makes {@code stream} wait for the work this rank queued on a different stream before (outside captures). */
