@@ -29,9 +29,7 @@ final class GpuWatch {
     /** Watches {@code stops} until {@link #unwatch}. */
     static synchronized void watch(GpuStops stops) {
         WATCHED.add(stops);
-        if (thread == null) {
-            thread = Thread.ofPlatform().daemon().name("jccl-gpu-watch").start(GpuWatch::run);
-        }
+        running();
     }
 
     /** Stops watching {@code stops} (its communicator closed). */
@@ -42,6 +40,11 @@ final class GpuWatch {
     /** Polls {@code waits} until {@link #unwatch(StreamWaits)}. */
     static synchronized void watch(StreamWaits waits) {
         WAITS.add(waits);
+        running();
+    }
+
+    /** Starts the thread unless it runs (callers hold the class lock). */
+    private static void running() {
         if (thread == null) {
             thread = Thread.ofPlatform().daemon().name("jccl-gpu-watch").start(GpuWatch::run);
         }
