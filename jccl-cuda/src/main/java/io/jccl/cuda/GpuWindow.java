@@ -531,8 +531,15 @@ public final class GpuWindow implements AutoCloseable {
                 } catch (JcclException e) {
                     late = e;
                 }
-                agree(comm.host(), comm.rank(), comm.size(), late == null, comm + ": closing a window (its "
-                        + "putSignals across hosts did not all arrive in time)");
+                try {
+                    agree(comm.host(), comm.rank(), comm.size(), late == null, comm + ": closing a window (its "
+                            + "putSignals across hosts did not all arrive in time)");
+                } catch (JcclException refused) {
+                    if (late != null) {
+                        refused.addSuppressed(late);   // this rank's own wait: what was still in flight
+                    }
+                    throw refused;
+                }
             } finally {
                 release();
             }

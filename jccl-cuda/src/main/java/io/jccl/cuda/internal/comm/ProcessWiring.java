@@ -221,9 +221,10 @@ public final class ProcessWiring implements RankMemory {
             NetShape shape = acrossHosts ? RankAgreement.agreeOnNet(host, all, device.computeCapabilityMajor() * 10
                     + device.computeCapabilityMinor(), net.speedMbps()) : null;
             return new ProcessWiring(host, device, layout, ledger, inThisProcess, remoteMask, area,
-                    new PeerAreas(bases, net != null ? net.kernelView() : null, mappings, ledger), control, resident, shared,
-                    !acrossHosts && Clique.allLinked(linked), rings, trees, here > 1 ? LocalRanks.of(host, here) : null,
-                    n > 1 && here == n, net, hosts, connections, shape, timeoutMs);
+                    new PeerAreas(bases, net != null ? net.kernelView() : null, mappings, ledger), control, resident,
+                    shared, !acrossHosts && Clique.allLinked(linked), rings, trees,
+                    here > 1 ? LocalRanks.of(host, here) : null, n > 1 && here == n, net, hosts, connections, shape,
+                    timeoutMs);
         } catch (RuntimeException e) {
             abandon(host, net, mappings, ledger, area);
             if (control != null) {
