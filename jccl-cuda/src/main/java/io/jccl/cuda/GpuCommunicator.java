@@ -105,14 +105,11 @@ public final class GpuCommunicator implements AutoCloseable {
         this.args = GpuInit.kernelArgs(arena, rank, nRanks, abortPointer, layout, rings, peers, wiring);
         this.rings = rings;
         int hosts = wiring != null ? wiring.hosts() : 1;
-        this.enqueuer = new Enqueuer(device, host.id(), rank, nRanks, args, GpuInit.planner(options, nRanks,
-                residentBlocks, peerPointers, wholeLineLinks, wiring), check.defersInGroups());
+        this.enqueuer = GpuInit.enqueuer(device, host.id(), rank, nRanks, args, GpuInit.planner(options, nRanks,
+                residentBlocks, peerPointers, wholeLineLinks, wiring), check.defersInGroups(), clique, wiring);
         this.calls = new GpuCalls(rank, nRanks, device, options, clique, enqueuer, check, windows);
         CaptureGuard guard = new CaptureGuard(name, suspension::epoch);
         enqueuer.onLaunch(s -> s.launched(guard));
-        if (clique != null ? clique.sharesGpus() : wiring.sharesGpus()) {
-            enqueuer.noProgrammaticLaunch();
-        }
         GpuInit.logComplete(rank, name, host.id(), hosts > 1 ? "ranks on " + hosts + " hosts: " + wiring.connections()
                 : peerPointers ? "every buffer addressable" : "peers through CUDA IPC", wholeLineLinks, enqueuer);
         GpuInit.stopOnHostFailure(host, stops, () -> closed);
@@ -399,11 +396,8 @@ public final class GpuCommunicator implements AutoCloseable {
      */
     public String algorithmFor(Collective coll, long count, DataType type, RedOp op, DeviceBuffer send,
                                DeviceBuffer recv) {
-        if (calls.onCopyEngines(coll, count, type, recv)) {
-            return "ce";
-        }
-        return calls.describe(calls.selectionFor(coll, count, type, op, calls.inWindow(coll, count, type, send,
-                recv)), rings);
+        return calls.onCopyEngines(coll, count, type, recv) ? "ce" : calls.describe(calls.selectionFor(coll, count,
+                type, op, calls.inWindow(coll, count, type, send, recv)), rings);
     }
 
     /** What {@code coll} runs and why: the one decision the planner launches, explain and {@code jccl topo} print. */

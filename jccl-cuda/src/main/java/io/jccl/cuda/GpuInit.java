@@ -165,6 +165,19 @@ final class GpuInit {
         return args;
     }
 
+    /**
+     * A rank's enqueuer, launching without programmatic dependent launch where ranks share a GPU ({@code clique}'s or
+     * {@code wiring}'s: one of them is null).
+     */
+    static Enqueuer enqueuer(CudaDevice device, String commId, int rank, int nRanks, KernelArgs args,
+                             CollPlanner planner, boolean deferInGroups, Clique clique, ProcessWiring wiring) {
+        Enqueuer e = new Enqueuer(device, commId, rank, nRanks, args, planner, deferInGroups);
+        if (clique != null ? clique.sharesGpus() : wiring.sharesGpus()) {
+            e.noProgrammaticLaunch();
+        }
+        return e;
+    }
+
     /** A rank's planner; across hosts ({@code wiring}'s, null: one process) priced by NCCL's model over NET. */
     static CollPlanner planner(GpuOptions options, int nRanks, int residentBlocks, boolean peerPointers,
                                boolean wholeLineLinks, ProcessWiring wiring) {
