@@ -50,6 +50,20 @@ class GpuExamplesTest {
     }
 
     @Test
+    void copyEngineAllGatherExampleRunsOnTheCopyEngines() {
+        assumeTrue(CudaDevice.isAvailable() && CudaDevice.count() >= 2, "needs 2 GPUs (or the CPU emulator)");
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        boolean ok = CopyEngineAllGatherExample.run(List.of(CudaDevice.get(0), CudaDevice.get(1)), 30_011,
+                new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        String out = bytes.toString(StandardCharsets.UTF_8);
+        assertThat(ok).as(out).isTrue();
+        assertThat(out).contains("Rank 0: allGather of 30011 floats per rank into a window runs ce",
+                "Rank 1: allGather of 30011 floats per rank into a window runs ce",
+                "Rank 0: every rank's 30011 floats arrived through the copy engines",
+                "Rank 1: every rank's 30011 floats arrived through the copy engines");
+    }
+
+    @Test
     void symmetricAllReduceExampleReadsThePeersWindows() {
         assumeTrue(CudaDevice.isAvailable(), "needs an NVIDIA GPU");
         List<String> lines = launch(SymmetricAllReduceExample.class, List.of("2000000"));
