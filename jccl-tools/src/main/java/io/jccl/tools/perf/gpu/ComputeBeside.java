@@ -99,11 +99,6 @@ final class ComputeBeside implements AutoCloseable {
         return CudaEvent.elapsedMillis(probeStart, probeEnd);
     }
 
-    /** Rank 0's rows, in the order measured (empty on other ranks). */
-    List<Row> rows() {
-        return List.copyOf(rows);
-    }
-
     /** Prints rank 0's rows as a table under a line naming the probe. */
     void print(PrintStream out, String what) {
         if (probe == null || rows.isEmpty()) {
