@@ -9,6 +9,7 @@ import io.jccl.Result;
 import io.jccl.cuda.internal.comm.CallCheck;
 import io.jccl.cuda.internal.comm.Clique;
 import io.jccl.cuda.internal.comm.GpuRings;
+import io.jccl.cuda.internal.comm.GpuStops;
 import io.jccl.cuda.internal.enqueue.ArgChecks;
 import io.jccl.cuda.internal.enqueue.Enqueuer;
 import io.jccl.cuda.internal.enqueue.GpuGroups;
@@ -36,9 +37,11 @@ final class GpuCalls {
     private final Enqueuer enqueuer;
     private final CallCheck check;
     private final OpenWindows windows;
+    /** The communicator's stops and limit, for the waits its windows keep from the host. */
+    private final GpuStops stops;
 
     GpuCalls(int rank, int nRanks, CudaDevice device, GpuOptions options, Clique clique, Enqueuer enqueuer,
-             CallCheck check, OpenWindows windows) {
+             CallCheck check, OpenWindows windows, GpuStops stops) {
         this.rank = rank;
         this.nRanks = nRanks;
         this.device = device;
@@ -47,6 +50,7 @@ final class GpuCalls {
         this.enqueuer = enqueuer;
         this.check = check;
         this.windows = windows;
+        this.stops = stops;
     }
 
     void allReduce(String w, DeviceBuffer send, DeviceBuffer recv, long count, DataType type, RedOp op,
@@ -213,7 +217,7 @@ final class GpuCalls {
             throw new JcclException(Result.INVALID_ARGUMENT, w + ": a window needs at least 1 byte, got " + bytes);
         }
         return windows.add(GpuWindow.open(owner, host, DeviceBuffer.allocate(device, bytes), true,
-                windows.freeNetSlot(), w));
+                windows.freeNetSlot(), stops, w));
     }
 
     /** {@link GpuCommunicator#registerWindow}'s checks and registration. */
@@ -223,7 +227,8 @@ final class GpuCalls {
             throw new JcclException(Result.INVALID_ARGUMENT, w + ": the buffer is on GPU " + buffer.device().ordinal()
                     + ", this rank's GPU is " + device.ordinal());
         }
-        return windows.add(GpuWindow.open(owner, host, buffer, false, windows.freeNetSlot(), w));
+        return windows.add(GpuWindow.open(owner, host, buffer, false, windows.freeNetSlot(), stops,
+                w));
     }
 
     /** What {@code coll} runs and why ({@code window}: its buffers lie in a window): the planner's one decision. */
@@ -283,19 +288,20 @@ final class GpuCalls {
     }
 
     /**
-     * Whether an eager call of {@code coll} receiving {@code count} elements of {@code type} per rank into
-     * {@code recv} runs on the copy engines ({@link #copyEngineWindow}), for algorithmFor.
+     * {@link GpuCommunicator#algorithmFor(Collective, long, DataType, RedOp, DeviceBuffer, DeviceBuffer)}: "ce" for an
+     * eager call the copy engines take, else the selection, symmetric where every buffer lies in a window.
      */
-    boolean onCopyEngines(Collective coll, long count, DataType type, DeviceBuffer recv) {
+    String algorithmFor(Collective coll, long count, DataType type, RedOp op, DeviceBuffer send, DeviceBuffer recv,
+                        int[][] rings) {
         long bytes = count * type.sizeBytes() * (coll == Collective.BROADCAST ? 1 : nRanks);
-        return count > 0 && recv != null && (coll == Collective.ALL_GATHER || coll == Collective.BROADCAST
-                || coll == Collective.ALL_TO_ALL) && options.ctaPolicy() == CtaPolicy.ZERO && nRanks > 1
-                && windows.holding(recv.address(), bytes) != null && !windows.holding(recv.address(), bytes)
-                .spansHosts();
+        boolean ce = count > 0 && recv != null && (coll == Collective.ALL_GATHER || coll == Collective.BROADCAST
+                || coll == Collective.ALL_TO_ALL) && copyEngineWindow(recv.address(), bytes) != null;
+        return ce ? "ce" : describe(selectionFor(coll, count, type, op, inWindow(coll, count, type, send, recv)),
+                rings);
     }
 
     /** Whether a call of {@code coll} on these buffers lies in one window ({@link #windowOf}), for algorithmFor. */
-    boolean inWindow(Collective coll, long count, DataType type, DeviceBuffer send, DeviceBuffer recv) {
+    private boolean inWindow(Collective coll, long count, DataType type, DeviceBuffer send, DeviceBuffer recv) {
         long b = Math.multiplyExact(count, (long) type.sizeBytes());
         boolean symmetric = coll == Collective.ALL_REDUCE || coll == Collective.REDUCE_SCATTER
                 || coll == Collective.ALL_GATHER || coll == Collective.BROADCAST;
@@ -311,7 +317,12 @@ final class GpuCalls {
      * symmetric memory requires, so every rank decides alike.
      */
     private GpuWindow copyEngineWindow(long recv, long bytes, CudaStream stream) {
-        if (options.ctaPolicy() != CtaPolicy.ZERO || nRanks == 1 || GpuGroups.inGroup() || stream.isCapturing()) {
+        return GpuGroups.inGroup() || stream.isCapturing() ? null : copyEngineWindow(recv, bytes);
+    }
+
+    /** As above, for any call made eagerly outside a group. */
+    private GpuWindow copyEngineWindow(long recv, long bytes) {
+        if (options.ctaPolicy() != CtaPolicy.ZERO || nRanks == 1) {
             return null;
         }
         GpuWindow w = windows.holding(recv, bytes);

@@ -107,7 +107,7 @@ public final class GpuCommunicator implements AutoCloseable {
         int hosts = wiring != null ? wiring.hosts() : 1;
         this.enqueuer = GpuInit.enqueuer(device, host.id(), rank, nRanks, args, GpuInit.planner(options, nRanks,
                 residentBlocks, peerPointers, wholeLineLinks, wiring), check.defersInGroups(), clique, wiring);
-        this.calls = new GpuCalls(rank, nRanks, device, options, clique, enqueuer, check, windows);
+        this.calls = new GpuCalls(rank, nRanks, device, options, clique, enqueuer, check, windows, stops);
         CaptureGuard guard = new CaptureGuard(name, suspension::epoch);
         enqueuer.onLaunch(s -> s.launched(guard));
         GpuInit.logComplete(rank, name, host.id(), hosts > 1 ? "ranks on " + hosts + " hosts: " + wiring.connections()
@@ -355,11 +355,6 @@ public final class GpuCommunicator implements AutoCloseable {
         windows.remove(window);
     }
 
-    /** What stopped this communicator, and its limit (for the waits a window keeps from the host). */
-    GpuStops stops() {
-        return stops;
-    }
-
     // ---- groups --------------------------------------------------------------------------------------------
 
     /** Opens a GPU group on this thread (ncclGroupStart); pair with {@link #groupEnd()}. */
@@ -396,8 +391,7 @@ public final class GpuCommunicator implements AutoCloseable {
      */
     public String algorithmFor(Collective coll, long count, DataType type, RedOp op, DeviceBuffer send,
                                DeviceBuffer recv) {
-        return calls.onCopyEngines(coll, count, type, recv) ? "ce" : calls.describe(calls.selectionFor(coll, count,
-                type, op, calls.inWindow(coll, count, type, send, recv)), rings);
+        return calls.algorithmFor(coll, count, type, op, send, recv, rings);
     }
 
     /** What {@code coll} runs and why: the one decision the planner launches, explain and {@code jccl topo} print. */

@@ -4,6 +4,7 @@ import io.jccl.Communicator;
 import io.jccl.DataType;
 import io.jccl.JcclException;
 import io.jccl.Result;
+import io.jccl.cuda.internal.comm.GpuStops;
 import io.jccl.cuda.internal.comm.StreamWaits;
 import io.jccl.cuda.internal.comm.WindowNet;
 import io.jccl.cuda.internal.driver.CuMemory;
@@ -78,6 +79,8 @@ public final class GpuWindow implements AutoCloseable {
     private final int[] waitPeers;
     private final long[] waitWords;
     private final int[] waitCounts;
+    /** The communicator's stops and limit, which the stream waits keep. */
+    private final GpuStops stops;
     /** The copy-engine collectives' waits as stream memory operations, made at the first one; or null. */
     private StreamWaits streamWaits;
     private long copyEngineCalls;
@@ -88,8 +91,9 @@ public final class GpuWindow implements AutoCloseable {
     private boolean closed;
 
     private GpuWindow(GpuCommunicator comm, DeviceBuffer data, boolean ownsData, DeviceBuffer signals,
-                      long[] peerData, long[] peerSignals, List<DeviceBuffer> mappings, int netSlot) {
+                      long[] peerData, long[] peerSignals, List<DeviceBuffer> mappings, int netSlot, GpuStops stops) {
         this.comm = comm;
+        this.stops = stops;
         this.data = data;
         this.ownsData = ownsData;
         this.signals = signals;
@@ -112,7 +116,7 @@ public final class GpuWindow implements AutoCloseable {
      * {@code netSlot} names the communicator's window NET channel this window takes (the same on every rank).
      */
     static GpuWindow open(GpuCommunicator comm, Communicator host, DeviceBuffer data, boolean ownsData, int netSlot,
-                          String where) {
+                          GpuStops stops, String where) {
         int me = host.rank();
         int n = host.size();
         int[] remote = WindowNet.remoteRanks(host);
@@ -165,7 +169,7 @@ public final class GpuWindow implements AutoCloseable {
                 throw e;
             }
             GpuWindow w = new GpuWindow(comm, data, ownsData, signals, peerData, peerSignals, mappings,
-                    remote.length > 0 ? netSlot : -1);
+                    remote.length > 0 ? netSlot : -1, stops);
             if (remote.length > 0) {
                 w.net = WindowNet.open(host, device, remote, netSlot, data, signals.address(), MAX_RANKS, SIGNALS,
                         where);
@@ -458,7 +462,7 @@ public final class GpuWindow implements AutoCloseable {
         }
         if (k > 0 && STREAM_WAITS) {
             if (streamWaits == null) {
-                streamWaits = new StreamWaits(comm.device(), comm.stops(), comm.toString());
+                streamWaits = new StreamWaits(comm.device(), stops, comm.toString());
             }
             streamWaits.await(k, waitPeers, waitWords, waitCounts, s, what);
         } else if (k > 0) {
