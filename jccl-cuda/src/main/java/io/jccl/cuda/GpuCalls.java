@@ -317,7 +317,8 @@ final class GpuCalls {
      * symmetric memory requires, so every rank decides alike.
      */
     private GpuWindow copyEngineWindow(long recv, long bytes, CudaStream stream) {
-        return GpuGroups.inGroup() || stream.isCapturing() ? null : copyEngineWindow(recv, bytes);
+        GpuWindow w = copyEngineWindow(recv, bytes);   // the policy first: a capture query allocates
+        return w == null || GpuGroups.inGroup() || stream.isCapturing() ? null : w;
     }
 
     /** As above, for any call made eagerly outside a group. */
