@@ -326,10 +326,10 @@ public final class GpuCommunicator implements AutoCloseable {
     /**
      * One-sided put (NCCL's {@code ncclPutSignal}): queues on {@code stream} the copy of {@code bytes} of
      * {@code src} into {@code peer}'s side of {@code window} at {@code offset}, on the copy engines, followed by
-     * signal {@code signal} to {@code peer} (a one-warp kernel), which its {@link #waitSignal} sees only after the
-     * data. {@code peer} makes no matching call; it may be this rank. To a rank on another host the stream hands
-     * the copy to the communicator's proxy thread, which sends it over the NET transport (the stream goes on once the
-     * source was read; the peer's signal follows the data there). May be captured in a CUDA graph.
+     * signal {@code signal} to {@code peer} (a stream memory write; a one-warp kernel once captured), which its
+     * {@link #waitSignal} sees only after the data. {@code peer} makes no matching call; it may be this rank. To a
+     * rank on another host the proxy thread sends the copy over the NET transport (the stream goes on once the source
+     * was read). May be captured in a CUDA graph; eager calls of the same peer and signal must finish before it runs.
      *
      * @throws JcclException {@link Result#INVALID_ARGUMENT} for a range outside the window or a signal outside
      *                       0..{@link GpuWindow#SIGNALS}-1; {@link Result#INVALID_USAGE} inside a group or on a
@@ -342,8 +342,8 @@ public final class GpuCommunicator implements AutoCloseable {
 
     /**
      * Makes {@code stream} wait until {@code count} more {@link #putSignal}s from {@code peer} with
-     * {@code signal} into {@code window} have arrived, with their data (NCCL's {@code ncclWaitSignal}): a one-warp
-     * kernel that polls the signal word under the communicator's limit (Config.timeout, JCCL_TIMEOUT_MS) and abort.
+     * {@code signal} into {@code window} have arrived, with their data (NCCL's {@code ncclWaitSignal}): a stream
+     * memory wait (a one-warp kernel once captured) under the communicator's limit (JCCL_TIMEOUT_MS) and abort.
      * May be captured in a CUDA graph: each replay waits for {@code count} more.
      */
     public void waitSignal(GpuWindow window, int peer, int signal, int count, CudaStream stream) {

@@ -1,7 +1,6 @@
 package io.jccl.cuda;
 
 import io.jccl.Communicator;
-import io.jccl.DataType;
 import io.jccl.JcclException;
 import io.jccl.Result;
 import io.jccl.cuda.internal.comm.GpuStops;
@@ -11,14 +10,12 @@ import io.jccl.cuda.internal.driver.CuMemory;
 import io.jccl.cuda.internal.driver.CuStreams;
 import io.jccl.cuda.internal.enqueue.Enqueuer;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
 
 /**
@@ -35,12 +32,15 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
  * processes of the host through CUDA IPC mappings made here, and ranks on other hosts through the NET transport
  * ({@link WindowNet}: a putSignal to them is a request the communicator's proxy thread carries, the signal written
  * after the data on the receiving side).
- * A putSignal copies on the copy engines ({@code cuMemcpyAsync} into the peer's mapped window) and then adds 1 to
- * the peer's word from a one-warp kernel queued behind the copy (a release add at system scope), so a peer never sees
- * the signal before the data; a waitSignal is a one-warp kernel that advances its counter by the count and polls the
- * word under the communicator's limit and abort, like every other GPU wait. Both keep their counts on the GPU, so
- * they may be captured in a CUDA graph and replayed. The copy-engine collectives signal with 4-byte
- * {@code cuMemsetD32Async} writes of counts kept here instead (no kernel but their waits), and so run eagerly only.
+ * A putSignal copies on the copy engines ({@code cuMemcpyAsync} into the peer's mapped window) and then writes the
+ * pair's next count into the peer's word with a stream memory write queued behind the copy (with its memory barrier,
+ * so a peer never sees the signal before the data); a waitSignal is a stream memory wait for the count, kept under
+ * the communicator's limit and stop like every other GPU wait. Neither occupies a multiprocessor
+ * ({@link HostCountedSignals}: the counts are kept here). Captured in a CUDA graph, whose replays repeat the same
+ * writes, they count on the GPU instead: a one-warp kernel adds 1 to the word (a release add at system scope) and a
+ * one-warp kernel advances the counter by the count and polls the word; from its first capture on, a pair (peer,
+ * signal) keeps counting so. With {@code -Djccl.cuda.copyEngineWaits=kernel} every call uses the kernels. The
+ * copy-engine collectives signal with stream writes of counts kept here too, and so run eagerly only.
  *
  * <p>Thread: the thread that issues the communicator's calls. Mirrors NCCL's symmetric window registration
  * (ncclDevrWindow) and its host-side one-sided operations (NCCL 2.29), our own code.
@@ -55,8 +55,6 @@ public final class GpuWindow implements AutoCloseable {
     private static final int AWAITED = SIGNALS + 2;
     private static final int MAX_RANKS = 8;
     private static final long SIGNAL_BYTES = (long) (2 * SIGNALS + 2) * MAX_RANKS * 4;
-    /** What each rank publishes: pid, data address, data bytes, exportable, signal address, two IPC handles. */
-    private static final int INFO_BYTES = 8 + 8 + 8 + 8 + 8 + 64 + 64;
     /** The copy-engine collectives wait with stream memory operations (no SM), unless told to use kernels. */
     private static final boolean STREAM_WAITS = "stream".equals(
             io.jccl.internal.param.InternalProperties.CUDA_COPY_ENGINE_WAITS.get());
@@ -81,8 +79,10 @@ public final class GpuWindow implements AutoCloseable {
     private final int[] waitCounts;
     /** The communicator's stops and limit, which the stream waits keep. */
     private final GpuStops stops;
-    /** The copy-engine collectives' waits as stream memory operations, made at the first one; or null. */
+    /** The copy-engine collectives' and eager one-sided waits as stream memory operations, made at the first one. */
     private StreamWaits streamWaits;
+    /** The eager one-sided signals' counts, kept here so that they need no kernel. */
+    private final HostCountedSignals hostCounts;
     private long copyEngineCalls;
     /** The puts to ranks on other hosts, or null when every rank shares this host. */
     private WindowNet net;
@@ -107,6 +107,7 @@ public final class GpuWindow implements AutoCloseable {
         this.waitPeers = new int[n];
         this.waitWords = new long[n];
         this.waitCounts = new int[n];
+        this.hostCounts = new HostCountedSignals(comm.device(), n, SIGNALS);
     }
 
     /**
@@ -133,18 +134,19 @@ public final class GpuWindow implements AutoCloseable {
             } catch (JcclException e) {
                 exportable = false;   // a slice or wrapped memory: reachable by ranks of this process only
             }
-            byte[] all = exchange(host, me, n, data, exportable, signals, dataHandle);
+            byte[] all = WindowHandshake.exchange(host, me, n, data, exportable, signals, dataHandle);
             long pid = ProcessHandle.current().pid();
             long[] peerData = new long[n];
             long[] peerSignals = new long[n];
-            String problem = check(all, n, data.sizeBytes());
+            String problem = WindowHandshake.check(all, n, data.sizeBytes());
             if (problem != null) {   // the same answer on every rank: all throw here
                 throw new JcclException(Result.INVALID_USAGE, where + ": " + problem);
             }
             RuntimeException failure = null;
             try {
                 for (int r = 0; r < n; r++) {
-                    MemorySegment info = MemorySegment.ofArray(all).asSlice((long) r * INFO_BYTES, INFO_BYTES);
+                    MemorySegment info = MemorySegment.ofArray(all).asSlice((long) r * WindowHandshake.INFO_BYTES,
+                            WindowHandshake.INFO_BYTES);
                     if (java.util.Arrays.binarySearch(remote, r) >= 0) {
                         continue;   // on another host: reached through WindowNet, never mapped
                     }
@@ -152,15 +154,15 @@ public final class GpuWindow implements AutoCloseable {
                         peerData[r] = info.get(JAVA_LONG_UNALIGNED, 8);
                         peerSignals[r] = info.get(JAVA_LONG_UNALIGNED, 32);
                     } else {
-                        peerData[r] = map(device, info, 40, data.sizeBytes(), mappings);
-                        peerSignals[r] = map(device, info, 104, SIGNAL_BYTES, mappings);
+                        peerData[r] = WindowHandshake.map(device, info, 40, data.sizeBytes(), mappings);
+                        peerSignals[r] = WindowHandshake.map(device, info, 104, SIGNAL_BYTES, mappings);
                     }
                 }
             } catch (RuntimeException e) {
                 failure = e;
             }
             try {
-                agree(host, me, n, failure == null, where);
+                WindowHandshake.agree(host, me, n, failure == null, where);
             } catch (JcclException e) {
                 if (failure != null) {
                     failure.addSuppressed(e);
@@ -184,75 +186,6 @@ public final class GpuWindow implements AutoCloseable {
                 closeQuietly(data);
             }
             throw e;
-        }
-    }
-
-    /** Opens the IPC handle at {@code off} of a peer's published info. */
-    private static long map(CudaDevice device, MemorySegment info, long off, long bytes, List<DeviceBuffer> into) {
-        byte[] h = new byte[64];
-        MemorySegment.copy(info, JAVA_BYTE, off, h, 0, 64);
-        DeviceBuffer m = DeviceBuffer.openIpcHandle(device, h, bytes);
-        into.add(m);
-        return m.address();
-    }
-
-    private static byte[] exchange(Communicator host, int me, int n, DeviceBuffer data, boolean exportable,
-                                   DeviceBuffer signals, byte[] dataHandle) {
-        try (Arena a = Arena.ofShared()) {   // the host channel threads read and write these
-            MemorySegment send = a.allocate(INFO_BYTES);
-            MemorySegment recv = a.allocate((long) INFO_BYTES * n);
-            send.set(JAVA_LONG_UNALIGNED, 0, ProcessHandle.current().pid());
-            send.set(JAVA_LONG_UNALIGNED, 8, data.address());
-            send.set(JAVA_LONG_UNALIGNED, 16, data.sizeBytes());
-            send.set(JAVA_LONG_UNALIGNED, 24, exportable ? 1 : 0);
-            send.set(JAVA_LONG_UNALIGNED, 32, signals.address());
-            MemorySegment.copy(dataHandle, 0, send, JAVA_BYTE, 40, 64);
-            MemorySegment.copy(signals.exportIpcHandle(), 0, send, JAVA_BYTE, 104, 64);
-            host.allGather(send, recv, INFO_BYTES, DataType.UINT8);
-            return recv.toArray(JAVA_BYTE);
-        }
-    }
-
-    /** What keeps these ranks from sharing a window (the same answer on every rank), or null. */
-    private static String check(byte[] all, int n, long bytes) {
-        MemorySegment s = MemorySegment.ofArray(all);
-        long pid0 = s.get(JAVA_LONG_UNALIGNED, 0);
-        boolean oneProcess = true;
-        for (int r = 0; r < n; r++) {
-            oneProcess &= s.get(JAVA_LONG_UNALIGNED, (long) r * INFO_BYTES) == pid0;
-        }
-        for (int r = 0; r < n; r++) {
-            long off = (long) r * INFO_BYTES;
-            long b = s.get(JAVA_LONG_UNALIGNED, off + 16);
-            if (b != s.get(JAVA_LONG_UNALIGNED, 16)) {
-                return "every rank's window must have the same size: rank 0 gave " + s.get(JAVA_LONG_UNALIGNED, 16)
-                        + " bytes, rank " + r + " " + b + " (this rank " + bytes + ")";
-            }
-            if (!oneProcess && s.get(JAVA_LONG_UNALIGNED, off + 24) == 0) {
-                return "rank " + r + "'s buffer is a slice or wrapped memory, which ranks of other processes cannot "
-                        + "map: register a whole DeviceBuffer.allocate allocation, or use allocateWindow";
-            }
-        }
-        return null;
-    }
-
-    /** Every rank says whether its side worked; throws on every rank when one did not. Collective. */
-    private static void agree(Communicator host, int me, int n, boolean ok, String where) {
-        try (Arena a = Arena.ofShared()) {   // the host channel threads read and write these
-            MemorySegment send = a.allocate(1);
-            MemorySegment recv = a.allocate(n);
-            send.set(JAVA_BYTE, 0, (byte) (ok ? 1 : 0));
-            host.allGather(send, recv, 1, DataType.UINT8);
-            List<Integer> failed = new ArrayList<>();
-            for (int r = 0; r < n; r++) {
-                if (recv.get(JAVA_BYTE, r) == 0) {
-                    failed.add(r);
-                }
-            }
-            if (!failed.isEmpty()) {
-                throw new JcclException(Result.INVALID_USAGE, where + ": refused on rank(s) " + failed
-                        + (failed.contains(me) ? "" : " (this rank " + me + " was ready)"));
-            }
         }
     }
 
@@ -317,8 +250,12 @@ public final class GpuWindow implements AutoCloseable {
         if (bytes > 0) {
             CuMemory.copyAsync(peerData[peer] + offset, src.address(), bytes, stream.handle());
         }
-        q.signal(peer, peerSignals[peer] + word(signal, comm.rank()), 1, stream);
-        used(stream);
+        boolean capturing = stream.isCapturing();
+        long word = peerSignals[peer] + word(signal, comm.rank());
+        if (!STREAM_WAITS || !hostCounts.signal(peer, signal, word, stream, capturing)) {
+            q.signal(peer, word, 1, stream);
+        }
+        used(stream, capturing);
     }
 
     /** Queues the wait until {@code count} more putSignals of {@code peer} with {@code signal} have arrived. */
@@ -328,9 +265,14 @@ public final class GpuWindow implements AutoCloseable {
         if (count < 1) {
             throw new JcclException(Result.INVALID_ARGUMENT, where + ": count must be at least 1, got " + count);
         }
-        enqueuer.waitSignal(peer, signals.address() + word(signal, peer), signals.address() + word(AWAITED + signal,
-                peer), count, stream);
-        used(stream);
+        boolean capturing = stream.isCapturing();
+        long word = signals.address() + word(signal, peer);
+        long counter = signals.address() + word(AWAITED + signal, peer);
+        if (!STREAM_WAITS || !hostCounts.await(peer, signal, count, word, counter, stream, capturing,
+                capturing ? null : streamWaits())) {
+            enqueuer.waitSignal(peer, word, counter, count, stream);
+        }
+        used(stream, capturing);
     }
 
     /**
@@ -364,6 +306,11 @@ public final class GpuWindow implements AutoCloseable {
         return symmetricCalls;
     }
 
+    /** putSignals and waitSignals queued as stream memory operations, no kernel (for tests). */
+    long streamSignalCalls() {
+        return hostCounts.calls();
+    }
+
     /** Collectives this window's copy engines ran (for tests). */
     long copyEngineCalls() {
         return copyEngineCalls;
@@ -376,19 +323,19 @@ public final class GpuWindow implements AutoCloseable {
      * every peer's block. No kernel moves data; the waits are one-warp blocks.
      */
     void copyEngineAllGather(long off, long send, long bytes, CudaStream s, Enqueuer q) {
-        barrier(s, q, "allGather (every rank ready)");
+        barrier(s, q, "copy-engine allGather (every rank ready)");
         spread(off + comm.rank() * bytes, send, 0, bytes, s);
-        awaitRow(DATA, -1, s, q, "allGather (every rank's block)");
+        awaitRow(DATA, -1, s, q, "copy-engine allGather (every rank's block)");
         copyEngineCalls++;
     }
 
     /** Copy-engine broadcast of {@code root}'s {@code bytes} at {@code send} into every window at {@code off}. */
     void copyEngineBroadcast(long off, long send, long bytes, int root, CudaStream s, Enqueuer q) {
-        barrier(s, q, "broadcast (every rank ready)");
+        barrier(s, q, "copy-engine broadcast (every rank ready)");
         if (comm.rank() == root) {
             spread(off, send, 0, bytes, s);
         } else {
-            awaitRow(DATA, root, s, q, "broadcast (the root's data)");
+            awaitRow(DATA, root, s, q, "copy-engine broadcast (the root's data)");
         }
         copyEngineCalls++;
     }
@@ -398,9 +345,9 @@ public final class GpuWindow implements AutoCloseable {
      * window at {@code off}. {@code send} must not overlap the receive blocks (the peers write them meanwhile).
      */
     void copyEngineAllToAll(long off, long send, long bytes, CudaStream s, Enqueuer q) {
-        barrier(s, q, "allToAll (every rank ready)");
+        barrier(s, q, "copy-engine allToAll (every rank ready)");
         spread(off + comm.rank() * bytes, send, bytes, bytes, s);
-        awaitRow(DATA, -1, s, q, "allToAll (every rank's block)");
+        awaitRow(DATA, -1, s, q, "copy-engine allToAll (every rank's block)");
         copyEngineCalls++;
     }
 
@@ -461,14 +408,19 @@ public final class GpuWindow implements AutoCloseable {
             }
         }
         if (k > 0 && STREAM_WAITS) {
-            if (streamWaits == null) {
-                streamWaits = new StreamWaits(comm.device(), stops, comm.toString());
-            }
-            streamWaits.await(k, waitPeers, waitWords, waitCounts, s, what);
+            streamWaits().await(k, waitPeers, waitWords, waitCounts, s, what);
         } else if (k > 0) {
             q.waitSignals(k, waitPeers, waitWords, waitCounts, s);
         }
         used(s);
+    }
+
+    /** The window's stream memory waits, made at the first one. */
+    private StreamWaits streamWaits() {
+        if (streamWaits == null) {
+            streamWaits = new StreamWaits(comm.device(), stops, comm.toString());
+        }
+        return streamWaits;
     }
 
     private static long word(int signal, int sender) {
@@ -492,7 +444,12 @@ public final class GpuWindow implements AutoCloseable {
      * Remembers the last call on {@code stream} for {@link #close()} (not under capture: a graph's work is its own).
      */
     private void used(CudaStream stream) {
-        if (stream.isCapturing()) {
+        used(stream, stream.isCapturing());
+    }
+
+    /** As {@link #used(CudaStream)}, told whether the stream captures. */
+    private void used(CudaStream stream, boolean capturing) {
+        if (capturing) {
             return;
         }
         CudaEvent e = uses.get(stream);
@@ -525,8 +482,8 @@ public final class GpuWindow implements AutoCloseable {
         if (closed) {
             return;
         }
-        agree(comm.host(), comm.rank(), comm.size(), !busy(), comm + ": closing a window (a putSignal, waitSignal or"
-                + " collective on it still runs there: synchronize its stream first)");
+        WindowHandshake.agree(comm.host(), comm.rank(), comm.size(), !busy(), comm + ": closing a window (a putSignal,"
+                + " waitSignal or collective on it still runs there: synchronize its stream first)");
         if (net != null) {   // every put has left and landed, and no proxy touches the links, before they close
             try {
                 JcclException late = null;
@@ -536,8 +493,8 @@ public final class GpuWindow implements AutoCloseable {
                     late = e;
                 }
                 try {
-                    agree(comm.host(), comm.rank(), comm.size(), late == null, comm + ": closing a window (its "
-                            + "putSignals across hosts did not all arrive in time)");
+                    WindowHandshake.agree(comm.host(), comm.rank(), comm.size(), late == null, comm
+                            + ": closing a window (its putSignals across hosts did not all arrive in time)");
                 } catch (JcclException refused) {
                     if (late != null) {
                         refused.addSuppressed(late);   // this rank's own wait: what was still in flight
@@ -564,6 +521,7 @@ public final class GpuWindow implements AutoCloseable {
         if (streamWaits != null) {
             closeQuietly(streamWaits);
         }
+        closeQuietly(hostCounts);
         uses.values().forEach(GpuWindow::closeQuietly);
         uses.clear();
         mappings.forEach(GpuWindow::closeQuietly);

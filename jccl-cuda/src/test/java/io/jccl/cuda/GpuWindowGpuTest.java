@@ -44,9 +44,18 @@ class GpuWindowGpuTest {
             assertThat(wins.getFirst().sizeBytes()).isEqualTo(2 * BLOCK);
             List<String> wrong = onEachRank(pool, r -> WindowRing.run(comms.get(r), wins.get(r), BLOCK, 6));
             assertThat(wrong).containsOnlyNulls();
+            // eagerly, stream memory operations only: 6 x (DATA, ACK) + 3 BURST puts, 6 x 2 + 1 waits per rank
+            boolean kernels = "kernel".equals(System.getProperty("jccl.cuda.copyEngineWaits"));
+            assertThat(wins).allSatisfy(w -> assertThat(w.streamSignalCalls()).isEqualTo(kernels ? 0 : 15 + 13));
             // captured once, replayed: the counts advance on the GPU, so each replay waits for the next signals
             assertThat(onEachRank(pool, r -> WindowRing.runGraph(comms.get(r), wins.get(r), BLOCK, 4)))
                     .containsOnlyNulls();
+            // then eagerly again: DATA and ACK go on counting on the GPU from where the graph left them
+            assertThat(onEachRank(pool, r -> WindowRing.run(comms.get(r), wins.get(r), BLOCK, 2)))
+                    .containsOnlyNulls();
+            assertThat(wins).allSatisfy(w -> assertThat(w.streamSignalCalls()).isEqualTo(kernels ? 0 : 28 + 3 + 1));
+            assertThat(onEachRank(pool, r -> WindowRing.runOnTwoStreams(comms.get(r), wins.get(r), BLOCK,
+                    BLOCK / 16, 16))).containsOnlyNulls();
             closeAll(pool, wins);
             try (CudaStream s = CudaStream.create(comms.getFirst().device())) {
                 assertThatThrownBy(() -> comms.getFirst().putSignal(wins.getFirst(), 0, wins.getFirst().buffer(), 0,
@@ -172,7 +181,7 @@ class GpuWindowGpuTest {
                 JcclException e = comms.get(0).asyncError();
                 assertThat(e).isNotNull();
                 assertThat(e.result()).isEqualTo(Result.TIMEOUT);
-                assertThat(e.getMessage()).contains("for rank 1", "putSignal into a window");
+                assertThat(e.getMessage()).contains("waitSignal (signal 7", "rank(s) 1", "putSignal into a window");
                 assertThat(ms).isLessThan(30_000);
             }
         } finally {

@@ -22,6 +22,7 @@ public final class WindowRing {
     public static final int DATA = 3;
     public static final int ACK = 4;
     public static final int BURST = 5;
+    public static final int STREAMS = 6;
 
     private WindowRing() {
     }
@@ -121,6 +122,48 @@ public final class WindowRing {
             g.waitSignal(w, prev, BURST, 3, s);
             s.synchronize();
             return g.asyncError() != null ? "rank " + r + ": " + g.asyncError().getMessage() : null;
+        }
+    }
+
+    /**
+     * Puts {@code chunks} chunks of {@code chunkBytes} into the next rank's block, alternating between two streams
+     * with signal {@link #STREAMS}, waits for all of the previous rank's as one count on a third stream and checks
+     * every element: the counts of one peer and signal must land in order whatever stream each put is on.
+     */
+    public static String runOnTwoStreams(GpuCommunicator g, GpuWindow w, long blockBytes, long chunkBytes,
+                                         int chunks) {
+        int r = g.rank();
+        int next = (r + 1) % g.size();
+        int prev = (r + g.size() - 1) % g.size();
+        try (Arena arena = Arena.ofConfined();
+             CudaStream a = CudaStream.create(g.device());
+             CudaStream b = CudaStream.create(g.device());
+             CudaStream c = CudaStream.create(g.device());
+             DeviceBuffer src = DeviceBuffer.allocate(g.device(), chunkBytes * chunks)) {
+            MemorySegment h = arena.allocate(chunkBytes, 16);
+            for (int k = 0; k < chunks; k++) {
+                fill(h, r, 200 + k);
+                src.slice(k * chunkBytes, chunkBytes).copyFrom(h);
+            }
+            for (int k = 0; k < chunks; k++) {
+                g.putSignal(w, r * blockBytes + k * chunkBytes, src.slice(k * chunkBytes, chunkBytes), chunkBytes,
+                        next, STREAMS, k % 2 == 0 ? a : b);
+            }
+            g.waitSignal(w, prev, STREAMS, chunks, c);
+            c.synchronize();
+            a.synchronize();
+            b.synchronize();
+            if (g.asyncError() != null) {
+                return "rank " + r + ": " + g.asyncError().getMessage();
+            }
+            for (int k = 0; k < chunks; k++) {
+                w.buffer().slice(prev * blockBytes + k * chunkBytes, chunkBytes).copyTo(h);
+                String bad = mismatch(h, r, prev, 200 + k);
+                if (bad != null) {
+                    return bad;
+                }
+            }
+            return null;
         }
     }
 }

@@ -10,9 +10,9 @@ import io.jccl.cuda.internal.driver.CuStreams;
 import java.lang.foreign.MemorySegment;
 
 /**
- * The waits of a window's copy-engine collectives as stream memory operations ({@code cuStreamWaitValue32}: the GPU's
- * front end waits for a peer's signal word, so the collective occupies no multiprocessor at all), with the limit and
- * the stop every GPU wait of the communicator has, kept from the host. Each step's waits take a slot of a ring: an
+ * The waits of a window's copy-engine collectives and eager one-sided waitSignals as stream memory operations
+ * ({@code cuStreamWaitValue32}: the GPU's front end waits for a peer's signal word, so the call occupies no
+ * multiprocessor at all), with the limit and the stop every GPU wait of the communicator has, kept from the host. Each step's waits take a slot of a ring: an
  * event recorded before them (the stream reached them) and one after (they passed). A poll, by {@link GpuWatch}
  * every 200 ms and by the issuing thread when the ring is full, frees the passed slots; a slot reached longer than
  * the limit ago stops the communicator naming the peers and the call; and once the communicator is stopped, for
@@ -24,8 +24,8 @@ import java.lang.foreign.MemorySegment;
  * the same stream memory operations; the host-kept limit is ours (NCCL's have none).
  */
 public final class StreamWaits implements AutoCloseable {
-    /** Steps whose waits may be pending at once (a copy-engine collective takes two). */
-    static final int SLOTS = 128;
+    /** Steps whose waits may be pending at once (a copy-engine collective takes two, a waitSignal one). */
+    static final int SLOTS = 256;
     /** Waits per step: one per peer. */
     private static final int MAX_WAITS = 8;
     private static final long FULL_POLL_NS = 50_000;
@@ -159,8 +159,8 @@ public final class StreamWaits implements AutoCloseable {
         for (int i = 0; i < waits[slot]; i++) {
             who.append(i == 0 ? "" : ", ").append(peers[slot * MAX_WAITS + i]);
         }
-        return new JcclException(Result.TIMEOUT, String.format("%s: this rank's copy-engine %s waited %.2f s on the"
-                + " GPU for the signal of rank(s) %s (limit %d ms: Config.timeout or JCCL_TIMEOUT_MS); that rank did"
+        return new JcclException(Result.TIMEOUT, String.format("%s: this rank's %s waited %.2f s on the GPU (a"
+                + " stream memory wait) for the signal of rank(s) %s (limit %d ms: Config.timeout or JCCL_TIMEOUT_MS); that rank did"
                 + " not make the matching call, made a different one, or is stuck. Every kernel of the communicator"
                 + " has stopped and results since are undefined: close it and create a new one", name, what[slot],
                 waitedNs / 1e9, who, timeoutNs / 1_000_000));
