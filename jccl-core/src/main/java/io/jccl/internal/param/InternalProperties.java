@@ -41,8 +41,8 @@ public final class InternalProperties {
             "load kernels per context (module) or context-independently (library, cuLibraryLoadData)"));
     public static final Param<String> CUDA_COPY_ENGINE_WAITS = add(Param.ofChoice("jccl.cuda.copyEngineWaits",
             "stream", List.of("stream", "kernel"), CUDA,
-            "how the copy-engine collectives (NCCL_CTA_POLICY=2) wait for peers: stream memory operations, which take"
-                    + " no SM (stream), or one-warp kernels (kernel)"));
+            "how the copy-engine collectives (NCCL_CTA_POLICY=2) and eager putSignal/waitSignal signal and wait:"
+                    + " stream memory operations, which take no SM (stream), or one-warp kernels (kernel)"));
     public static final Param<Boolean> CUDA_CRITICAL = add(Param.ofBoolean("jccl.cuda.critical", false, CUDA,
             "mark driver downcalls critical (no thread state transition; for measurements)"));
     public static final Param<String> CUDA_ALGORITHM = add(Param.ofString("jccl.cuda.algorithm", "auto", CUDA,
