@@ -293,6 +293,9 @@ final class GpuCalls {
      */
     String algorithmFor(Collective coll, long count, DataType type, RedOp op, DeviceBuffer send, DeviceBuffer recv,
                         int[][] rings) {
+        if (nRanks == 1 && (op == null || op.kind() != RedOp.Kind.PRE_MUL_SUM)) {
+            return Enqueuer.ONE_RANK;
+        }
         long bytes = count * type.sizeBytes() * (coll == Collective.BROADCAST ? 1 : nRanks);
         boolean ce = count > 0 && recv != null && (coll == Collective.ALL_GATHER || coll == Collective.BROADCAST
                 || coll == Collective.ALL_TO_ALL) && copyEngineWindow(recv.address(), bytes) != null;

@@ -376,10 +376,10 @@ public final class GpuCommunicator implements AutoCloseable {
 
     /**
      * The algorithm and grid {@code coll} would use, e.g. "push x16" or "ring x64 chunk 524288 rings 0 2 1 3 | 0 3 1 2"
-     * (ring kernels: the ring orders from the topology search that the channels take in turn).
+     * (ring kernels: the ring orders from the topology search that the channels take in turn); "copy" on one rank.
      */
     public String algorithmFor(Collective coll, long count, DataType type, RedOp op) {
-        return calls.describe(selectionFor(coll, count, type, op), rings);
+        return calls.algorithmFor(coll, count, type, op, null, null, rings);
     }
 
     /**

@@ -8,6 +8,7 @@ import io.jccl.Result;
 import io.jccl.cuda.CudaDevice;
 import io.jccl.cuda.CudaEvent;
 import io.jccl.cuda.CudaStream;
+import io.jccl.cuda.internal.driver.CuMemory;
 import io.jccl.cuda.internal.driver.CuModules;
 import io.jccl.cuda.internal.driver.LaunchConfig;
 
@@ -30,6 +31,11 @@ import java.util.List;
 public final class Enqueuer implements GpuGroups.Pending {
     /** Threads of a signal wait's block: one polls, the rest only wait for it (one warp). */
     private static final int WAIT_THREADS = 32;
+    /**
+     * What a one-rank communicator's collective runs (NCCL's one-rank path): a copy of the input to the output when
+     * they differ, nothing in place; no kernel, except for PreMulSum, which scales.
+     */
+    public static final String ONE_RANK = "copy";
     private final CudaDevice device;
     private final int rank;
     private final int nRanks;
@@ -132,6 +138,14 @@ public final class Enqueuer implements GpuGroups.Pending {
             return;
         }
         GpuLaunchEvent event = recorder.begin();
+        if (nRanks == 1 && op.kind() != RedOp.Kind.PRE_MUL_SUM) {   // nothing to exchange or combine: no kernel
+            long bytes = count * type.sizeBytes();
+            if (in != out && bytes > 0) {
+                CuMemory.copyAsync(out, in, bytes, stream.handle());
+            }
+            recorder.commit(event, coll, count, type, bytes, coll.rooted() ? root : -1, ONE_RANK, 0, 0);
+            return;
+        }
         planner.plan(coll, count, type.sizeBytes(), op.kind(), window != null, plan);
         if ((plan.flags & KernelArgs.FLAG_WINDOW) != 0) {
             args.setWindow(window);

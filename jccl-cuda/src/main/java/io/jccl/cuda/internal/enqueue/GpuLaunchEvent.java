@@ -25,7 +25,7 @@ import jdk.jfr.StackTrace;
 @StackTrace(false)
 final class GpuLaunchEvent extends CallEvent {
     @Label("Algorithm")
-    @Description("The kernel: ll, llpacked, ll128, push, oneshot, twoshot, ring, p2p")
+    @Description("The kernel: ll, llpacked, ll128, push, oneshot, twoshot, ring, p2p; copy on one rank (none)")
     public String algorithm;
 
     @Label("Blocks")
