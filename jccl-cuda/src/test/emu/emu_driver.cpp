@@ -243,6 +243,10 @@ static Stream* defaultStream(int dev) {
 // 0 and CU_STREAM_LEGACY (1) name the legacy default stream, CU_STREAM_PER_THREAD (2) the per-thread one; the
 // emulator runs both on its one default stream per device.
 Stream* streamOf(void* s) { return (uintptr_t)s > 2 ? static_cast<Stream*>(s) : defaultStream(curDevice()); }
+bool capturing(Stream* s) {
+    std::lock_guard<std::mutex> g(s->m);
+    return s->capture != nullptr;
+}
 
 }  // namespace emu
 }  // namespace jccl

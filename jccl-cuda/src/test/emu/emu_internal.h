@@ -25,6 +25,8 @@ extern std::mutex gLock;
 int curDevice();
 /** The stream a driver call names (its device's default stream for NULL). */
 Stream* streamOf(void* s);
+/** Whether the stream records into a capture. */
+bool capturing(Stream* s);
 /** Queues an operation on a stream (or records it into the stream's capture). */
 void submit(Stream* s, std::function<void()> op);
 }  // namespace emu

@@ -149,6 +149,32 @@ CUresult cuMemcpyDtoDAsync_v2(uint64_t d, uint64_t s, size_t n, void* st) { retu
 CUresult cuMemcpyAsync(uint64_t d, uint64_t s, size_t n, void* st) {
     return copyAsync(d, s, n, st, peerCopyDelayUs());
 }
+// CUmemcpyAttributes: source access order, source and destination location hints, flags.
+struct MemcpyAttributes {
+    int srcAccessOrder;
+    int srcLocType, srcLocId;
+    int dstLocType, dstLocId;
+    unsigned flags;
+};
+static_assert(sizeof(MemcpyAttributes) == 24, "CUmemcpyAttributes is 24 bytes");
+// CUDA 13's batch copy (no failIdx). As the driver: never the legacy stream, never under capture, every copy covered
+// by a valid attribute (order 1..3, flags 0 or PREFER_OVERLAP_WITH_COMPUTE), the first attribute at copy 0.
+CUresult cuMemcpyBatchAsync_v2(uint64_t* dsts, uint64_t* srcs, size_t* sizes, size_t count, MemcpyAttributes* attrs,
+                               size_t* attrIdxs, size_t numAttrs, void* st) {
+    if ((uintptr_t)st <= 2 || count == 0 || dsts == nullptr || srcs == nullptr || sizes == nullptr
+            || numAttrs == 0 || attrs == nullptr || attrIdxs == nullptr || attrIdxs[0] != 0) {
+        return ERR_INVALID_VALUE;
+    }
+    for (size_t k = 0; k < numAttrs; k++) {
+        if (attrs[k].srcAccessOrder < 1 || attrs[k].srcAccessOrder > 3 || attrs[k].flags > 1
+                || attrIdxs[k] >= count || (k > 0 && attrIdxs[k] <= attrIdxs[k - 1])) {
+            return ERR_INVALID_VALUE;
+        }
+    }
+    if (capturing(streamOf(st))) return ERR_CAPTURE_UNSUPPORTED;
+    for (size_t i = 0; i < count; i++) copyAsync(dsts[i], srcs[i], sizes[i], st, peerCopyDelayUs());
+    return OK;
+}
 CUresult cuMemcpyPeerAsync(uint64_t d, void*, uint64_t s, void*, size_t n, void* st) {
     return copyAsync(d, s, n, st, peerCopyDelayUs());
 }

@@ -6,6 +6,7 @@ import io.jccl.Result;
 import io.jccl.cuda.internal.comm.GpuStops;
 import io.jccl.cuda.internal.comm.StreamWaits;
 import io.jccl.cuda.internal.comm.WindowNet;
+import io.jccl.cuda.internal.driver.CuBatchCopies;
 import io.jccl.cuda.internal.driver.CuMemory;
 import io.jccl.cuda.internal.driver.CuStreams;
 import io.jccl.cuda.internal.enqueue.Enqueuer;
@@ -84,6 +85,7 @@ public final class GpuWindow implements AutoCloseable {
     /** The eager one-sided signals' counts, kept here so that they need no kernel. */
     private final HostCountedSignals hostCounts;
     private long copyEngineCalls;
+    private long batchCopies;
     /** The puts to ranks on other hosts, or null when every rank shares this host. */
     private WindowNet net;
     /** Which of the communicator's window NET channels this window holds (-1: none). */
@@ -247,10 +249,11 @@ public final class GpuWindow implements AutoCloseable {
             used(stream);
             return;
         }
-        if (bytes > 0) {
-            CuMemory.copyAsync(peerData[peer] + offset, src.address(), bytes, stream.handle());
-        }
         boolean capturing = stream.isCapturing();
+        if (bytes > 0 && CuBatchCopies.copy(peerData[peer] + offset, src.address(), bytes, stream.handle(),
+                capturing)) {
+            batchCopies++;
+        }
         long word = peerSignals[peer] + word(signal, comm.rank());
         if (!STREAM_WAITS || !hostCounts.signal(peer, signal, word, stream, capturing)) {
             q.signal(peer, word, 1, stream);
@@ -306,6 +309,11 @@ public final class GpuWindow implements AutoCloseable {
         return symmetricCalls;
     }
 
+    /** Copies queued as batches preferring the copy engines ({@link CuBatchCopies}; for tests). */
+    long batchCopies() {
+        return batchCopies;
+    }
+
     /** putSignals and waitSignals queued as stream memory operations, no kernel (for tests). */
     long streamSignalCalls() {
         return hostCounts.calls();
@@ -359,14 +367,21 @@ public final class GpuWindow implements AutoCloseable {
         int me = comm.rank();
         for (int p = 0; p < peerData.length; p++) {
             if (p != me) {
-                CuMemory.copyAsync(peerData[p] + dstOff, send + p * srcStride, bytes, s.handle());
+                copy(peerData[p] + dstOff, send + p * srcStride, bytes, s);
                 signal(p, DATA, s);
             }
         }
         long dst = data.address() + dstOff;
         long src = send + me * srcStride;
         if (dst != src) {
-            CuMemory.copyAsync(dst, src, bytes, s.handle());
+            copy(dst, src, bytes, s);
+        }
+    }
+
+    /** A copy-engine collective's copy (never captured), on the copy engines where the driver can be asked to. */
+    private void copy(long dst, long src, long bytes, CudaStream s) {
+        if (CuBatchCopies.copy(dst, src, bytes, s.handle(), false)) {
+            batchCopies++;
         }
     }
 

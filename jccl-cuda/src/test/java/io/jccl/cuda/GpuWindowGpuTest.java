@@ -47,6 +47,8 @@ class GpuWindowGpuTest {
             // eagerly, stream memory operations only: 6 x (DATA, ACK) + 3 BURST puts, 6 x 2 + 1 waits per rank
             boolean kernels = "kernel".equals(System.getProperty("jccl.cuda.copyEngineWaits"));
             assertThat(wins).allSatisfy(w -> assertThat(w.streamSignalCalls()).isEqualTo(kernels ? 0 : 15 + 13));
+            boolean batches = io.jccl.cuda.internal.driver.CuBatchCopies.available();
+            assertThat(wins).allSatisfy(w -> assertThat(w.batchCopies()).isEqualTo(batches ? 6 : 0));
             // captured once, replayed: the counts advance on the GPU, so each replay waits for the next signals
             assertThat(onEachRank(pool, r -> WindowRing.runGraph(comms.get(r), wins.get(r), BLOCK, 4)))
                     .containsOnlyNulls();
@@ -56,6 +58,8 @@ class GpuWindowGpuTest {
             assertThat(wins).allSatisfy(w -> assertThat(w.streamSignalCalls()).isEqualTo(kernels ? 0 : 28 + 3 + 1));
             assertThat(onEachRank(pool, r -> WindowRing.runOnTwoStreams(comms.get(r), wins.get(r), BLOCK,
                     BLOCK / 16, 16))).containsOnlyNulls();
+            // the graph's puts copied with cuMemcpyAsync (batches cannot be captured), the eager ones as batches
+            assertThat(wins).allSatisfy(w -> assertThat(w.batchCopies()).isEqualTo(batches ? 6 + 2 + 16 : 0));
             closeAll(pool, wins);
             try (CudaStream s = CudaStream.create(comms.getFirst().device())) {
                 assertThatThrownBy(() -> comms.getFirst().putSignal(wins.getFirst(), 0, wins.getFirst().buffer(), 0,
@@ -83,6 +87,9 @@ class GpuWindowGpuTest {
             List<String> wrong = onEachRank(pool, r -> CopyEngineRounds.run(comms.get(r), wins.get(r), count, 3));
             assertThat(wrong).containsOnlyNulls();
             assertThat(wins).allSatisfy(w -> assertThat(w.copyEngineCalls()).isEqualTo(3 * 3));
+            // where the driver takes batches, every copy asks for the copy engines (none stays cuMemcpyAsync)
+            assertThat(wins).allSatisfy(w -> assertThat(w.batchCopies() > 0)
+                    .isEqualTo(io.jccl.cuda.internal.driver.CuBatchCopies.available()));
             closeAll(pool, wins);
         } finally {
             comms.forEach(GpuCommunicator::close);

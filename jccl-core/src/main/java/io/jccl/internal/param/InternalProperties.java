@@ -43,6 +43,10 @@ public final class InternalProperties {
             "stream", List.of("stream", "kernel"), CUDA,
             "how the copy-engine collectives (NCCL_CTA_POLICY=2) and eager putSignal/waitSignal signal and wait:"
                     + " stream memory operations, which take no SM (stream), or one-warp kernels (kernel)"));
+    public static final Param<Boolean> CUDA_COPY_ENGINE_BATCH = add(Param.ofBoolean("jccl.cuda.copyEngineBatch", true,
+            CUDA, "the copy-engine collectives and eager putSignal copy with cuMemcpyBatchAsync asking the driver to"
+                    + " keep the copies off the SMs (PREFER_OVERLAP_WITH_COMPUTE, CUDA 12.8+ drivers, as NCCL);"
+                    + " false: cuMemcpyAsync, which may copy within a GPU with a kernel"));
     public static final Param<Boolean> CUDA_CRITICAL = add(Param.ofBoolean("jccl.cuda.critical", false, CUDA,
             "mark driver downcalls critical (no thread state transition; for measurements)"));
     public static final Param<String> CUDA_ALGORITHM = add(Param.ofString("jccl.cuda.algorithm", "auto", CUDA,

@@ -12,12 +12,12 @@ import java.lang.foreign.MemorySegment;
 /**
  * The waits of a window's copy-engine collectives and eager one-sided waitSignals as stream memory operations
  * ({@code cuStreamWaitValue32}: the GPU's front end waits for a peer's signal word, so the call occupies no
- * multiprocessor at all), with the limit and the stop every GPU wait of the communicator has, kept from the host. Each step's waits take a slot of a ring: an
- * event recorded before them (the stream reached them) and one after (they passed). A poll, by {@link GpuWatch}
- * every 200 ms and by the issuing thread when the ring is full, frees the passed slots; a slot reached longer than
- * the limit ago stops the communicator naming the peers and the call; and once the communicator is stopped, for
- * whatever reason, every pending wait is released by writing the value it waits for into its word, so that the
- * stream drains as the kernels' waits do (the results are then undefined, as after any stop).
+ * multiprocessor at all), with the limit and the stop every GPU wait of the communicator has, kept from the host. Each
+ * step's waits take a slot of a ring: an event recorded before them (the stream reached them) and one after (they
+ * passed). A poll, by {@link GpuWatch} every 200 ms and by the issuing thread when the ring is full, frees the passed
+ * slots; a slot reached longer than the limit ago stops the communicator naming the peers and the call; and once the
+ * communicator is stopped, for whatever reason, every pending wait is released by writing the value it waits for into
+ * its word, so that the stream drains as the kernels' waits do (the results are then undefined, as after any stop).
  *
  * <p>Thread: the issuing thread {@link #await}s, {@code jccl-gpu-watch} polls; both under this object's lock, which
  * a poll holds for a few event queries. Allocates nothing per wait. NCCL's copy-engine collectives (2.28) wait with
@@ -160,9 +160,10 @@ public final class StreamWaits implements AutoCloseable {
             who.append(i == 0 ? "" : ", ").append(peers[slot * MAX_WAITS + i]);
         }
         return new JcclException(Result.TIMEOUT, String.format("%s: this rank's %s waited %.2f s on the GPU (a"
-                + " stream memory wait) for the signal of rank(s) %s (limit %d ms: Config.timeout or JCCL_TIMEOUT_MS); that rank did"
-                + " not make the matching call, made a different one, or is stuck. Every kernel of the communicator"
-                + " has stopped and results since are undefined: close it and create a new one", name, what[slot],
+                + " stream memory wait) for the signal of rank(s) %s (limit %d ms: Config.timeout or"
+                + " JCCL_TIMEOUT_MS); that rank did not make the matching call, made a different one, or is stuck."
+                + " Every kernel of the communicator has stopped and results since are undefined: close it and create"
+                + " a new one", name, what[slot],
                 waitedNs / 1e9, who, timeoutNs / 1_000_000));
     }
 

@@ -116,6 +116,11 @@ record DriverCall(String name, MethodHandle handle, List<Arg> args, MemoryLayout
         static Arg fixed(long value) {
             return new Arg(JAVA_LONG, String::valueOf, null, value);
         }
+
+        /** A pointer the binding passes itself (memory that lives as long as the binding), shown as {@code label}. */
+        static Arg fixed(MemorySegment pointer, String label) {
+            return new Arg(ADDRESS, v -> label, null, pointer);
+        }
     }
 
     /** A driver function (libcuda), checked. */
@@ -269,6 +274,10 @@ record DriverCall(String name, MethodHandle handle, List<Arg> args, MemoryLayout
 
     long call(MemorySegment a, MemorySegment b, MemorySegment c) {
         return invoke(3, 0, a, b, c, 0, 0, 0);
+    }
+
+    long call(MemorySegment a, MemorySegment b, MemorySegment c, long d, long e) {
+        return invoke(3, 2, a, b, c, d, e, 0);
     }
 
     long call(long a, long b, long c, MemorySegment d) {
