@@ -293,7 +293,7 @@ final class GpuCalls {
      */
     String algorithmFor(Collective coll, long count, DataType type, RedOp op, DeviceBuffer send, DeviceBuffer recv,
                         int[][] rings) {
-        if (nRanks == 1 && (op == null || op.kind() != RedOp.Kind.PRE_MUL_SUM)) {
+        if (enqueuer.oneRankCopy(op)) {
             return Enqueuer.ONE_RANK;
         }
         long bytes = count * type.sizeBytes() * (coll == Collective.BROADCAST ? 1 : nRanks);

@@ -25,7 +25,6 @@ import io.jccl.internal.base.CountedArena;
 import io.jccl.internal.base.MemoryLedger;
 import io.jccl.internal.comm.GpuAccess;
 import io.jccl.internal.comm.HostCommunicator;
-import io.jccl.internal.tuning.Selection;
 
 import java.lang.foreign.Arena;
 import java.util.List;
@@ -392,11 +391,6 @@ public final class GpuCommunicator implements AutoCloseable {
     public String algorithmFor(Collective coll, long count, DataType type, RedOp op, DeviceBuffer send,
                                DeviceBuffer recv) {
         return calls.algorithmFor(coll, count, type, op, send, recv, rings);
-    }
-
-    /** What {@code coll} runs and why: the one decision the planner launches, explain and {@code jccl topo} print. */
-    Selection selectionFor(Collective coll, long count, DataType type, RedOp op) {
-        return calls.selectionFor(coll, count, type, op, false);
     }
 
     /** Loads (JIT-compiles) every kernel calls on {@code type} with {@code op} can use (do it before capturing). */

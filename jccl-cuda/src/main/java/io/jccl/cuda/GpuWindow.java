@@ -56,7 +56,7 @@ public final class GpuWindow implements AutoCloseable {
     private static final int AWAITED = SIGNALS + 2;
     private static final int MAX_RANKS = 8;
     private static final long SIGNAL_BYTES = (long) (2 * SIGNALS + 2) * MAX_RANKS * 4;
-    /** The copy-engine collectives wait with stream memory operations (no SM), unless told to use kernels. */
+    /** Copy-engine collectives and eager one-sided calls wait with stream memory operations, unless told not to. */
     private static final boolean STREAM_WAITS = "stream".equals(
             io.jccl.internal.param.InternalProperties.CUDA_COPY_ENGINE_WAITS.get());
 
@@ -109,7 +109,7 @@ public final class GpuWindow implements AutoCloseable {
         this.waitPeers = new int[n];
         this.waitWords = new long[n];
         this.waitCounts = new int[n];
-        this.hostCounts = new HostCountedSignals(comm.device(), n, SIGNALS);
+        this.hostCounts = new HostCountedSignals(comm.device(), n, SIGNALS, STREAM_WAITS, this::streamWaits);
     }
 
     /**
@@ -255,7 +255,7 @@ public final class GpuWindow implements AutoCloseable {
             batchCopies++;
         }
         long word = peerSignals[peer] + word(signal, comm.rank());
-        if (!STREAM_WAITS || !hostCounts.signal(peer, signal, word, stream, capturing)) {
+        if (!hostCounts.signal(peer, signal, word, stream, capturing)) {
             q.signal(peer, word, 1, stream);
         }
         used(stream, capturing);
@@ -271,8 +271,7 @@ public final class GpuWindow implements AutoCloseable {
         boolean capturing = stream.isCapturing();
         long word = signals.address() + word(signal, peer);
         long counter = signals.address() + word(AWAITED + signal, peer);
-        if (!STREAM_WAITS || !hostCounts.await(peer, signal, count, word, counter, stream, capturing,
-                capturing ? null : streamWaits())) {
+        if (!hostCounts.await(peer, signal, count, word, counter, stream, capturing)) {
             enqueuer.waitSignal(peer, word, counter, count, stream);
         }
         used(stream, capturing);

@@ -3,6 +3,8 @@ package io.jccl.cuda;
 import io.jccl.cuda.internal.comm.StreamWaits;
 import io.jccl.cuda.internal.driver.CuStreams;
 
+import java.util.function.Supplier;
+
 /**
  * The one-sided signals of a {@link GpuWindow} whose counts this rank keeps on the host, so that an eager
  * {@link GpuCommunicator#putSignal} and {@link GpuCommunicator#waitSignal} occupy no multiprocessor: a put's signal is
@@ -23,6 +25,10 @@ import io.jccl.cuda.internal.driver.CuStreams;
  */
 final class HostCountedSignals implements AutoCloseable {
     private final CudaDevice device;
+    /** False with {@code -Djccl.cuda.copyEngineWaits=kernel}: every pair counts on the GPU. */
+    private final boolean enabled;
+    /** The window's stream memory waits (made at the first wait). */
+    private final Supplier<StreamWaits> waits;
     private final int[][] sent;
     private final int[][] awaited;
     private final boolean[][] putOnGpu;
@@ -36,8 +42,10 @@ final class HostCountedSignals implements AutoCloseable {
     private final int[] oneValue = new int[1];
     private long calls;
 
-    HostCountedSignals(CudaDevice device, int ranks, int signals) {
+    HostCountedSignals(CudaDevice device, int ranks, int signals, boolean enabled, Supplier<StreamWaits> waits) {
         this.device = device;
+        this.enabled = enabled;
+        this.waits = waits;
         this.sent = new int[ranks][signals];
         this.awaited = new int[ranks][signals];
         this.putOnGpu = new boolean[ranks][signals];
@@ -59,7 +67,7 @@ final class HostCountedSignals implements AutoCloseable {
         if (capturing) {
             putOnGpu[peer][signal] = true;
         }
-        if (putOnGpu[peer][signal]) {
+        if (!enabled || putOnGpu[peer][signal]) {
             return false;
         }
         CudaStream last = putStream[peer][signal];
@@ -79,22 +87,21 @@ final class HostCountedSignals implements AutoCloseable {
 
     /**
      * Queues the wait until {@code count} more signals of {@code peer} reached {@code word}, a stream memory wait
-     * registered with {@code waits}, then the write of the count reached into {@code counter}; false (nothing queued)
-     * when the pair counts on the GPU, where the caller launches the wait kernel.
+     * registered with the window's {@link StreamWaits}, then the write of the count reached into {@code counter};
+     * false (nothing queued) when the pair counts on the GPU, where the caller launches the wait kernel.
      */
-    boolean await(int peer, int signal, int count, long word, long counter, CudaStream stream, boolean capturing,
-                  StreamWaits waits) {
+    boolean await(int peer, int signal, int count, long word, long counter, CudaStream stream, boolean capturing) {
         if (capturing) {
             waitOnGpu[peer][signal] = true;
         }
-        if (waitOnGpu[peer][signal]) {
+        if (!enabled || waitOnGpu[peer][signal]) {
             return false;
         }
         int value = awaited[peer][signal] + count;
         onePeer[0] = peer;
         oneWord[0] = word;
         oneValue[0] = value;
-        waits.await(1, onePeer, oneWord, oneValue, stream, waitWhat[signal]);
+        waits.get().await(1, onePeer, oneWord, oneValue, stream, waitWhat[signal]);
         awaited[peer][signal] = value;
         CuStreams.writeValue32(stream.handle(), counter, value);   // where a later captured wait goes on from
         calls++;

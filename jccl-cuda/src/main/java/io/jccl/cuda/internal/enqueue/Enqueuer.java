@@ -116,6 +116,11 @@ public final class Enqueuer implements GpuGroups.Pending {
         return kernels;
     }
 
+    /** Whether a collective with {@code op} (null: none) runs as {@link #ONE_RANK}: one rank, and no scaling. */
+    public boolean oneRankCopy(RedOp op) {
+        return nRanks == 1 && (op == null || op.kind() != RedOp.Kind.PRE_MUL_SUM);
+    }
+
     /**
      * Launches collective {@code coll} (not allToAll above the LL size: {@link #allToAll}); {@code count} as
      * {@link CollPlanner#plan} defines it.
@@ -138,7 +143,7 @@ public final class Enqueuer implements GpuGroups.Pending {
             return;
         }
         GpuLaunchEvent event = recorder.begin();
-        if (nRanks == 1 && op.kind() != RedOp.Kind.PRE_MUL_SUM) {   // nothing to exchange or combine: no kernel
+        if (oneRankCopy(op)) {   // nothing to exchange or combine: no kernel
             long bytes = count * type.sizeBytes();
             if (in != out && bytes > 0) {
                 CuMemory.copyAsync(out, in, bytes, stream.handle());
